@@ -1,0 +1,54 @@
+/**
+ * Gateway settings, read once from the environment. Every setting has an env variable and a default;
+ * the README's configuration table lists the same names. Tests provide their own values through
+ * `GatewayConfig.layerFrom` instead of touching `process.env`.
+ */
+import { Config, ConfigProvider, Context, Duration, Layer, Option, Redacted } from "effect"
+
+const settings = Config.all({
+  port: Config.Port("PORT").pipe(Config.withDefault(8080)),
+  host: Config.String("HOST").pipe(Config.withDefault("0.0.0.0")),
+  databaseUrl: Config.Redacted("DATABASE_URL").pipe(Config.option),
+  dataDir: Config.String("GATEWAY_DATA_DIR").pipe(Config.withDefault("./.data")),
+  adminToken: Config.Redacted("GATEWAY_ADMIN_TOKEN").pipe(Config.option),
+  configFile: Config.String("GATEWAY_CONFIG").pipe(Config.option),
+  bodyLimitBytes: Config.Int("GATEWAY_BODY_LIMIT_BYTES").pipe(Config.withDefault(16 * 1024 * 1024)),
+  keyCacheTtl: Config.Duration("GATEWAY_KEY_CACHE_TTL").pipe(Config.withDefault(Duration.seconds(5))),
+  connectTimeout: Config.Duration("GATEWAY_UPSTREAM_CONNECT_TIMEOUT").pipe(Config.withDefault(Duration.seconds(10))),
+  firstByteTimeout: Config.Duration("GATEWAY_UPSTREAM_FIRST_BYTE_TIMEOUT").pipe(
+    Config.withDefault(Duration.seconds(120))
+  ),
+  idleTimeout: Config.Duration("GATEWAY_UPSTREAM_IDLE_TIMEOUT").pipe(Config.withDefault(Duration.seconds(120))),
+  totalTimeout: Config.Duration("GATEWAY_UPSTREAM_TOTAL_TIMEOUT").pipe(Config.withDefault(Duration.minutes(10))),
+  shutdownGrace: Config.Duration("GATEWAY_SHUTDOWN_GRACE").pipe(Config.withDefault(Duration.seconds(10))),
+  bootstrap: Config.Boolean("GATEWAY_BOOTSTRAP").pipe(Config.withDefault(true))
+})
+
+export interface GatewaySettings {
+  readonly port: number
+  readonly host: string
+  readonly databaseUrl: Option.Option<Redacted.Redacted<string>>
+  readonly dataDir: string
+  readonly adminToken: Option.Option<Redacted.Redacted<string>>
+  readonly configFile: Option.Option<string>
+  /** Largest request body read, in bytes; past it the request gets 413. */
+  readonly bodyLimitBytes: number
+  /** How long a key lookup is cached; bounds how late another instance sees a revocation. */
+  readonly keyCacheTtl: Duration.Duration
+  readonly connectTimeout: Duration.Duration
+  readonly firstByteTimeout: Duration.Duration
+  /** Longest silence between two chunks of an upstream stream. */
+  readonly idleTimeout: Duration.Duration
+  readonly totalTimeout: Duration.Duration
+  readonly shutdownGrace: Duration.Duration
+  /** Create a default org and a dev key on the first start with an empty store. */
+  readonly bootstrap: boolean
+}
+
+export class GatewayConfig extends Context.Service<GatewayConfig, GatewaySettings>()("svc-gateway/GatewayConfig") {
+  static readonly layer = Layer.effect(GatewayConfig, settings)
+
+  /** Settings from an explicit record (tests, the CLI's overrides) instead of the process environment. */
+  static readonly layerFrom = (env: Record<string, string>) =>
+    GatewayConfig.layer.pipe(Layer.provide(ConfigProvider.layer(ConfigProvider.fromEnvRecord(env))))
+}

@@ -1,0 +1,15 @@
+/**
+ * Why a caller was not let in. Every reason is a 401; the message tells an API-key user how to get a
+ * working key, since the spec's only advice for a bad key is to generate a new one.
+ */
+import { Schema } from "effect"
+
+export class MissingKey extends Schema.TaggedError<MissingKey>()("MissingKey", {}) {}
+export class InvalidKey extends Schema.TaggedError<InvalidKey>()("InvalidKey", {}) {}
+export class ExpiredKey extends Schema.TaggedError<ExpiredKey>()("ExpiredKey", { expiredAt: Schema.String }) {}
+export class RevokedKey extends Schema.TaggedError<RevokedKey>()("RevokedKey", {}) {}
+export class InvalidAdminToken extends Schema.TaggedError<InvalidAdminToken>()("InvalidAdminToken", {}) {}
+
+export class AuthError extends Schema.TaggedError<AuthError>()("AuthError", {
+  reason: Schema.Union([MissingKey, InvalidKey, ExpiredKey, RevokedKey, InvalidAdminToken])
+}) {}
