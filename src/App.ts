@@ -1,0 +1,67 @@
+/**
+ * The whole gateway as layers. `AppServices` builds every service from the settings (store, auth,
+ * providers, chat core); `HttpApp` serves the routes over them. `main.ts` adds a Node server; tests add
+ * one on a random port, or swap a service for a fake.
+ */
+import { NodeHttpClient, NodeHttpServer } from "@effect/platform-node"
+import { ByteSize, Duration, Effect, Layer } from "effect"
+import { HttpIncomingMessage, HttpRouter } from "effect/http"
+import { createServer } from "node:http"
+import { Orgs } from "./admin/Orgs.ts"
+import { AdminAuth } from "./auth/AdminAuth.ts"
+import { Auth } from "./auth/Auth.ts"
+import { ChatCompletions } from "./chat/ChatCompletions.ts"
+import { GatewayConfig } from "./Config.ts"
+import { AdminRoutes } from "./http/AdminRoutes.ts"
+import { ChatRoutes } from "./http/ChatRoutes.ts"
+import { FallbackRoutes } from "./http/FallbackRoutes.ts"
+import { SystemRoutes } from "./http/SystemRoutes.ts"
+import { ApiKeys } from "./keys/ApiKeys.ts"
+import { Providers } from "./providers/Providers.ts"
+import { DatabaseLive } from "./store/Database.ts"
+
+/** Pooled keep-alive connections to every upstream, with the configured connect timeout. */
+export const UpstreamClientLive = Layer.unwrap(Effect.gen(function*() {
+  const config = yield* GatewayConfig
+  return NodeHttpClient.layerUndiciOptions({
+    connect: { timeout: Duration.toMillis(config.connectTimeout) },
+    keepAliveTimeout: 30_000,
+    // the per-phase timeouts are enforced by the adapters, which know what phase they are in
+    headersTimeout: 0,
+    bodyTimeout: 0
+  })
+}))
+
+/** Store-backed services: repositories and authentication. */
+export const StoreServices = Layer.mergeAll(AdminAuth.layer, Auth.layer).pipe(
+  Layer.provideMerge(ApiKeys.layer),
+  Layer.provideMerge(Orgs.layer),
+  Layer.provideMerge(DatabaseLive)
+)
+
+/** Provider registry and chat core over the given upstream HTTP client layer. */
+export const ChatServices = ChatCompletions.layer.pipe(Layer.provideMerge(Providers.layer))
+
+export const AppServices = Layer.mergeAll(StoreServices, ChatServices.pipe(Layer.provide(UpstreamClientLive)))
+
+const BodyLimit = Layer.effect(
+  HttpIncomingMessage.MaxBodySize,
+  Effect.map(Effect.service(GatewayConfig), (config) => ByteSize.bytes(config.bodyLimitBytes))
+)
+
+export const Routes = Layer.mergeAll(ChatRoutes, AdminRoutes, SystemRoutes, FallbackRoutes)
+
+/** The routes served over the app's services; still needs an `HttpServer` and `GatewayConfig`. */
+export const HttpApp = HttpRouter.serve(Routes, { disableLogger: true, disableListenLog: true }).pipe(
+  Layer.provide(BodyLimit)
+)
+
+/** The Node HTTP server from the settings: stops accepting on SIGTERM, drains within the grace period. */
+export const NodeServerLive = Layer.unwrap(Effect.gen(function*() {
+  const config = yield* GatewayConfig
+  return NodeHttpServer.layer(() => createServer({ keepAliveTimeout: 65_000 }), {
+    port: config.port,
+    host: config.host,
+    gracefulShutdownTimeout: config.shutdownGrace
+  })
+}))

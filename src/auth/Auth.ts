@@ -1,0 +1,70 @@
+/**
+ * Authenticates API-key callers. Lookups are cached for `GATEWAY_KEY_CACHE_TTL` (default 5 s) so the
+ * hot path rarely touches the store; `forget` drops a key at once on this instance (revocation, edits),
+ * and other instances see the change when their cached entry expires.
+ */
+import { Context, Duration, Effect, Layer } from "effect"
+import type { SqlError } from "effect/sql"
+import { GatewayConfig } from "../Config.ts"
+import { hashSecret } from "../keys/ApiKeySecret.ts"
+import { ApiKeys, type KeyRecord } from "../keys/ApiKeys.ts"
+import { AuthError, ExpiredKey, InvalidKey, MissingKey, RevokedKey } from "./AuthError.ts"
+
+/** Who is calling: the key and its organization. */
+export interface Caller {
+  readonly keyId: string
+  readonly keyName: string
+  readonly orgId: string
+}
+
+/** Bounds memory when many unknown keys are tried; the cache is simply cleared past it. */
+const MAX_CACHED = 50_000
+
+/** The token of an `Authorization: Bearer <token>` header, or undefined. */
+export const bearerToken = (header: string | undefined): string | undefined => {
+  if (header === undefined) return undefined
+  const match = /^Bearer\s+(\S+)\s*$/i.exec(header)
+  return match?.[1]
+}
+
+export class Auth extends Context.Service<Auth, {
+  readonly authenticate: (authorization: string | undefined) => Effect.Effect<Caller, AuthError | SqlError.SqlError>
+  readonly forget: (keyId: string) => void
+}>()("svc-gateway/Auth") {
+  static readonly layer = Layer.effect(Auth, Effect.gen(function*() {
+    const keys = yield* ApiKeys
+    const ttlMs = Duration.toMillis((yield* GatewayConfig).keyCacheTtl)
+    const cache = new Map<string, { readonly record: KeyRecord | undefined; readonly until: number }>()
+
+    const lookup = (hash: string): Effect.Effect<KeyRecord | undefined, SqlError.SqlError> => {
+      const hit = cache.get(hash)
+      if (hit !== undefined && hit.until > Date.now()) return Effect.succeed(hit.record)
+      return Effect.tap(keys.findByHash(hash), (record) =>
+        Effect.sync(() => {
+          if (cache.size >= MAX_CACHED) cache.clear()
+          cache.set(hash, { record, until: Date.now() + ttlMs })
+        }))
+    }
+
+    const fail = (reason: AuthError["reason"]) => Effect.fail(new AuthError({ reason }))
+
+    const authenticate = Effect.fn("Auth.authenticate")(function*(authorization: string | undefined) {
+      const token = bearerToken(authorization)
+      if (token === undefined) return yield* fail(new MissingKey())
+      const record = yield* lookup(hashSecret(token))
+      if (record === undefined) return yield* fail(new InvalidKey())
+      if (record.revokedAt !== null) return yield* fail(new RevokedKey())
+      if (record.expiresAt !== null && record.expiresAt.getTime() <= Date.now()) {
+        return yield* fail(new ExpiredKey({ expiredAt: record.expiresAt.toISOString() }))
+      }
+      keys.markUsed(record.id)
+      return { keyId: record.id, keyName: record.name, orgId: record.orgId }
+    })
+
+    const forget = (keyId: string) => {
+      for (const [hash, entry] of cache) if (entry.record?.id === keyId) cache.delete(hash)
+    }
+
+    return Auth.of({ authenticate, forget })
+  }))
+}

@@ -1,0 +1,85 @@
+/**
+ * Decodes a chat-completion request body into a `ChatCall`: the fields the gateway acts on, typed and
+ * checked, and every other field kept aside to pass to the provider untouched. Optional fields may be
+ * `null`, which counts as absent (as OpenAI's API treats it). Each invalid field becomes a 400 that says
+ * which field and why.
+ */
+import { Effect, Schema } from "effect"
+import { decodeInput, isRecord } from "../http/DecodeInput.ts"
+import { ChatMessage, ToolDefinition } from "./ChatWire.ts"
+
+const Optional = <S extends Schema.Top>(schema: S) => Schema.optionalKey(Schema.NullOr(schema))
+
+const ModelAddress = Schema.String.check(
+  Schema.isPattern(/^[^/\s]+\/\S+$/, { message: "Expected a model addressed as <author_id>/<model_id>" })
+)
+
+export const ChatRequestBody = Schema.Struct({
+  model: ModelAddress,
+  messages: Schema.Array(ChatMessage).check(Schema.isMinLength(1, { message: "Expected at least 1 message" })),
+  max_tokens: Optional(Schema.Int.check(Schema.isGreaterThanOrEqualTo(1, { message: "Expected an integer >= 1" }))),
+  stream: Optional(Schema.Boolean),
+  stream_options: Optional(Schema.StructWithRest(Schema.Struct({ include_usage: Optional(Schema.Boolean) }), [
+    Schema.Record(Schema.String, Schema.Unknown)
+  ])),
+  tools: Optional(Schema.Array(ToolDefinition)),
+  tool_choice: Optional(Schema.Literals(["none", "auto"])),
+  svc_tool_ids: Optional(Schema.Array(Schema.String)),
+  svc_pending_id: Optional(Schema.String),
+  tags: Optional(Schema.Array(Schema.String))
+})
+
+/** Fields the gateway consumes; everything else passes through. */
+const OWN_FIELDS = new Set([
+  "model",
+  "messages",
+  "max_tokens",
+  "stream",
+  "stream_options",
+  "tools",
+  "tool_choice",
+  "svc_tool_ids",
+  "svc_pending_id",
+  "tags"
+])
+
+export interface ChatCall {
+  /** As the client addressed it: `author_id/model_id`. */
+  readonly model: string
+  readonly messages: ReadonlyArray<ChatMessage>
+  readonly maxTokens: number | undefined
+  readonly stream: boolean
+  readonly includeUsage: boolean
+  /** Client `stream_options` keys other than `include_usage`, for the upstream. */
+  readonly streamOptions: Readonly<Record<string, unknown>>
+  readonly tools: ReadonlyArray<ToolDefinition> | undefined
+  readonly toolChoice: "none" | "auto" | undefined
+  readonly svcToolIds: ReadonlyArray<string>
+  readonly svcPendingId: string | undefined
+  readonly tags: ReadonlyArray<string>
+  readonly passthrough: Readonly<Record<string, unknown>>
+}
+
+const decodeBody = decodeInput(ChatRequestBody)
+
+export const parseChatCall = Effect.fnUntraced(function*(json: unknown) {
+  const body = yield* decodeBody(json)
+  const passthrough: Record<string, unknown> = {}
+  if (isRecord(json)) for (const key in json) if (!OWN_FIELDS.has(key)) passthrough[key] = json[key]
+  const { include_usage, ...streamOptions } = body.stream_options ?? {}
+  const call: ChatCall = {
+    model: body.model,
+    messages: body.messages,
+    maxTokens: body.max_tokens ?? undefined,
+    stream: body.stream ?? false,
+    includeUsage: include_usage ?? false,
+    streamOptions,
+    tools: body.tools ?? undefined,
+    toolChoice: body.tool_choice ?? undefined,
+    svcToolIds: body.svc_tool_ids ?? [],
+    svcPendingId: body.svc_pending_id ?? undefined,
+    tags: body.tags ?? [],
+    passthrough
+  }
+  return call
+})

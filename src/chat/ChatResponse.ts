@@ -1,0 +1,68 @@
+/**
+ * The OpenAI wire shapes the client receives: a whole `chat.completion`, or a stream of
+ * `chat.completion.chunk` objects that share one `id` and `created`, start with the role, keep
+ * tool-call indexes, and carry usage only on a last `choices: []` chunk when the client asked for it.
+ */
+import { Stream } from "effect"
+import { type Completion, type CompletionChunk, emptyUsage, renderUsage, type Usage } from "./ChatWire.ts"
+
+export interface ResponseIdentity {
+  readonly id: string
+  readonly created: number
+  /** The model as the client addressed it. */
+  readonly model: string
+}
+
+export const renderCompletion = (identity: ResponseIdentity, completion: Completion) => ({
+  id: identity.id,
+  object: "chat.completion",
+  created: identity.created,
+  model: identity.model,
+  choices: completion.choices,
+  usage: renderUsage(completion.usage),
+  ...completion.extra
+})
+
+const chunkEnvelope = (identity: ResponseIdentity) => ({
+  id: identity.id,
+  object: "chat.completion.chunk",
+  created: identity.created,
+  model: identity.model
+})
+
+/**
+ * Wire chunks from adapter chunks. Usage is held back from every chunk and, when `includeUsage`,
+ * sent once at the end; `onUsage` sees the last usage the upstream reported (for the request log).
+ */
+export const renderChunks = <E, R>(
+  identity: ResponseIdentity,
+  includeUsage: boolean,
+  chunks: Stream.Stream<CompletionChunk, E, R>,
+  onUsage: (usage: Usage) => void = () => {}
+): Stream.Stream<object, E, R> =>
+  Stream.suspend(() => {
+    const envelope = chunkEnvelope(identity)
+    const roleSent = new Set<number>()
+    let usage: Usage | undefined
+    const body = chunks.pipe(
+      Stream.map((chunk) => {
+        if (chunk.usage !== undefined) {
+          usage = chunk.usage
+          onUsage(chunk.usage)
+        }
+        if (chunk.choices.length === 0) return undefined
+        const choices = chunk.choices.map((choice) => {
+          if (roleSent.has(choice.index)) return choice
+          roleSent.add(choice.index)
+          return choice.delta.role === undefined ? { ...choice, delta: { role: "assistant", ...choice.delta } } : choice
+        })
+        return { ...envelope, ...chunk.extra, choices }
+      }),
+      Stream.filter((chunk): chunk is NonNullable<typeof chunk> => chunk !== undefined)
+    )
+    if (!includeUsage) return body
+    return Stream.concat(
+      body,
+      Stream.sync(() => ({ ...envelope, choices: [], usage: renderUsage(usage ?? emptyUsage) }))
+    )
+  })

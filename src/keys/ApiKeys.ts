@@ -1,0 +1,157 @@
+/**
+ * API keys of organizations: create (the secret is returned once), list, revoke, and the lookup by
+ * hash that authentication uses. Last-used times are recorded in memory and written in one batched
+ * statement every few seconds, never per request.
+ */
+import { Context, Effect, Layer, Schedule } from "effect"
+import { SqlClient, type SqlError } from "effect/sql"
+import { AdminError } from "../admin/AdminError.ts"
+import { Orgs } from "../admin/Orgs.ts"
+import { newId } from "../Ids.ts"
+import { toIso, toIsoOrNull } from "../store/Rows.ts"
+import { generateSecret } from "./ApiKeySecret.ts"
+
+/** A key as listings show it: never the secret. */
+export interface ApiKeyInfo {
+  readonly id: string
+  readonly org_id: string
+  readonly name: string
+  readonly prefix: string
+  readonly created_at: string
+  readonly expires_at: string | null
+  readonly revoked_at: string | null
+  readonly last_used_at: string | null
+}
+
+/** The create response: the only place the secret ever appears. */
+export interface CreatedApiKey extends ApiKeyInfo {
+  readonly key: string
+}
+
+/** What authentication needs to know about a key. */
+export interface KeyRecord {
+  readonly id: string
+  readonly orgId: string
+  readonly name: string
+  readonly expiresAt: Date | null
+  readonly revokedAt: Date | null
+}
+
+interface KeyRow {
+  readonly id: string
+  readonly org_id: string
+  readonly name: string
+  readonly prefix: string
+  readonly created_at: Date
+  readonly expires_at: Date | null
+  readonly revoked_at: Date | null
+  readonly last_used_at: Date | null
+}
+
+const toInfo = (row: KeyRow): ApiKeyInfo => ({
+  id: row.id,
+  org_id: row.org_id,
+  name: row.name,
+  prefix: row.prefix,
+  created_at: toIso(row.created_at),
+  expires_at: toIsoOrNull(row.expires_at),
+  revoked_at: toIsoOrNull(row.revoked_at),
+  last_used_at: toIsoOrNull(row.last_used_at)
+})
+
+export class ApiKeys extends Context.Service<ApiKeys, {
+  readonly create: (
+    orgId: string,
+    input: { readonly name: string; readonly expiresAt: Date | null }
+  ) => Effect.Effect<CreatedApiKey, SqlError.SqlError | AdminError>
+  readonly list: (orgId: string) => Effect.Effect<ReadonlyArray<ApiKeyInfo>, SqlError.SqlError | AdminError>
+  readonly get: (keyId: string) => Effect.Effect<ApiKeyInfo, SqlError.SqlError | AdminError>
+  /** Marks the key revoked; revoking twice keeps the first time. */
+  readonly revoke: (keyId: string) => Effect.Effect<ApiKeyInfo, SqlError.SqlError | AdminError>
+  readonly findByHash: (hash: string) => Effect.Effect<KeyRecord | undefined, SqlError.SqlError>
+  /** Records a use in memory; the batch writer stores it shortly after. */
+  readonly markUsed: (keyId: string) => void
+  /** Writes the pending last-used times now (also done on a schedule and at shutdown). */
+  readonly flushLastUsed: Effect.Effect<void, SqlError.SqlError>
+}>()("svc-gateway/ApiKeys") {
+  static readonly layer = Layer.effect(ApiKeys, Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const orgs = yield* Orgs
+    let pendingUse = new Map<string, Date>()
+
+    const selectKey = (keyId: string) =>
+      sql<KeyRow>`SELECT id, org_id, name, prefix, created_at, expires_at, revoked_at, last_used_at
+        FROM api_keys WHERE id = ${keyId}`.pipe(
+        Effect.flatMap((rows) =>
+          rows[0] === undefined ? Effect.fail(AdminError.notFound("API key", keyId)) : Effect.succeed(rows[0])
+        )
+      )
+
+    const create = Effect.fn("ApiKeys.create")(function*(
+      orgId: string,
+      input: { readonly name: string; readonly expiresAt: Date | null }
+    ) {
+      yield* orgs.get(orgId)
+      const secret = generateSecret()
+      const rows = yield* sql<KeyRow>`INSERT INTO api_keys (id, org_id, name, key_hash, prefix, expires_at)
+        VALUES (${newId("key")}, ${orgId}, ${input.name}, ${secret.hash}, ${secret.prefix}, ${input.expiresAt})
+        RETURNING id, org_id, name, prefix, created_at, expires_at, revoked_at, last_used_at`
+      return { ...toInfo(rows[0]!), key: secret.key }
+    })
+
+    const list = Effect.fn("ApiKeys.list")(function*(orgId: string) {
+      yield* orgs.get(orgId)
+      const rows = yield* sql<KeyRow>`SELECT id, org_id, name, prefix, created_at, expires_at, revoked_at,
+        last_used_at FROM api_keys WHERE org_id = ${orgId} ORDER BY created_at, id`
+      return rows.map(toInfo)
+    })
+
+    const get = Effect.fn("ApiKeys.get")(function*(keyId: string) {
+      return toInfo(yield* selectKey(keyId))
+    })
+
+    const revoke = Effect.fn("ApiKeys.revoke")(function*(keyId: string) {
+      yield* sql`UPDATE api_keys SET revoked_at = COALESCE(revoked_at, now()) WHERE id = ${keyId}`
+      return toInfo(yield* selectKey(keyId))
+    })
+
+    const findByHash = Effect.fn("ApiKeys.findByHash")(function*(hash: string) {
+      const rows = yield* sql<Omit<KeyRow, "prefix" | "created_at" | "last_used_at">>`
+        SELECT id, org_id, name, expires_at, revoked_at FROM api_keys WHERE key_hash = ${hash}`
+      const row = rows[0]
+      if (row === undefined) return undefined
+      return { id: row.id, orgId: row.org_id, name: row.name, expiresAt: row.expires_at, revokedAt: row.revoked_at }
+    })
+
+    const markUsed = (keyId: string) => {
+      pendingUse.set(keyId, new Date())
+    }
+
+    const flushLastUsed = Effect.gen(function*() {
+      if (pendingUse.size === 0) return
+      const batch = pendingUse
+      pendingUse = new Map()
+      const ids = [...batch.keys()]
+      const times = ids.map((id) => batch.get(id)!.toISOString())
+      yield* sql`UPDATE api_keys AS k SET last_used_at = u.used_at::timestamptz
+        FROM unnest(${ids}::text[], ${times}::text[]) AS u(id, used_at)
+        WHERE k.id = u.id AND (k.last_used_at IS NULL OR k.last_used_at < u.used_at::timestamptz)`.pipe(
+        // keep the times for the next round rather than lose them
+        Effect.tapError(() =>
+          Effect.sync(() => {
+            for (const [id, at] of batch) if (!pendingUse.has(id)) pendingUse.set(id, at)
+          })
+        )
+      )
+    }).pipe(Effect.withSpan("ApiKeys.flushLastUsed"))
+
+    yield* Effect.addFinalizer(() => flushLastUsed.pipe(Effect.ignore))
+    yield* flushLastUsed.pipe(
+      Effect.ignore,
+      Effect.repeat(Schedule.spaced("5 seconds")),
+      Effect.forkScoped
+    )
+
+    return ApiKeys.of({ create, list, get, revoke, findByHash, markUsed, flushLastUsed })
+  }))
+}

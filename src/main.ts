@@ -1,0 +1,24 @@
+/** Starts the gateway: settings from the environment, the store, the routes, a Node HTTP server. */
+import { NodeRuntime } from "@effect/platform-node"
+import { Console, Effect, Layer } from "effect"
+import { HttpServer } from "effect/http"
+import { AppServices, HttpApp, NodeServerLive } from "./App.ts"
+import { bootstrap } from "./Bootstrap.ts"
+import { GatewayConfig } from "./Config.ts"
+
+/** Runs once the server listens, so what it prints is true when it is read. */
+const Announce = Layer.effectDiscard(Effect.gen(function*() {
+  yield* bootstrap
+  const { address } = yield* HttpServer.HttpServer
+  const { host } = yield* GatewayConfig
+  const where = address._tag === "UnixPathAddress" ? address.path : `http://${host}:${address.port}`
+  yield* Console.log(`svc-gateway listening on ${where}`)
+}))
+
+const Main = Announce.pipe(
+  Layer.provide(HttpApp.pipe(Layer.provideMerge(NodeServerLive))),
+  Layer.provide(AppServices),
+  Layer.provide(GatewayConfig.layer)
+)
+
+NodeRuntime.runMain(Layer.launch(Main))

@@ -1,0 +1,115 @@
+/**
+ * The provider registry: resolves a model address `author_id/model_id` to the provider instance that
+ * serves it and the model id that provider knows, followed by the configured fallbacks.
+ */
+import { Context, Effect, Layer } from "effect"
+import { GatewayConfig } from "../Config.ts"
+import { ModelNotFound, RequestError } from "../http/RequestError.ts"
+import * as LocalProvider from "./local/LocalProvider.ts"
+import * as OpenAiCompatible from "./openai/OpenAiCompatible.ts"
+import type { Provider } from "./Provider.ts"
+import { loadRouting, type RouteEntry, type Routing, RoutingConfigError } from "./RoutingConfig.ts"
+
+/** One place a request can go: the provider and the model id to send it. */
+export interface Target {
+  /** The address this target answers for, as written by the client or in `fallbacks`. */
+  readonly address: string
+  readonly provider: Provider
+  readonly modelId: string
+}
+
+export interface ModelEntry {
+  readonly id: string
+  readonly owned_by: string
+}
+
+const globToRegExp = (glob: string) =>
+  new RegExp(`^${glob.replace(/[.+?^${}()|[\]\\]/g, "\\$&").replace(/\*/g, ".*")}$`)
+
+/** Splits at the first slash: model ids may contain slashes themselves (`openrouter/meta/llama`). */
+export const splitAddress = (address: string): { readonly author: string; readonly modelId: string } | undefined => {
+  const slash = address.indexOf("/")
+  if (slash <= 0 || slash === address.length - 1) return undefined
+  return { author: address.slice(0, slash), modelId: address.slice(slash + 1) }
+}
+
+export const makeRegistry = (routing: Routing, providers: ReadonlyMap<string, Provider>) => {
+  const routes = routing.routes.map((route: RouteEntry) => ({ route, pattern: globToRegExp(route.match) }))
+
+  const resolveOne = (address: string): Target | undefined => {
+    const parts = splitAddress(address)
+    if (parts === undefined) return undefined
+    for (const { pattern, route } of routes) {
+      if (pattern.test(address) || pattern.test(parts.author)) {
+        const provider = providers.get(route.provider)
+        if (provider !== undefined) return { address, provider, modelId: route.model ?? parts.modelId }
+      }
+    }
+    const provider = providers.get(parts.author)
+    return provider === undefined ? undefined : { address, provider, modelId: parts.modelId }
+  }
+
+  const chains = new Map<string, ReadonlyArray<Target>>()
+  for (const [address, backups] of Object.entries(routing.fallbacks)) {
+    for (const backup of [address, ...backups]) {
+      if (resolveOne(backup) === undefined) {
+        return Effect.fail(new RoutingConfigError({ message: `fallback model '${backup}' is not routed to any provider` }))
+      }
+    }
+    chains.set(address, [address, ...backups].map((a) => resolveOne(a)!))
+  }
+
+  const resolve = (address: string): Effect.Effect<ReadonlyArray<Target>, RequestError> => {
+    const chain = chains.get(address)
+    if (chain !== undefined) return Effect.succeed(chain)
+    const target = resolveOne(address)
+    return target === undefined
+      ? Effect.fail(new RequestError({ reason: new ModelNotFound({ model: address }) }))
+      : Effect.succeed([target])
+  }
+
+  const models: ReadonlyArray<ModelEntry> = [...providers.values()].flatMap((provider) =>
+    provider.models.map((model) => ({ id: `${provider.name}/${model}`, owned_by: provider.name }))
+  ).concat(
+    routing.routes
+      .filter((route) => !route.match.includes("*"))
+      .map((route) => ({ id: route.match, owned_by: route.provider }))
+  )
+
+  return Effect.succeed(Providers.of({ resolve, models }))
+}
+
+export class Providers extends Context.Service<Providers, {
+  /** The primary target first, then its fallbacks; `model_not_found` when nothing serves the address. */
+  readonly resolve: (address: string) => Effect.Effect<ReadonlyArray<Target>, RequestError>
+  readonly models: ReadonlyArray<ModelEntry>
+}>()("svc-gateway/Providers") {
+  static readonly layer = Layer
+    .effect(
+      Providers,
+      Effect.gen(function*() {
+        const config = yield* GatewayConfig
+        const routing = yield* loadRouting(config.configFile)
+        const timeouts = {
+          firstByte: config.firstByteTimeout,
+          idle: config.idleTimeout,
+          total: config.totalTimeout
+        }
+        const providers = new Map<string, Provider>()
+        for (const spec of routing.providers) {
+          const provider = spec.adapter === "local"
+            ? LocalProvider.LocalProvider
+            : yield* OpenAiCompatible.make({
+              name: spec.name,
+              baseUrl: spec.baseUrl,
+              apiKey: spec.apiKey,
+              headers: spec.headers,
+              models: spec.models,
+              timeouts
+            })
+          providers.set(spec.name, spec.adapter === "local" ? { ...provider, name: spec.name } : provider)
+        }
+        return yield* makeRegistry(routing, providers)
+      })
+    )
+}

@@ -1,0 +1,158 @@
+/**
+ * Which provider serves which model. Read from the file named by `GATEWAY_CONFIG` (JSON or YAML);
+ * without a file, from well-known environment variables (`OPENAI_API_KEY` serves author `openai`, and
+ * so on). The built-in `local` provider is always there.
+ *
+ * ```yaml
+ * providers:
+ *   groq: { adapter: openai-compatible, base_url: https://api.groq.com/openai/v1, api_key_env: GROQ_API_KEY }
+ * routes:                       # optional; an author id equal to a provider name needs no route
+ *   - { match: "team/fast", provider: groq, model: llama-3.1-8b-instant }
+ *   - { match: "meta/*", provider: groq }
+ * fallbacks:                    # tried in order when the first model fails with a retryable error
+ *   "openai/gpt-4o": ["groq/llama-3.3-70b-versatile"]
+ * ```
+ */
+import { Config, Effect, Option, Redacted, Schema } from "effect"
+import { readFile } from "node:fs/promises"
+import { parse as parseYaml } from "yaml"
+
+export const ProviderEntry = Schema.Struct({
+  adapter: Schema.optionalKey(Schema.Literals(["openai-compatible", "local"])),
+  base_url: Schema.optionalKey(Schema.String),
+  api_key_env: Schema.optionalKey(Schema.String),
+  headers: Schema.optionalKey(Schema.Record(Schema.String, Schema.String)),
+  models: Schema.optionalKey(Schema.Array(Schema.String))
+})
+
+export const RouteEntry = Schema.Struct({
+  match: Schema.NonEmptyString,
+  provider: Schema.NonEmptyString,
+  model: Schema.optionalKey(Schema.NonEmptyString)
+})
+export type RouteEntry = typeof RouteEntry.Type
+
+export const RoutingFile = Schema.Struct({
+  providers: Schema.optionalKey(Schema.Record(Schema.String, ProviderEntry)),
+  routes: Schema.optionalKey(Schema.Array(RouteEntry)),
+  fallbacks: Schema.optionalKey(Schema.Record(Schema.String, Schema.Array(Schema.String)))
+})
+
+/** One provider instance, resolved: the API key is read from the environment already. */
+export interface ProviderSpec {
+  readonly name: string
+  readonly adapter: "openai-compatible" | "local"
+  readonly baseUrl: string
+  readonly apiKey: Redacted.Redacted<string> | undefined
+  readonly headers: Readonly<Record<string, string>>
+  readonly models: ReadonlyArray<string>
+}
+
+export interface Routing {
+  readonly providers: ReadonlyArray<ProviderSpec>
+  readonly routes: ReadonlyArray<RouteEntry>
+  readonly fallbacks: Readonly<Record<string, ReadonlyArray<string>>>
+}
+
+export class RoutingConfigError extends Schema.TaggedError<RoutingConfigError>()("RoutingConfigError", {
+  message: Schema.String
+}) {}
+
+/** OpenAI-compatible services known by name: the env variables that enable them and their base URL. */
+const WELL_KNOWN: ReadonlyArray<{ readonly name: string; readonly env: string; readonly baseUrl?: string }> = [
+  { name: "openai", env: "OPENAI", baseUrl: "https://api.openai.com/v1" },
+  { name: "groq", env: "GROQ", baseUrl: "https://api.groq.com/openai/v1" },
+  { name: "together", env: "TOGETHER", baseUrl: "https://api.together.xyz/v1" },
+  { name: "mistral", env: "MISTRAL", baseUrl: "https://api.mistral.ai/v1" },
+  { name: "deepseek", env: "DEEPSEEK", baseUrl: "https://api.deepseek.com/v1" },
+  { name: "openrouter", env: "OPENROUTER", baseUrl: "https://openrouter.ai/api/v1" },
+  { name: "vllm", env: "VLLM" },
+  { name: "llamacpp", env: "LLAMACPP" },
+  { name: "ollama", env: "OLLAMA" }
+]
+
+const LOCAL: ProviderSpec = {
+  name: "local",
+  adapter: "local",
+  baseUrl: "",
+  apiKey: undefined,
+  headers: {},
+  models: ["echo"]
+}
+
+const optionalEnv = (name: string) => Config.String(name).pipe(Config.option, Effect.map(Option.getOrUndefined))
+
+/**
+ * Providers enabled by the environment alone: a well-known service is on when its `<NAME>_API_KEY` or
+ * `<NAME>_BASE_URL` is set (self-hosted ones, which have no default URL, need the URL).
+ */
+export const routingFromEnv = Effect.gen(function*() {
+  const providers: Array<ProviderSpec> = [LOCAL]
+  for (const known of WELL_KNOWN) {
+    const key = yield* optionalEnv(`${known.env}_API_KEY`)
+    const url = (yield* optionalEnv(`${known.env}_BASE_URL`)) ?? (key !== undefined ? known.baseUrl : undefined)
+    if (url === undefined) continue
+    providers.push({
+      name: known.name,
+      adapter: "openai-compatible",
+      baseUrl: url,
+      apiKey: key === undefined ? undefined : Redacted.make(key),
+      headers: {},
+      models: []
+    })
+  }
+  return { providers, routes: [], fallbacks: {} } satisfies Routing
+})
+
+const decodeFile = Schema.decodeUnknownEffect(RoutingFile)
+
+/** Parses a routing file's text; YAML is a superset of JSON, so one parser reads both. */
+export const parseRoutingFile = Effect.fn("RoutingConfig.parse")(function*(text: string, origin: string) {
+  const raw = yield* Effect.try({
+    try: () => parseYaml(text) as unknown,
+    catch: (error) => new RoutingConfigError({ message: `${origin}: not valid JSON or YAML: ${String(error)}` })
+  })
+  const file = yield* decodeFile(raw ?? {}).pipe(
+    Effect.mapError((error) => new RoutingConfigError({ message: `${origin}: ${error.message}` }))
+  )
+  const env = yield* routingFromEnv
+  const byName = new Map(env.providers.map((p) => [p.name, p]))
+  for (const [name, entry] of Object.entries(file.providers ?? {})) {
+    const adapter = entry.adapter ?? "openai-compatible"
+    if (adapter === "openai-compatible" && entry.base_url === undefined) {
+      return yield* new RoutingConfigError({ message: `${origin}: provider '${name}' needs a base_url` })
+    }
+    const key = entry.api_key_env === undefined ? undefined : yield* optionalEnv(entry.api_key_env)
+    byName.set(name, {
+      name,
+      adapter,
+      baseUrl: entry.base_url ?? "",
+      apiKey: key === undefined ? undefined : Redacted.make(key),
+      headers: entry.headers ?? {},
+      models: entry.models ?? (adapter === "local" ? ["echo"] : [])
+    })
+  }
+  for (const route of file.routes ?? []) {
+    if (!byName.has(route.provider)) {
+      return yield* new RoutingConfigError({
+        message: `${origin}: route '${route.match}' names unknown provider '${route.provider}'`
+      })
+    }
+  }
+  return {
+    providers: [...byName.values()],
+    routes: file.routes ?? [],
+    fallbacks: file.fallbacks ?? {}
+  } satisfies Routing
+})
+
+/** The routing the settings ask for: the file when `GATEWAY_CONFIG` names one, else the environment. */
+export const loadRouting = (configFile: Option.Option<string>) =>
+  Option.match(configFile, {
+    onNone: () => routingFromEnv,
+    onSome: (path) =>
+      Effect.tryPromise({
+        try: () => readFile(path, "utf8"),
+        catch: (error) => new RoutingConfigError({ message: `cannot read GATEWAY_CONFIG file ${path}: ${String(error)}` })
+      }).pipe(Effect.flatMap((text) => parseRoutingFile(text, path)))
+  })

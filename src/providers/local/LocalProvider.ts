@@ -1,0 +1,60 @@
+/**
+ * The built-in offline provider, addressed as `local/echo`. It never touches the network: it echoes
+ * the last user message, calls an offered tool when told `call <tool> <json-args>`, and answers with
+ * tool results, so a new user, the end-to-end tests and the shared-tool loop can run with no API key.
+ * What it answers lives in `LocalReply.ts`; this module only checks the model and draws tool call ids.
+ */
+import { Effect, Random, Stream } from "effect"
+import type { Provider, ProviderCall } from "../Provider.ts"
+import { ProviderError, UpstreamStatus } from "../ProviderError.ts"
+import { answer, chunksOf, completionOf, ECHO_MODEL, usageOf } from "./LocalReply.ts"
+
+const NAME = "local"
+
+const ID_ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
+
+/** Shaped like OpenAI's ids; drawn from Effect's `Random` so a test can seed it. */
+const toolCallId = Effect.gen(function*() {
+  let id = "call_"
+  for (let i = 0; i < 24; i++) {
+    id += ID_ALPHABET.charAt(yield* Random.nextIntBetween(0, ID_ALPHABET.length, { halfOpen: true }))
+  }
+  return id
+})
+
+const notServed = (modelId: string) =>
+  new ProviderError({
+    provider: NAME,
+    reason: new UpstreamStatus({
+      status: 404,
+      message: `The model '${modelId}' is not served by the local provider; try local/echo`,
+      code: "model_not_found"
+    })
+  })
+
+const decide = Effect.fnUntraced(function*(call: ProviderCall) {
+  if (call.modelId !== ECHO_MODEL) return yield* notServed(call.modelId)
+  const reply = answer(call, yield* toolCallId)
+  return { reply, usage: usageOf(call.messages, reply) }
+})
+
+const complete = Effect.fn("LocalProvider.complete")(function*(call: ProviderCall) {
+  const { reply, usage } = yield* decide(call)
+  return completionOf(reply, usage)
+})
+
+const stream = (call: ProviderCall) =>
+  Stream.unwrap(Effect.map(decide(call), ({ reply, usage }) => Stream.fromIterable(chunksOf(reply, usage)))).pipe(
+    Stream.withSpan("LocalProvider.stream")
+  )
+
+export const LocalProvider: Provider = {
+  name: NAME,
+  adapter: "local",
+  models: [ECHO_MODEL],
+  complete,
+  stream
+}
+
+/** The same provider, for registries that build every provider as an effect. */
+export const make: Effect.Effect<Provider> = Effect.succeed(LocalProvider)
