@@ -13,12 +13,12 @@ import { GatewayConfig } from "../Config.ts"
 import { Migrations } from "./Migrations.ts"
 import { pgliteDuplex } from "./PgliteDuplex.ts"
 
-/** Embedded Postgres in `dataDir` (kept across restarts), or in memory when `dataDir` is undefined. */
+/** Embedded Postgres in `dataDir` (kept across restarts), or in memory for `memory://` or undefined. */
 export const pgliteLayer = (dataDir: string | undefined) =>
   Layer.unwrap(Effect.gen(function*() {
     const db = yield* Effect.acquireRelease(
       Effect.promise(() => {
-        if (dataDir !== undefined) mkdirSync(dataDir, { recursive: true })
+        if (dataDir !== undefined && !dataDir.startsWith("memory://")) mkdirSync(dataDir, { recursive: true })
         return PGlite.create(dataDir)
       }),
       (db) => Effect.promise(() => db.close())
@@ -42,7 +42,8 @@ const migrated = <A extends SqlClient.SqlClient, E, R>(client: Layer.Layer<A, E,
 export const DatabaseLive = Layer.unwrap(Effect.gen(function*() {
   const config = yield* GatewayConfig
   return Option.match(config.databaseUrl, {
-    onNone: () => migrated(pgliteLayer(`${config.dataDir}/pg`)),
+    onNone: () =>
+      migrated(pgliteLayer(config.dataDir.startsWith("memory://") ? config.dataDir : `${config.dataDir}/pg`)),
     onSome: (url) => migrated(postgresLayer(url))
   })
 }))

@@ -1,0 +1,177 @@
+/**
+ * The adapter for every upstream that speaks OpenAI's chat-completions API (OpenAI, Groq, Together,
+ * Mistral, DeepSeek, OpenRouter, vLLM, llama.cpp, Ollama). One `Provider` per configured instance;
+ * instances differ only in URL, key, extra headers and timeouts. HTTP, transport and decode failures
+ * are translated into `ProviderError` here, where they enter; the wire mapping is in `OpenAiMapping.ts`.
+ */
+import { Duration, Effect, Redacted, Result, Stream } from "effect"
+import { Sse } from "effect/encoding"
+import { HttpClient, HttpClientError, HttpClientRequest } from "effect/http"
+import type { HttpClientResponse } from "effect/http"
+import type { Completion, CompletionChunk } from "../../chat/ChatWire.ts"
+import type { Provider, ProviderCall } from "../Provider.ts"
+import {
+  ProviderError,
+  ProviderUnavailable,
+  UpstreamBadResponse,
+  UpstreamStatus,
+  UpstreamTimeout,
+  UpstreamUnreachable
+} from "../ProviderError.ts"
+import type { TimeoutPhase } from "../ProviderError.ts"
+import { buildRequestBody, decodeChunk, decodeCompletion, decodeErrorResponse } from "./OpenAiMapping.ts"
+
+export interface OpenAiCompatibleOptions {
+  /** Instance name, e.g. `openai`, `groq`; reported as `ProviderError.provider`. */
+  readonly name: string
+  /** e.g. `https://api.openai.com/v1`; requests go to `${baseUrl}/chat/completions`. */
+  readonly baseUrl: string
+  /** `undefined` sends no `Authorization` header (vLLM, Ollama). */
+  readonly apiKey: Redacted.Redacted<string> | undefined
+  readonly headers: Readonly<Record<string, string>>
+  readonly models: ReadonlyArray<string>
+  readonly timeouts: {
+    /** Until the response headers arrive. */
+    readonly firstByte: Duration.Duration
+    /** Longest silence between two pieces of a streamed body. */
+    readonly idle: Duration.Duration
+    /** The whole call: through the decoded body, or through the end of the stream. */
+    readonly total: Duration.Duration
+  }
+}
+
+type Reason = ProviderError["reason"]
+
+export const adapter = "openai-compatible"
+
+/** Where `chat/completions` lives under a base URL written with or without a trailing slash. */
+export const completionsUrl = (baseUrl: string): string => `${baseUrl.replace(/\/+$/, "")}/chat/completions`
+
+/**
+ * The reason for a failure of the HTTP client. Reading a body fails with `DecodeError` when the
+ * connection breaks part-way, so that is the connection's fault, not the payload's.
+ */
+const reasonFromClientError = (error: HttpClientError.HttpClientError): Reason => {
+  const reason = error.reason
+  switch (reason._tag) {
+    case "TransportError":
+    case "DecodeError":
+      return new UpstreamUnreachable({ message: reason.message })
+    case "EmptyBodyError":
+      return new UpstreamBadResponse({ message: "upstream returned an empty body" })
+    case "StatusCodeError":
+      return new UpstreamStatus({ status: reason.response.status, message: reason.message })
+    case "InvalidUrlError":
+    case "EncodeError":
+      return new ProviderUnavailable({ message: reason.message })
+  }
+}
+
+const reasonFromSseError = (error: Sse.Retry | Sse.SseError): Reason =>
+  Sse.Retry.is(error)
+    // The gateway cannot resume a generation, so a reconnect request is a broken stream.
+    ? new UpstreamBadResponse({ message: "upstream sent an SSE retry field; reconnecting is not supported" })
+    : new UpstreamBadResponse({ message: error.message })
+
+export const make = (options: OpenAiCompatibleOptions): Effect.Effect<Provider, never, HttpClient.HttpClient> =>
+  Effect.gen(function*() {
+    const client = yield* HttpClient.HttpClient
+    const url = completionsUrl(options.baseUrl)
+    const { firstByte, idle, total } = options.timeouts
+
+    const fail = (reason: Reason) => new ProviderError({ provider: options.name, reason })
+    const timedOut = (phase: TimeoutPhase) => Effect.fail(fail(new UpstreamTimeout({ phase })))
+    const fromClientError = (error: HttpClientError.HttpClientError) => fail(reasonFromClientError(error))
+
+    const request = (call: ProviderCall, stream: boolean) => {
+      const base = HttpClientRequest.post(url).pipe(
+        // Configured headers first, so they cannot replace the ones this adapter is responsible for.
+        HttpClientRequest.setHeaders(options.headers),
+        HttpClientRequest.setHeader("x-request-id", call.requestId),
+        HttpClientRequest.bodyJsonUnsafe(buildRequestBody(call, stream))
+      )
+      return options.apiKey === undefined ? base : HttpClientRequest.bearerToken(base, options.apiKey)
+    }
+
+    /** Sends the call and succeeds with a 2xx response whose body is still unread. */
+    const send = Effect.fnUntraced(function*(call: ProviderCall, stream: boolean) {
+      const response = yield* client.execute(request(call, stream)).pipe(
+        Effect.mapError(fromClientError),
+        Effect.timeoutOrElse({ duration: firstByte, orElse: () => timedOut("first_byte") })
+      )
+      if (response.status >= 200 && response.status < 300) return response
+      // An unreadable error body still leaves the status worth reporting.
+      const body = yield* response.text.pipe(Effect.catch(() => Effect.succeed("")))
+      return yield* Effect.fail(fail(decodeErrorResponse(response.status, body)))
+    })
+
+    const complete = Effect.fn("OpenAiCompatible.complete")(
+      function*(call: ProviderCall) {
+        yield* Effect.annotateCurrentSpan({ "gateway.provider": options.name, "gateway.model": call.modelId })
+        const response = yield* send(call, false)
+        const body = yield* response.text.pipe(Effect.mapError(fromClientError))
+        const completion = decodeCompletion(body, call.modelId)
+        return Result.isSuccess(completion) ? completion.success : yield* Effect.fail(fail(completion.failure))
+      },
+      (effect): Effect.Effect<Completion, ProviderError> =>
+        Effect.timeoutOrElse(effect, { duration: total, orElse: () => timedOut("total") })
+    )
+
+    const chunks = (
+      response: HttpClientResponse.HttpClientResponse,
+      modelId: string
+    ): Stream.Stream<CompletionChunk, ProviderError> =>
+      Stream.suspend(() => {
+        // Set when `[DONE]` arrives; a body that ends without it was cut off.
+        let done = false
+        return response.stream.pipe(
+          Stream.mapError(fromClientError),
+          // Timed on raw bytes so SSE comments (keep-alives) count as signs of life.
+          Stream.timeoutOrElse({ duration: idle, orElse: () => Stream.fromEffect(timedOut("idle")) }),
+          Stream.decodeText,
+          Stream.pipeThroughChannel(Sse.decode()),
+          Stream.mapError((error) => (error instanceof ProviderError ? error : fail(reasonFromSseError(error)))),
+          Stream.takeWhile((event) => {
+            if (event.data.trim() !== "[DONE]") return true
+            done = true
+            return false
+          }),
+          Stream.mapEffect((event) => {
+            const chunk = decodeChunk(event.data, modelId)
+            return Result.isSuccess(chunk) ? Effect.succeed(chunk.success) : Effect.fail(fail(chunk.failure))
+          }),
+          Stream.concat(Stream.suspend(() =>
+            done
+              ? Stream.empty
+              : Stream.fail(fail(new UpstreamUnreachable({ message: "upstream stream ended before [DONE]" })))
+          ))
+        )
+      })
+
+    /**
+     * Some servers answer a streaming request with a JSON body: an error wrapped in a 200 (OpenRouter)
+     * or a whole completion (servers that ignore `stream`). Report which, instead of a cut stream.
+     */
+    const notStreamed = Effect.fnUntraced(function*(response: HttpClientResponse.HttpClientResponse, modelId: string) {
+      const body = yield* response.text.pipe(Effect.mapError(fromClientError))
+      const decoded = decodeCompletion(body, modelId)
+      return yield* Effect.fail(fail(
+        Result.isFailure(decoded) && decoded.failure._tag === "UpstreamStatus"
+          ? decoded.failure
+          : new UpstreamBadResponse({ message: "upstream answered a streaming request with JSON, not SSE" })
+      ))
+    })
+
+    const stream = (call: ProviderCall): Stream.Stream<CompletionChunk, ProviderError> =>
+      Stream.unwrap(Effect.map(send(call, true), (response) =>
+        (response.headers["content-type"] ?? "").startsWith("application/json")
+          ? Stream.fromEffect(notStreamed(response, call.modelId))
+          : chunks(response, call.modelId))).pipe(
+        Stream.interruptWhen(Effect.andThen(Effect.sleep(total), timedOut("total"))),
+        Stream.withSpan("OpenAiCompatible.stream", {
+          attributes: { "gateway.provider": options.name, "gateway.model": call.modelId }
+        })
+      )
+
+    return { name: options.name, adapter, models: options.models, complete, stream } satisfies Provider
+  })
