@@ -13,12 +13,16 @@ import { Auth } from "./auth/Auth.ts"
 import { ChatCompletions } from "./chat/ChatCompletions.ts"
 import { GatewayConfig } from "./Config.ts"
 import { AdminRoutes } from "./http/AdminRoutes.ts"
+import { AdminToolRoutes } from "./http/AdminToolRoutes.ts"
 import { ChatRoutes } from "./http/ChatRoutes.ts"
 import { FallbackRoutes } from "./http/FallbackRoutes.ts"
 import { SystemRoutes } from "./http/SystemRoutes.ts"
 import { ApiKeys } from "./keys/ApiKeys.ts"
 import { Providers } from "./providers/Providers.ts"
 import { DatabaseLive } from "./store/Database.ts"
+import { PendingCalls } from "./tools/PendingCalls.ts"
+import { Policy } from "./tools/Policy.ts"
+import { ToolRegistry } from "./tools/ToolRegistry.ts"
 
 /** Pooled keep-alive connections to every upstream, with the configured connect timeout. */
 export const UpstreamClientLive = Layer.unwrap(Effect.gen(function*() {
@@ -39,17 +43,29 @@ export const StoreServices = Layer.mergeAll(AdminAuth.layer, Auth.layer).pipe(
   Layer.provideMerge(DatabaseLive)
 )
 
-/** Provider registry and chat core over the given upstream HTTP client layer. */
+/** Shared tools over a catalogue: the org/key policy and pending mixed turns. */
+export const toolServices = <E, R>(registry: Layer.Layer<ToolRegistry, E, R>) =>
+  Layer.mergeAll(Policy.layer, PendingCalls.layer).pipe(Layer.provideMerge(registry))
+
+/** Provider registry and chat core; needs the store, the tool services and an upstream HTTP client. */
 export const ChatServices = ChatCompletions.layer.pipe(Layer.provideMerge(Providers.layer))
 
-export const AppServices = Layer.mergeAll(StoreServices, ChatServices.pipe(Layer.provide(UpstreamClientLive)))
+/** Every service; tests may install other shared tools than the plugins. */
+export const appServices = <E, R>(registry: Layer.Layer<ToolRegistry, E, R>) =>
+  ChatServices.pipe(
+    Layer.provide(UpstreamClientLive),
+    Layer.provideMerge(toolServices(registry)),
+    Layer.provideMerge(StoreServices)
+  )
+
+export const AppServices = appServices(ToolRegistry.layer)
 
 const BodyLimit = Layer.effect(
   HttpIncomingMessage.MaxBodySize,
   Effect.map(Effect.service(GatewayConfig), (config) => ByteSize.bytes(config.bodyLimitBytes))
 )
 
-export const Routes = Layer.mergeAll(ChatRoutes, AdminRoutes, SystemRoutes, FallbackRoutes)
+export const Routes = Layer.mergeAll(ChatRoutes, AdminRoutes, AdminToolRoutes, SystemRoutes, FallbackRoutes)
 
 /** The routes served over the app's services; still needs an `HttpServer` and `GatewayConfig`. */
 export const HttpApp = HttpRouter.serve(Routes, { disableLogger: true, disableListenLog: true }).pipe(

@@ -12,7 +12,7 @@ export const bootstrap = Effect.gen(function*() {
   const orgs = yield* Orgs
   if (!config.bootstrap || (yield* orgs.count) > 0) return
   const org = yield* orgs.create("default")
-  const key = yield* (yield* ApiKeys).create(org.id, { name: "dev", expiresAt: null })
+  const key = yield* (yield* ApiKeys).create(org.id, { name: "dev", expiresAt: null, allowedSvcToolIds: null })
   const host = config.host === "0.0.0.0" ? "127.0.0.1" : config.host
   yield* Console.log([
     `Created organization 'default' (${org.id}) and its API key 'dev' (shown once, keep it):`,

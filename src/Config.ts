@@ -21,7 +21,11 @@ const settings = Config.all({
   idleTimeout: Config.Duration("GATEWAY_UPSTREAM_IDLE_TIMEOUT").pipe(Config.withDefault(Duration.seconds(120))),
   totalTimeout: Config.Duration("GATEWAY_UPSTREAM_TOTAL_TIMEOUT").pipe(Config.withDefault(Duration.minutes(10))),
   shutdownGrace: Config.Duration("GATEWAY_SHUTDOWN_GRACE").pipe(Config.withDefault(Duration.seconds(10))),
-  bootstrap: Config.Boolean("GATEWAY_BOOTSTRAP").pipe(Config.withDefault(true))
+  bootstrap: Config.Boolean("GATEWAY_BOOTSTRAP").pipe(Config.withDefault(true)),
+  toolTimeout: Config.Duration("GATEWAY_SVC_TOOL_TIMEOUT").pipe(Config.withDefault(Duration.seconds(10))),
+  toolMaxOutputBytes: Config.Int("GATEWAY_SVC_TOOL_MAX_OUTPUT_BYTES").pipe(Config.withDefault(64 * 1024)),
+  toolMaxRounds: Config.Int("GATEWAY_SVC_TOOL_MAX_ROUNDS").pipe(Config.withDefault(5)),
+  pendingTtl: Config.Duration("GATEWAY_SVC_PENDING_TTL").pipe(Config.withDefault(Duration.hours(1)))
 })
 
 export interface GatewaySettings {
@@ -43,6 +47,14 @@ export interface GatewaySettings {
   readonly shutdownGrace: Duration.Duration
   /** Create a default org and a dev key on the first start with an empty store. */
   readonly bootstrap: boolean
+  /** Longest run of a shared tool that sets no timeout of its own. */
+  readonly toolTimeout: Duration.Duration
+  /** Largest shared-tool result sent to the model; a larger one becomes an error result. */
+  readonly toolMaxOutputBytes: number
+  /** Model calls per request when shared tools run in a loop. */
+  readonly toolMaxRounds: number
+  /** How long a `svc_pending_id` can be continued. */
+  readonly pendingTtl: Duration.Duration
 }
 
 export class GatewayConfig extends Context.Service<GatewayConfig, GatewaySettings>()("svc-gateway/GatewayConfig") {

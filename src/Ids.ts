@@ -3,13 +3,25 @@ import { randomBytes } from "node:crypto"
 
 const ALPHABET = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
 
+// one CSPRNG call per 4 KiB of ids instead of one per id: ids are minted on every request
+const POOL_SIZE = 4096
+let pool = randomBytes(POOL_SIZE)
+let offset = 0
+
+const nextByte = (): number => {
+  if (offset === POOL_SIZE) {
+    pool = randomBytes(POOL_SIZE)
+    offset = 0
+  }
+  return pool[offset++]!
+}
+
 /** `length` base62 characters; rejection sampling keeps every character equally likely. */
 export const randomBase62 = (length: number): string => {
   let out = ""
   while (out.length < length) {
-    for (const byte of randomBytes(length * 2)) {
-      if (byte < 248 && out.length < length) out += ALPHABET[byte % 62]
-    }
+    const byte = nextByte()
+    if (byte < 248) out += ALPHABET[byte % 62]
   }
   return out
 }

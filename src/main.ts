@@ -1,4 +1,6 @@
 /** Starts the gateway: settings from the environment, the store, the routes, a Node HTTP server. */
+// must run before any schema is built: decoding request bodies is on the hot path
+import "effect/schema/SchemaJITCompiler/enable"
 import { NodeRuntime } from "@effect/platform-node"
 import { Console, Effect, Layer } from "effect"
 import { HttpServer } from "effect/http"

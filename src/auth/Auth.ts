@@ -15,6 +15,8 @@ export interface Caller {
   readonly keyId: string
   readonly keyName: string
   readonly orgId: string
+  /** `null`: every shared tool activated for the org is allowed. */
+  readonly allowedSvcToolIds: ReadonlyArray<string> | null
 }
 
 /** Bounds memory when many unknown keys are tried; the cache is simply cleared past it. */
@@ -58,7 +60,12 @@ export class Auth extends Context.Service<Auth, {
         return yield* fail(new ExpiredKey({ expiredAt: record.expiresAt.toISOString() }))
       }
       keys.markUsed(record.id)
-      return { keyId: record.id, keyName: record.name, orgId: record.orgId }
+      return {
+        keyId: record.id,
+        keyName: record.name,
+        orgId: record.orgId,
+        allowedSvcToolIds: record.allowedSvcToolIds
+      }
     })
 
     const forget = (keyId: string) => {

@@ -1,38 +1,59 @@
 /**
- * The gateway core for one chat completion: resolve the model to its targets, call the provider, and
- * fail over to the next target when an attempt fails with a retryable error. A stream fails over only
- * until its first chunk arrives; after that the client already has output, and an error is the
- * client's to see.
+ * The gateway core for one chat completion: restore a pending shared-tool turn when the client continues
+ * one, choose the shared tools to inject, resolve the model to its targets, and run the tool loop over
+ * the provider, failing over to the next target when an attempt fails with a retryable error. A stream
+ * fails over only until its first chunk arrives; after that the client already has output.
  */
 import { Context, Effect, Layer, Option, Sink, Stream } from "effect"
 import type { Scope } from "effect"
-import type { RequestError } from "../http/RequestError.ts"
+import type { SqlError } from "effect/sql"
+import type { Caller } from "../auth/Auth.ts"
+import { GatewayConfig } from "../Config.ts"
+import { RequestError } from "../http/RequestError.ts"
 import type { ProviderCall } from "../providers/Provider.ts"
 import type { ProviderError } from "../providers/ProviderError.ts"
 import { Providers, type Target } from "../providers/Providers.ts"
+import { PendingCalls } from "../tools/PendingCalls.ts"
+import { Policy } from "../tools/Policy.ts"
+import type { SvcTool } from "../tools/SvcTool.ts"
 import type { ChatCall } from "./ChatRequest.ts"
-import type { Completion, CompletionChunk } from "./ChatWire.ts"
+import { type ChatMessage, type CompletionChunk, emptyUsage } from "./ChatWire.ts"
+import { type StreamSummary, streamWithTools } from "./StreamToolLoop.ts"
+import { completeWithTools, type LoopOutcome, type LoopSettings } from "./ToolLoop.ts"
+import type { ToolLoopError } from "./ToolLoopError.ts"
+import { restorePending, upstreamTools } from "./ToolTurns.ts"
 
-export interface Attempted {
-  /** The target that answered (the last one tried, when all failed). */
+export interface ChatContext {
+  readonly call: ChatCall
+  readonly caller: Caller
+  readonly requestId: string
+}
+
+export interface CompletionResult extends LoopOutcome {
+  /** The target of the first model call (the primary, or the backup it failed over to). */
   readonly target: Target
-  /** Upstream calls made, failovers included. */
-  readonly attempts: number
 }
 
-export interface CompletionResult extends Attempted {
-  readonly completion: Completion
+export interface StreamResult {
+  readonly target: Target
+  /** Every chunk, the first one (already received) included, ending with a `choices: []` usage chunk. */
+  readonly chunks: Stream.Stream<CompletionChunk, ProviderError | ToolLoopError | SqlError.SqlError>
+  /** Filled in as the stream runs; complete when it has ended. */
+  readonly summary: StreamSummary
 }
 
-export interface StreamResult extends Attempted {
-  /** Every chunk, the first one (already received) included. Valid within the request's scope. */
-  readonly chunks: Stream.Stream<CompletionChunk, ProviderError>
-}
+export type ChatError = RequestError | ProviderError | ToolLoopError | SqlError.SqlError
 
-export const toProviderCall = (call: ChatCall, modelId: string, requestId: string): ProviderCall => ({
+export const toProviderCall = (
+  call: ChatCall,
+  modelId: string,
+  requestId: string,
+  messages: ReadonlyArray<ChatMessage> = call.messages,
+  svcTools: ReadonlyArray<SvcTool> = []
+): ProviderCall => ({
   modelId,
-  messages: call.messages,
-  tools: call.tools,
+  messages,
+  tools: upstreamTools(call.tools, svcTools),
   toolChoice: call.toolChoice,
   maxTokens: call.maxTokens,
   passthrough: call.stream && Object.keys(call.streamOptions).length > 0
@@ -41,65 +62,112 @@ export const toProviderCall = (call: ChatCall, modelId: string, requestId: strin
   requestId
 })
 
+/** Runs `attempt` on each target in turn while failures are retryable and targets remain. */
+export const withFailover = <A, R>(
+  targets: ReadonlyArray<Target>,
+  attempt: (target: Target) => Effect.Effect<A, ProviderError, R>
+): Effect.Effect<{ readonly value: A; readonly target: Target; readonly attempts: number }, ProviderError, R> => {
+  const go = (index: number): Effect.Effect<{ value: A; target: Target; attempts: number }, ProviderError, R> => {
+    const target = targets[index]!
+    return attempt(target).pipe(
+      Effect.map((value) => ({ value, target, attempts: index + 1 })),
+      Effect.catchIf(
+        (error) => error.retryable && index + 1 < targets.length,
+        (error) =>
+          Effect.logWarning("failing over", { from: target.address, to: targets[index + 1]!.address }).pipe(
+            Effect.annotateLogs({ provider: error.provider, reason: error.reason._tag }),
+            Effect.andThen(go(index + 1))
+          )
+      )
+    )
+  }
+  return go(0)
+}
+
+/** Opens a target's stream and waits for its first chunk, so that early failures can still fail over. */
+const openStream = (targets: ReadonlyArray<Target>, call: (target: Target) => ProviderCall) =>
+  withFailover(targets, (target) =>
+    Effect.map(
+      Stream.peel(target.provider.stream(call(target)), Sink.head<CompletionChunk>()),
+      ([first, rest]) =>
+        Option.match(first, { onNone: () => rest, onSome: (chunk) => Stream.concat(Stream.succeed(chunk), rest) })
+    ))
+
 export class ChatCompletions extends Context.Service<ChatCompletions, {
-  readonly complete: (
-    call: ChatCall,
-    requestId: string
-  ) => Effect.Effect<CompletionResult, RequestError | ProviderError>
-  /** Opens the stream and waits for its first chunk, so that early failures can still fail over. */
-  readonly stream: (
-    call: ChatCall,
-    requestId: string
-  ) => Effect.Effect<StreamResult, RequestError | ProviderError, Scope.Scope>
+  readonly complete: (context: ChatContext) => Effect.Effect<CompletionResult, ChatError>
+  readonly stream: (context: ChatContext) => Effect.Effect<StreamResult, ChatError, Scope.Scope>
 }>()("svc-gateway/ChatCompletions") {
   static readonly layer = Layer.effect(ChatCompletions, Effect.gen(function*() {
     const providers = yield* Providers
+    const policy = yield* Policy
+    const pending = yield* PendingCalls
+    const config = yield* GatewayConfig
 
-    /** Runs `attempt` on each target in turn while failures are retryable and targets remain. */
-    const withFailover = <A, R>(
-      targets: ReadonlyArray<Target>,
-      attempt: (target: Target) => Effect.Effect<A, ProviderError, R>
-    ): Effect.Effect<A & Attempted, ProviderError, R> => {
-      const go = (index: number): Effect.Effect<A & Attempted, ProviderError, R> => {
-        const target = targets[index]!
-        return attempt(target).pipe(
-          Effect.map((value) => ({ ...value, target, attempts: index + 1 })),
-          Effect.catchIf(
-            (error) => error.retryable && index + 1 < targets.length,
-            (error) =>
-              Effect.logWarning("failing over", { from: target.address, to: targets[index + 1]!.address }).pipe(
-                Effect.annotateLogs({ provider: error.provider, reason: error.reason._tag }),
-                Effect.andThen(go(index + 1))
-              )
+    /** The conversation to send and the shared tools to offer, pending turn restored. */
+    const prepare = Effect.fnUntraced(function*({ call, caller, requestId }: ChatContext) {
+      let messages = call.messages
+      let carried: ReadonlyArray<string> = []
+      if (call.svcPendingId !== undefined) {
+        const state = yield* pending.load(caller, call.svcPendingId)
+        const restored = restorePending(call.messages, state)
+        if (restored === undefined) {
+          return yield* RequestError.invalidField(
+            "messages",
+            "The messages do not contain the assistant message with the tool calls that svc_pending_id continues; send the conversation back with that message and your tool results.",
+            "invalid_svc_pending_id"
           )
-        )
+        }
+        messages = restored
+        carried = state.injectedToolIds
       }
-      return go(0)
-    }
-
-    const complete = Effect.fn("ChatCompletions.complete")(function*(call: ChatCall, requestId: string) {
+      const svcTools = yield* policy.toolsFor(caller, call.svcToolIds, call.toolChoice, carried)
+      const settings: LoopSettings = {
+        caller,
+        requestId,
+        svcTools,
+        limits: { defaultTimeout: config.toolTimeout, maxOutputBytes: config.toolMaxOutputBytes },
+        maxRounds: Math.max(1, config.toolMaxRounds),
+        pending
+      }
       const targets = yield* providers.resolve(call.model)
-      return yield* withFailover(targets, (target) =>
-        Effect.map(
-          target.provider.complete(toProviderCall(call, target.modelId, requestId)),
-          (completion) => ({ completion })
-        ))
+      return { messages, settings, targets }
     })
 
-    const stream = Effect.fn("ChatCompletions.stream")(function*(call: ChatCall, requestId: string) {
-      const targets = yield* providers.resolve(call.model)
-      return yield* withFailover(targets, (target) =>
-        Effect.gen(function*() {
-          const [first, rest] = yield* Stream.peel(
-            target.provider.stream(toProviderCall(call, target.modelId, requestId)),
-            Sink.head<CompletionChunk>()
-          )
-          const chunks = Option.match(first, {
-            onNone: () => rest,
-            onSome: (chunk) => Stream.concat(Stream.succeed(chunk), rest)
-          })
-          return { chunks }
+    const complete = Effect.fn("ChatCompletions.complete")(function*(context: ChatContext) {
+      const { messages, settings, targets } = yield* prepare(context)
+      let first: Target | undefined
+      const outcome = yield* completeWithTools(settings, messages, (history) =>
+        withFailover(targets, (target) =>
+          target.provider.complete(
+            toProviderCall(context.call, target.modelId, context.requestId, history, settings.svcTools)
+          )).pipe(
+            Effect.map(({ attempts, target, value }) => {
+              first ??= target
+              return { completion: value, attempts }
+            })
+          ))
+      return { ...outcome, target: first ?? targets[0]! }
+    })
+
+    const stream = Effect.fn("ChatCompletions.stream")(function*(context: ChatContext) {
+      const { messages, settings, targets } = yield* prepare(context)
+      const callFor = (history: ReadonlyArray<ChatMessage>) => (target: Target) =>
+        toProviderCall(context.call, target.modelId, context.requestId, history, settings.svcTools)
+      const opened = yield* openStream(targets, callFor(messages))
+      const summary: StreamSummary = {
+        usage: emptyUsage,
+        rounds: 1,
+        attempts: opened.attempts,
+        toolRuns: [],
+        svcPendingId: undefined
+      }
+      const nextRound = (history: ReadonlyArray<ChatMessage>) =>
+        Stream.unwrap(Effect.map(openStream(targets, callFor(history)), ({ attempts, value }) => {
+          summary.attempts += attempts
+          return value
         }))
+      const chunks = streamWithTools(settings, messages, opened.value, nextRound, summary)
+      return { target: opened.target, chunks, summary }
     })
 
     return ChatCompletions.of({ complete, stream })

@@ -6,6 +6,7 @@
  */
 import { Effect, Schema } from "effect"
 import { decodeInput, isRecord } from "../http/DecodeInput.ts"
+import { RequestError } from "../http/RequestError.ts"
 import { ChatMessage, ToolDefinition } from "./ChatWire.ts"
 
 const Optional = <S extends Schema.Top>(schema: S) => Schema.optionalKey(Schema.NullOr(schema))
@@ -64,6 +65,14 @@ const decodeBody = decodeInput(ChatRequestBody)
 
 export const parseChatCall = Effect.fnUntraced(function*(json: unknown) {
   const body = yield* decodeBody(json)
+  const reserved = (body.tools ?? []).findIndex((tool) => tool.function.name.startsWith("svc_"))
+  if (reserved >= 0) {
+    return yield* RequestError.invalidField(
+      `tools[${reserved}].function.name`,
+      `Invalid value for 'tools[${reserved}].function.name': names starting with 'svc_' are reserved for the gateway's shared tools; list a shared tool in svc_tool_ids instead, or rename your tool.`,
+      "reserved_tool_name"
+    )
+  }
   const passthrough: Record<string, unknown> = {}
   if (isRecord(json)) for (const key in json) if (!OWN_FIELDS.has(key)) passthrough[key] = json[key]
   const { include_usage, ...streamOptions } = body.stream_options ?? {}

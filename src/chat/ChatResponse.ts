@@ -13,14 +13,26 @@ export interface ResponseIdentity {
   readonly model: string
 }
 
-export const renderCompletion = (identity: ResponseIdentity, completion: Completion) => ({
+/** The gateway's own top-level fields: which shared tools ran, and the pending id of a mixed turn. */
+export interface SharedToolReport {
+  readonly toolRuns: ReadonlyArray<{ readonly id: string; readonly outcome: string; readonly round: number }>
+  readonly svcPendingId: string | undefined
+}
+
+export const renderSharedToolReport = (report: SharedToolReport): Record<string, unknown> => ({
+  ...(report.toolRuns.length > 0 ? { svc_tool_runs: report.toolRuns } : {}),
+  ...(report.svcPendingId === undefined ? {} : { svc_pending_id: report.svcPendingId })
+})
+
+export const renderCompletion = (identity: ResponseIdentity, completion: Completion, report?: SharedToolReport) => ({
   id: identity.id,
   object: "chat.completion",
   created: identity.created,
   model: identity.model,
   choices: completion.choices,
   usage: renderUsage(completion.usage),
-  ...completion.extra
+  ...completion.extra,
+  ...(report === undefined ? {} : renderSharedToolReport(report))
 })
 
 const chunkEnvelope = (identity: ResponseIdentity) => ({
@@ -33,12 +45,15 @@ const chunkEnvelope = (identity: ResponseIdentity) => ({
 /**
  * Wire chunks from adapter chunks. Usage is held back from every chunk and, when `includeUsage`,
  * sent once at the end; `onUsage` sees the last usage the upstream reported (for the request log).
+ * `trailer` adds fields to the last chunk (`svc_pending_id`): the usage chunk, or a `choices: []` chunk
+ * of its own when usage was not asked for.
  */
 export const renderChunks = <E, R>(
   identity: ResponseIdentity,
   includeUsage: boolean,
   chunks: Stream.Stream<CompletionChunk, E, R>,
-  onUsage: (usage: Usage) => void = () => {}
+  onUsage: (usage: Usage) => void = () => {},
+  trailer: () => Record<string, unknown> = () => ({})
 ): Stream.Stream<object, E, R> =>
   Stream.suspend(() => {
     const envelope = chunkEnvelope(identity)
@@ -60,9 +75,14 @@ export const renderChunks = <E, R>(
       }),
       Stream.filter((chunk): chunk is NonNullable<typeof chunk> => chunk !== undefined)
     )
-    if (!includeUsage) return body
     return Stream.concat(
       body,
-      Stream.sync(() => ({ ...envelope, choices: [], usage: renderUsage(usage ?? emptyUsage) }))
+      Stream.suspend(() => {
+        const extra = trailer()
+        if (includeUsage) {
+          return Stream.succeed({ ...envelope, choices: [], usage: renderUsage(usage ?? emptyUsage), ...extra })
+        }
+        return Object.keys(extra).length === 0 ? Stream.empty : Stream.succeed({ ...envelope, choices: [], ...extra })
+      })
     )
   })

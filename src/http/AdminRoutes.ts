@@ -4,28 +4,46 @@
  * Later features (shared tools, hydration, logs, analytics) add their routes beside these.
  */
 import { Effect, Layer, Schema } from "effect"
-import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
+import { HttpServerResponse } from "effect/http"
 import { Orgs } from "../admin/Orgs.ts"
-import { AdminAuth } from "../auth/AdminAuth.ts"
 import { Auth } from "../auth/Auth.ts"
 import { ApiKeys } from "../keys/ApiKeys.ts"
+import { ToolRegistry } from "../tools/ToolRegistry.ts"
+import { adminRoute, list, Name, pathParam } from "./AdminRoute.ts"
 import { decodeInput } from "./DecodeInput.ts"
-import { type EdgeError, respondWithErrors } from "./ErrorResponse.ts"
 import { readJsonBody } from "./JsonBody.ts"
 import { RequestError } from "./RequestError.ts"
 
-const Name = Schema.String.check(
-  Schema.isTrimmed({ message: "Expected no leading or trailing spaces" }),
-  Schema.isMinLength(1, { message: "Expected a non-empty name" }),
-  Schema.isMaxLength(200, { message: "Expected at most 200 characters" })
-)
-
 const CreateOrg = Schema.Struct({ name: Name })
+
+const ToolIds = Schema.NullOr(Schema.Array(Schema.String))
 
 const CreateKey = Schema.Struct({
   name: Name,
-  expires_at: Schema.optionalKey(Schema.NullOr(Schema.String))
+  expires_at: Schema.optionalKey(Schema.NullOr(Schema.String)),
+  allowed_svc_tool_ids: Schema.optionalKey(ToolIds)
 })
+
+const UpdateKey = Schema.Struct({
+  name: Schema.optionalKey(Name),
+  expires_at: Schema.optionalKey(Schema.NullOr(Schema.String)),
+  allowed_svc_tool_ids: Schema.optionalKey(ToolIds)
+})
+
+/** An allow-list may only name installed tools; `null` allows every activated tool. */
+const checkAllowedTools = (ids: ReadonlyArray<string> | null | undefined) =>
+  Effect.gen(function*() {
+    if (ids === null || ids === undefined) return ids
+    const registry = yield* ToolRegistry
+    const unknown = ids.filter((id) => registry.get(id) === undefined)
+    if (unknown.length > 0) {
+      return yield* RequestError.invalidField(
+        "allowed_svc_tool_ids",
+        `Invalid value for 'allowed_svc_tool_ids': ${unknown.map((id) => `'${id}'`).join(", ")} is not an installed shared tool (GET /admin/v1/svc-tools lists them).`
+      )
+    }
+    return [...new Set(ids)]
+  })
 
 /** `expires_at` as a Date: an ISO 8601 date-time in the future, or null for a key that never expires. */
 export const parseExpiry = (value: string | null | undefined): Effect.Effect<Date | null, RequestError> => {
@@ -39,27 +57,6 @@ export const parseExpiry = (value: string | null | undefined): Effect.Effect<Dat
   }
   return Effect.succeed(date)
 }
-
-const list = <A>(data: ReadonlyArray<A>) => HttpServerResponse.jsonUnsafe({ object: "list", data })
-
-const pathParam = (name: string) =>
-  Effect.map(HttpRouter.params, (params) => params[name] ?? "")
-
-/** An admin route: checks the admin token, then runs the handler; typed errors become JSON. */
-const adminRoute = <E extends EdgeError, R>(
-  method: "GET" | "POST" | "PUT" | "PATCH" | "DELETE",
-  path: `/${string}`,
-  handler: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>
-) =>
-  HttpRouter.add(
-    method,
-    `/admin/v1${path}`,
-    Effect.gen(function*() {
-      const request = yield* HttpServerRequest.HttpServerRequest
-      yield* (yield* AdminAuth).check(request.headers["authorization"])
-      return yield* handler
-    }).pipe(respondWithErrors)
-  )
 
 const createOrg = adminRoute(
   "POST",
@@ -95,7 +92,8 @@ const createKey = adminRoute(
     const orgId = yield* pathParam("org_id")
     const input = yield* decodeInput(CreateKey)(yield* readJsonBody)
     const expiresAt = yield* parseExpiry(input.expires_at)
-    const key = yield* (yield* ApiKeys).create(orgId, { name: input.name, expiresAt })
+    const allowedSvcToolIds = (yield* checkAllowedTools(input.allowed_svc_tool_ids)) ?? null
+    const key = yield* (yield* ApiKeys).create(orgId, { name: input.name, expiresAt, allowedSvcToolIds })
     return HttpServerResponse.jsonUnsafe(key, { status: 201 })
   })
 )
@@ -116,6 +114,23 @@ const getKey = adminRoute(
   })
 )
 
+const updateKey = adminRoute(
+  "PATCH",
+  "/keys/:key_id",
+  Effect.gen(function*() {
+    const keyId = yield* pathParam("key_id")
+    const input = yield* decodeInput(UpdateKey)(yield* readJsonBody)
+    const allowed = yield* checkAllowedTools(input.allowed_svc_tool_ids)
+    const key = yield* (yield* ApiKeys).update(keyId, {
+      ...(input.name === undefined ? {} : { name: input.name }),
+      ...(input.expires_at === undefined ? {} : { expiresAt: yield* parseExpiry(input.expires_at) }),
+      ...(allowed === undefined ? {} : { allowedSvcToolIds: allowed })
+    })
+    ;(yield* Auth).forget(keyId)
+    return HttpServerResponse.jsonUnsafe(key)
+  })
+)
+
 const revokeKey = adminRoute(
   "DELETE",
   "/keys/:key_id",
@@ -127,4 +142,13 @@ const revokeKey = adminRoute(
   })
 )
 
-export const AdminRoutes = Layer.mergeAll(createOrg, listOrgs, getOrg, createKey, listKeys, getKey, revokeKey)
+export const AdminRoutes = Layer.mergeAll(
+  createOrg,
+  listOrgs,
+  getOrg,
+  createKey,
+  listKeys,
+  getKey,
+  updateKey,
+  revokeKey
+)

@@ -8,10 +8,11 @@ import { HttpServerResponse } from "effect/http"
 import type { SqlError } from "effect/sql"
 import type { AdminError } from "../admin/AdminError.ts"
 import type { AuthError } from "../auth/AuthError.ts"
+import type { ToolLoopError } from "../chat/ToolLoopError.ts"
 import type { ProviderError } from "../providers/ProviderError.ts"
 import type { RequestError } from "./RequestError.ts"
 
-export type EdgeError = RequestError | AuthError | ProviderError | AdminError | SqlError.SqlError
+export type EdgeError = RequestError | AuthError | ProviderError | AdminError | ToolLoopError | SqlError.SqlError
 
 export interface ErrorBody {
   readonly error: {
@@ -63,6 +64,23 @@ const describeRequest = (error: RequestError): Described => {
       )
     case "RouteNotFound":
       return body(404, "invalid_request_error", "not_found", `No route for ${reason.method} ${reason.path}.`)
+    case "InvalidSvcToolIds":
+      return body(
+        400,
+        "invalid_request_error",
+        "invalid_svc_tool_ids",
+        `Invalid svc_tool_ids: ${reason.invalid.map((i) => `'${i.id}' (${i.why})`).join(", ")}. Activate shared tools for the organization and allow them for the key in the svc-gateway console.`,
+        "svc_tool_ids",
+        { invalid_svc_tool_ids: reason.invalid.map((i) => i.id) }
+      )
+    case "InvalidSvcPendingId":
+      return body(
+        400,
+        "invalid_request_error",
+        "invalid_svc_pending_id",
+        `The svc_pending_id '${reason.id}' is unknown or expired, or belongs to another API key. Send the whole conversation again without it.`,
+        "svc_pending_id"
+      )
     case "MethodNotAllowed":
       return body(
         405,
@@ -170,6 +188,13 @@ export const describeError = (error: EdgeError): Described => {
       return describeProvider(error)
     case "AdminError":
       return describeAdmin(error)
+    case "ToolLoopError":
+      return body(
+        502,
+        "upstream_error",
+        "svc_tool_round_limit",
+        `The model kept calling shared tools for ${error.reason.rounds} rounds, the limit (GATEWAY_SVC_TOOL_MAX_ROUNDS); no final answer was produced.`
+      )
     case "SqlError":
       return describeSql(error)
   }

@@ -35,8 +35,27 @@ export class MethodNotAllowed extends Schema.TaggedError<MethodNotAllowed>()("Me
   allowed: Schema.Array(Schema.String)
 }) {}
 
+/** `svc_tool_ids` names tools the caller may not use; each id with why. */
+export class InvalidSvcToolIds extends Schema.TaggedError<InvalidSvcToolIds>()("InvalidSvcToolIds", {
+  invalid: Schema.Array(Schema.Struct({ id: Schema.String, why: Schema.String }))
+}) {}
+
+/** `svc_pending_id` is unknown, expired, or another organization's or key's. */
+export class InvalidSvcPendingId extends Schema.TaggedError<InvalidSvcPendingId>()("InvalidSvcPendingId", {
+  id: Schema.String
+}) {}
+
 export class RequestError extends Schema.TaggedError<RequestError>()("RequestError", {
-  reason: Schema.Union([InvalidField, InvalidJson, BodyTooLarge, ModelNotFound, RouteNotFound, MethodNotAllowed])
+  reason: Schema.Union([
+    InvalidField,
+    InvalidJson,
+    BodyTooLarge,
+    ModelNotFound,
+    RouteNotFound,
+    MethodNotAllowed,
+    InvalidSvcToolIds,
+    InvalidSvcPendingId
+  ])
 }) {
   static readonly invalidField = (param: string, message: string, code?: string) =>
     new RequestError({ reason: new InvalidField(code === undefined ? { param, message } : { param, message, code }) })

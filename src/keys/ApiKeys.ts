@@ -21,6 +21,8 @@ export interface ApiKeyInfo {
   readonly expires_at: string | null
   readonly revoked_at: string | null
   readonly last_used_at: string | null
+  /** `null`: every shared tool activated for the org is allowed. */
+  readonly allowed_svc_tool_ids: ReadonlyArray<string> | null
 }
 
 /** The create response: the only place the secret ever appears. */
@@ -35,6 +37,21 @@ export interface KeyRecord {
   readonly name: string
   readonly expiresAt: Date | null
   readonly revokedAt: Date | null
+  readonly allowedSvcToolIds: ReadonlyArray<string> | null
+}
+
+export interface NewKey {
+  readonly name: string
+  readonly expiresAt: Date | null
+  /** Absent or `null`: every shared tool activated for the org is allowed. */
+  readonly allowedSvcToolIds?: ReadonlyArray<string> | null
+}
+
+/** A key edit: only the fields present change. */
+export interface KeyChanges {
+  readonly name?: string
+  readonly expiresAt?: Date | null
+  readonly allowedSvcToolIds?: ReadonlyArray<string> | null
 }
 
 interface KeyRow {
@@ -46,7 +63,13 @@ interface KeyRow {
   readonly expires_at: Date | null
   readonly revoked_at: Date | null
   readonly last_used_at: Date | null
+  readonly allowed_svc_tool_ids: ReadonlyArray<string> | null
 }
+
+const COLUMNS = "id, org_id, name, prefix, created_at, expires_at, revoked_at, last_used_at, allowed_svc_tool_ids"
+
+/** JSONB parameters travel as text and are cast in SQL. */
+const jsonOrNull = (value: unknown) => (value === null ? null : JSON.stringify(value))
 
 const toInfo = (row: KeyRow): ApiKeyInfo => ({
   id: row.id,
@@ -56,16 +79,15 @@ const toInfo = (row: KeyRow): ApiKeyInfo => ({
   created_at: toIso(row.created_at),
   expires_at: toIsoOrNull(row.expires_at),
   revoked_at: toIsoOrNull(row.revoked_at),
-  last_used_at: toIsoOrNull(row.last_used_at)
+  last_used_at: toIsoOrNull(row.last_used_at),
+  allowed_svc_tool_ids: row.allowed_svc_tool_ids
 })
 
 export class ApiKeys extends Context.Service<ApiKeys, {
-  readonly create: (
-    orgId: string,
-    input: { readonly name: string; readonly expiresAt: Date | null }
-  ) => Effect.Effect<CreatedApiKey, SqlError.SqlError | AdminError>
+  readonly create: (orgId: string, input: NewKey) => Effect.Effect<CreatedApiKey, SqlError.SqlError | AdminError>
   readonly list: (orgId: string) => Effect.Effect<ReadonlyArray<ApiKeyInfo>, SqlError.SqlError | AdminError>
   readonly get: (keyId: string) => Effect.Effect<ApiKeyInfo, SqlError.SqlError | AdminError>
+  readonly update: (keyId: string, changes: KeyChanges) => Effect.Effect<ApiKeyInfo, SqlError.SqlError | AdminError>
   /** Marks the key revoked; revoking twice keeps the first time. */
   readonly revoke: (keyId: string) => Effect.Effect<ApiKeyInfo, SqlError.SqlError | AdminError>
   readonly findByHash: (hash: string) => Effect.Effect<KeyRecord | undefined, SqlError.SqlError>
@@ -80,33 +102,45 @@ export class ApiKeys extends Context.Service<ApiKeys, {
     let pendingUse = new Map<string, Date>()
 
     const selectKey = (keyId: string) =>
-      sql<KeyRow>`SELECT id, org_id, name, prefix, created_at, expires_at, revoked_at, last_used_at
-        FROM api_keys WHERE id = ${keyId}`.pipe(
+      sql<KeyRow>`SELECT ${sql.literal(COLUMNS)} FROM api_keys WHERE id = ${keyId}`.pipe(
         Effect.flatMap((rows) =>
           rows[0] === undefined ? Effect.fail(AdminError.notFound("API key", keyId)) : Effect.succeed(rows[0])
         )
       )
 
-    const create = Effect.fn("ApiKeys.create")(function*(
-      orgId: string,
-      input: { readonly name: string; readonly expiresAt: Date | null }
-    ) {
+    const create = Effect.fn("ApiKeys.create")(function*(orgId: string, input: NewKey) {
       yield* orgs.get(orgId)
       const secret = generateSecret()
-      const rows = yield* sql<KeyRow>`INSERT INTO api_keys (id, org_id, name, key_hash, prefix, expires_at)
-        VALUES (${newId("key")}, ${orgId}, ${input.name}, ${secret.hash}, ${secret.prefix}, ${input.expiresAt})
-        RETURNING id, org_id, name, prefix, created_at, expires_at, revoked_at, last_used_at`
+      const rows = yield* sql<KeyRow>`INSERT INTO api_keys
+        (id, org_id, name, key_hash, prefix, expires_at, allowed_svc_tool_ids)
+        VALUES (${newId("key")}, ${orgId}, ${input.name}, ${secret.hash}, ${secret.prefix}, ${input.expiresAt},
+          ${jsonOrNull(input.allowedSvcToolIds ?? null)}::jsonb)
+        RETURNING ${sql.literal(COLUMNS)}`
       return { ...toInfo(rows[0]!), key: secret.key }
     })
 
     const list = Effect.fn("ApiKeys.list")(function*(orgId: string) {
       yield* orgs.get(orgId)
-      const rows = yield* sql<KeyRow>`SELECT id, org_id, name, prefix, created_at, expires_at, revoked_at,
-        last_used_at FROM api_keys WHERE org_id = ${orgId} ORDER BY created_at, id`
+      const rows = yield* sql<KeyRow>`SELECT ${sql.literal(COLUMNS)} FROM api_keys
+        WHERE org_id = ${orgId} ORDER BY created_at, id`
       return rows.map(toInfo)
     })
 
     const get = Effect.fn("ApiKeys.get")(function*(keyId: string) {
+      return toInfo(yield* selectKey(keyId))
+    })
+
+    const update = Effect.fn("ApiKeys.update")(function*(keyId: string, changes: KeyChanges) {
+      yield* selectKey(keyId)
+      yield* sql`UPDATE api_keys SET
+        name = ${changes.name === undefined ? sql`name` : sql`${changes.name}`},
+        expires_at = ${changes.expiresAt === undefined ? sql`expires_at` : sql`${changes.expiresAt}`},
+        allowed_svc_tool_ids = ${
+        changes.allowedSvcToolIds === undefined
+          ? sql`allowed_svc_tool_ids`
+          : sql`${jsonOrNull(changes.allowedSvcToolIds)}::jsonb`
+      }
+        WHERE id = ${keyId}`
       return toInfo(yield* selectKey(keyId))
     })
 
@@ -117,10 +151,17 @@ export class ApiKeys extends Context.Service<ApiKeys, {
 
     const findByHash = Effect.fn("ApiKeys.findByHash")(function*(hash: string) {
       const rows = yield* sql<Omit<KeyRow, "prefix" | "created_at" | "last_used_at">>`
-        SELECT id, org_id, name, expires_at, revoked_at FROM api_keys WHERE key_hash = ${hash}`
+        SELECT id, org_id, name, expires_at, revoked_at, allowed_svc_tool_ids FROM api_keys WHERE key_hash = ${hash}`
       const row = rows[0]
       if (row === undefined) return undefined
-      return { id: row.id, orgId: row.org_id, name: row.name, expiresAt: row.expires_at, revokedAt: row.revoked_at }
+      return {
+        id: row.id,
+        orgId: row.org_id,
+        name: row.name,
+        expiresAt: row.expires_at,
+        revokedAt: row.revoked_at,
+        allowedSvcToolIds: row.allowed_svc_tool_ids
+      }
     })
 
     const markUsed = (keyId: string) => {
@@ -152,6 +193,6 @@ export class ApiKeys extends Context.Service<ApiKeys, {
       Effect.forkScoped
     )
 
-    return ApiKeys.of({ create, list, get, revoke, findByHash, markUsed, flushLastUsed })
+    return ApiKeys.of({ create, list, get, update, revoke, findByHash, markUsed, flushLastUsed })
   }))
 }

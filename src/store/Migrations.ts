@@ -32,6 +32,29 @@ export const Migrations = PgMigrator.layer({
         value TEXT NOT NULL,
         updated_at TIMESTAMPTZ NOT NULL DEFAULT now()
       )`
+    }),
+    "0002_svc_tools": Effect.gen(function*() {
+      const sql = yield* SqlClient.SqlClient
+      // NULL: every tool activated for the org is allowed; an array: only those ids
+      yield* sql`ALTER TABLE api_keys ADD COLUMN allowed_svc_tool_ids JSONB`
+      yield* sql`CREATE TABLE org_svc_tools (
+        org_id TEXT NOT NULL REFERENCES orgs(id),
+        tool_id TEXT NOT NULL,
+        activated BOOLEAN NOT NULL DEFAULT false,
+        hydrate_org BOOLEAN NOT NULL DEFAULT false,
+        hydrate_key_ids JSONB NOT NULL DEFAULT '[]'::jsonb,
+        updated_at TIMESTAMPTZ NOT NULL DEFAULT now(),
+        PRIMARY KEY (org_id, tool_id)
+      )`
+      yield* sql`CREATE TABLE svc_pending (
+        id TEXT PRIMARY KEY,
+        org_id TEXT NOT NULL,
+        key_id TEXT NOT NULL,
+        state JSONB NOT NULL,
+        created_at TIMESTAMPTZ NOT NULL DEFAULT now(),
+        expires_at TIMESTAMPTZ NOT NULL
+      )`
+      yield* sql`CREATE INDEX svc_pending_expires_at ON svc_pending (expires_at)`
     })
   })
 })

@@ -4,14 +4,17 @@
  * suite runs against it. Tests talk to it over real sockets, with fetch or the official SDK.
  */
 import { NodeHttpServer } from "@effect/platform-node"
-import { Effect, Layer, ManagedRuntime } from "effect"
+import { ConfigProvider, Effect, Layer, ManagedRuntime } from "effect"
 import { HttpServer } from "effect/http"
 import { mkdtempSync, writeFileSync } from "node:fs"
 import { createServer } from "node:http"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { AppServices, HttpApp } from "../../src/App.ts"
+import { expect } from "vitest"
+import { AppServices, appServices, HttpApp } from "../../src/App.ts"
 import { GatewayConfig } from "../../src/Config.ts"
+import type { SvcTool } from "../../src/tools/SvcTool.ts"
+import { ToolRegistry } from "../../src/tools/ToolRegistry.ts"
 
 export const ADMIN_TOKEN = "test-admin-token"
 
@@ -41,11 +44,24 @@ export const testEnv = (env: Record<string, string> = {}): Record<string, string
   ...env
 })
 
-export const startGateway = async (env: Record<string, string> = {}): Promise<TestGateway> => {
+/**
+ * `tools`: the shared tools to install instead of the plugins (tests add tools that fail, hang or
+ * return too much).
+ */
+export const startGateway = async (
+  env: Record<string, string> = {},
+  options: { readonly tools?: ReadonlyArray<SvcTool> } = {}
+): Promise<TestGateway> => {
+  const settings = testEnv(env)
+  const services = options.tools === undefined ? AppServices : appServices(ToolRegistry.layerFrom(options.tools))
   const layer = HttpApp.pipe(
     Layer.provideMerge(NodeHttpServer.layer(createServer, { port: 0, host: "127.0.0.1" })),
-    Layer.provideMerge(AppServices),
-    Layer.provideMerge(GatewayConfig.layerFrom(testEnv(env)))
+    Layer.provideMerge(services),
+    Layer.provideMerge(GatewayConfig.layerFrom(settings)),
+    // Every setting read anywhere comes from `env`, not from this process's environment: the routing
+    // file reads provider API keys (`api_key_env`) itself, and a developer's OPENAI_API_KEY must not
+    // route a test to a live API.
+    Layer.provide(ConfigProvider.layer(ConfigProvider.fromEnvRecord(settings)))
   )
   const runtime = ManagedRuntime.make(layer)
   const address = await runtime.runPromise(Effect.map(Effect.service(HttpServer.HttpServer), (s) => s.address))
@@ -74,4 +90,105 @@ export const startGateway = async (env: Record<string, string> = {}): Promise<Te
   }
 
   return { url, admin, newKey, close: () => runtime.dispose() }
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Helpers for the end-to-end suite: raw requests, SSE bodies and OpenAI error bodies.
+
+/** POSTs a chat-completions body (an object, or raw text as is) to the gateway with fetch. */
+export const postChat = (
+  url: string,
+  body: unknown,
+  options: {
+    readonly key?: string
+    readonly path?: string
+    readonly headers?: Readonly<Record<string, string>>
+    readonly signal?: AbortSignal
+  } = {}
+): Promise<Response> =>
+  fetch(`${url}${options.path ?? "/v1/chat/completions"}`, {
+    method: "POST",
+    headers: {
+      "content-type": "application/json",
+      ...(options.key === undefined ? {} : { authorization: `Bearer ${options.key}` }),
+      ...options.headers
+    },
+    body: typeof body === "string" ? body : JSON.stringify(body),
+    ...(options.signal === undefined ? {} : { signal: options.signal })
+  })
+
+/** The `data:` payloads of a whole SSE body, in order (`[DONE]` included as the string it is). */
+export const sseData = (text: string): ReadonlyArray<string> =>
+  text
+    .split(/\r?\n\r?\n/)
+    .map((event) =>
+      event
+        .split(/\r?\n/)
+        .filter((line) => line.startsWith("data:"))
+        .map((line) => line.slice(5).replace(/^ /, ""))
+        .join("\n")
+    )
+    .filter((data) => data !== "")
+
+export interface OpenAiError {
+  readonly message: string
+  readonly type: string
+  readonly param: string | null
+  readonly code: string | null
+}
+
+/**
+ * Checks an OpenAI error body has exactly `{"error":{"message","type","param","code"}}`, with a
+ * non-empty message, and the expected values; returns the error for further checks.
+ */
+export const expectErrorBody = (
+  json: unknown,
+  expected: { readonly type?: string; readonly code?: string | null; readonly param?: string | null } = {}
+): OpenAiError => {
+  expect(typeof json === "object" && json !== null && !Array.isArray(json), JSON.stringify(json)).toBe(true)
+  const body = json as { readonly error?: unknown }
+  expect(Object.keys(body)).toEqual(["error"])
+  const error = body.error as OpenAiError
+  expect(Object.keys(error).sort()).toEqual(["code", "message", "param", "type"])
+  expect(typeof error.message).toBe("string")
+  expect(error.message.trim().length).toBeGreaterThan(10)
+  expect(typeof error.type).toBe("string")
+  expect(error.param === null || typeof error.param === "string").toBe(true)
+  expect(error.code === null || typeof error.code === "string").toBe(true)
+  if (expected.type !== undefined) expect(error.type).toBe(expected.type)
+  if (expected.code !== undefined) expect(error.code).toBe(expected.code)
+  if (expected.param !== undefined) expect(error.param).toBe(expected.param)
+  return error
+}
+
+/** Checks a response's status, JSON content type and OpenAI error body; returns the error. */
+export const expectError = async (
+  response: Response,
+  status: number,
+  expected: { readonly type?: string; readonly code?: string | null; readonly param?: string | null } = {}
+): Promise<OpenAiError> => {
+  const text = await response.text()
+  expect(response.status, text).toBe(status)
+  expect(response.headers.get("content-type") ?? "").toMatch(/^application\/json/)
+  return expectErrorBody(JSON.parse(text), expected)
+}
+
+/** The parts of a whole chat completion the suite reads. */
+export interface CompletionJson {
+  readonly id: string
+  readonly object: string
+  readonly model: string
+  readonly choices: ReadonlyArray<{
+    readonly index: number
+    readonly message: { readonly role: string; readonly content: string | null }
+    readonly finish_reason: string | null
+  }>
+  readonly usage: Readonly<Record<string, unknown>>
+}
+
+/** Checks a response is a 200 and reads it as a chat completion. */
+export const completionOf = async (response: Response): Promise<CompletionJson> => {
+  const text = await response.text()
+  expect(response.status, text).toBe(200)
+  return JSON.parse(text) as CompletionJson
 }

@@ -1,0 +1,159 @@
+/**
+ * The shared-tool loop inside one streamed response. Text deltas go out as they arrive; shared tool-call
+ * deltas are never sent to the client; client tool-call deltas go out re-indexed from 0. Each round's
+ * finish is held back until the round is over: when it asked only for shared tools, they run and the
+ * next round streams on in the same response; otherwise the finish goes out (with `svc_pending_id` for a
+ * mixed turn). Per-round usage is held back too and sent once, summed, as the last chunk.
+ */
+import { Effect, Stream } from "effect"
+import type { SqlError } from "effect/sql"
+import type { ProviderError } from "../providers/ProviderError.ts"
+import {
+  addUsage,
+  type ChatMessage,
+  type ChunkChoice,
+  type CompletionChunk,
+  emptyUsage,
+  type ToolCall,
+  type ToolCallDelta,
+  type Usage
+} from "./ChatWire.ts"
+import { type LoopSettings, runSharedTurn, savePending, type ToolRunRecord } from "./ToolLoop.ts"
+import { RoundLimitReached, ToolLoopError } from "./ToolLoopError.ts"
+import { isSharedCall, toolResultMessages } from "./ToolTurns.ts"
+
+/** What a streamed request came to; complete once the stream has ended. */
+export interface StreamSummary {
+  usage: Usage
+  rounds: number
+  attempts: number
+  toolRuns: Array<ToolRunRecord>
+  svcPendingId: string | undefined
+}
+
+interface PartialCall {
+  id: string
+  name: string
+  arguments: string
+  readonly shared: boolean
+  readonly clientIndex: number
+}
+
+/** Follows one round's chunks: forwards what the client should see, keeps what the loop needs. */
+class Round {
+  text = ""
+  finishReason: string | null = null
+  usage: Usage | undefined
+  model = ""
+  readonly calls = new Map<number, PartialCall>()
+  private clientCalls = 0
+
+  constructor(readonly number: number) {}
+
+  private toolDeltas(deltas: ReadonlyArray<ToolCallDelta>): ReadonlyArray<ToolCallDelta> {
+    const forwarded: Array<ToolCallDelta> = []
+    for (const delta of deltas) {
+      let call = this.calls.get(delta.index)
+      if (call === undefined) {
+        const name = delta.function?.name ?? ""
+        const shared = isSharedCall(name)
+        call = { id: "", name, arguments: "", shared, clientIndex: shared ? -1 : this.clientCalls++ }
+        this.calls.set(delta.index, call)
+      }
+      if (delta.id !== undefined) call.id = delta.id
+      call.arguments += delta.function?.arguments ?? ""
+      if (!call.shared) forwarded.push({ ...delta, index: call.clientIndex })
+    }
+    return forwarded
+  }
+
+  private choice(choice: ChunkChoice): ChunkChoice | undefined {
+    // only the first choice is looped; others (n > 1) pass as they are
+    if (choice.index !== 0) return choice
+    if (choice.finish_reason !== undefined && choice.finish_reason !== null) this.finishReason = choice.finish_reason
+    const { finish_reason: _finish, ...rest } = choice
+    const { role, tool_calls, ...delta } = choice.delta
+    if (typeof delta.content === "string") this.text += delta.content
+    const calls = tool_calls === undefined ? [] : this.toolDeltas(tool_calls)
+    const out = {
+      ...(role !== undefined && this.number === 1 ? { role } : {}),
+      ...delta,
+      ...(calls.length > 0 ? { tool_calls: calls } : {})
+    }
+    const meaningful = out.role !== undefined || (out.content ?? "") !== "" || calls.length > 0 ||
+      (out.refusal ?? "") !== "" || Object.keys(out).some((key) => !["role", "content", "refusal"].includes(key))
+    return meaningful ? { ...rest, delta: out } : undefined
+  }
+
+  /** The chunk the client should see, if any; usage and the first choice's finish are held back. */
+  forward(chunk: CompletionChunk): CompletionChunk | undefined {
+    this.model = chunk.model
+    if (chunk.usage !== undefined) this.usage = chunk.usage
+    const choices = chunk.choices.flatMap((choice) => {
+      const out = this.choice(choice)
+      return out === undefined ? [] : [out]
+    })
+    return choices.length === 0 ? undefined : { ...chunk, choices, usage: undefined }
+  }
+
+  toolCalls(): { readonly shared: ReadonlyArray<ToolCall>; readonly client: ReadonlyArray<ToolCall> } {
+    const all = [...this.calls.values()].map((call) => ({
+      shared: call.shared,
+      call: { id: call.id, type: "function" as const, function: { name: call.name, arguments: call.arguments } }
+    }))
+    return {
+      shared: all.filter((entry) => entry.shared).map((entry) => entry.call),
+      client: all.filter((entry) => !entry.shared).map((entry) => entry.call)
+    }
+  }
+
+  finishChunk(reason: string): CompletionChunk {
+    return { model: this.model, choices: [{ index: 0, delta: {}, finish_reason: reason }], usage: undefined, extra: {} }
+  }
+}
+
+export const streamWithTools = <R>(
+  settings: LoopSettings,
+  messages: ReadonlyArray<ChatMessage>,
+  firstRound: Stream.Stream<CompletionChunk, ProviderError>,
+  openRound: (messages: ReadonlyArray<ChatMessage>) => Stream.Stream<CompletionChunk, ProviderError, R>,
+  summary: StreamSummary
+): Stream.Stream<CompletionChunk, ProviderError | ToolLoopError | SqlError.SqlError, R> => {
+  const round = (
+    number: number,
+    history: ReadonlyArray<ChatMessage>,
+    upstream: Stream.Stream<CompletionChunk, ProviderError, R>
+  ): Stream.Stream<CompletionChunk, ProviderError | ToolLoopError | SqlError.SqlError, R> =>
+    Stream.suspend(() => {
+      const state = new Round(number)
+      summary.rounds = number
+      const afterRound = Effect.gen(function*() {
+        summary.usage = addUsage(summary.usage, state.usage ?? emptyUsage)
+        const { client, shared } = state.toolCalls()
+        if (shared.length === 0) return Stream.succeed(state.finishChunk(state.finishReason ?? "stop"))
+        if (number >= settings.maxRounds) {
+          return yield* new ToolLoopError({ reason: new RoundLimitReached({ rounds: number }) })
+        }
+        const results = yield* runSharedTurn(settings, shared, number, summary.toolRuns)
+        if (client.length > 0) {
+          summary.svcPendingId = yield* savePending(settings, client, shared, results)
+          return Stream.succeed(state.finishChunk("tool_calls"))
+        }
+        const next: ReadonlyArray<ChatMessage> = [
+          ...history,
+          { role: "assistant", content: state.text === "" ? null : state.text, tool_calls: [...shared] },
+          ...toolResultMessages(results)
+        ]
+        return round(number + 1, next, openRound(next))
+      })
+      return upstream.pipe(
+        Stream.map((chunk) => state.forward(chunk)),
+        Stream.filter((chunk): chunk is CompletionChunk => chunk !== undefined),
+        Stream.concat(Stream.unwrap(afterRound))
+      )
+    })
+
+  return round(1, messages, firstRound).pipe(
+    Stream.concat(Stream.sync((): CompletionChunk => ({ model: "", choices: [], usage: summary.usage, extra: {} })))
+  )
+}

@@ -1,0 +1,121 @@
+/**
+ * The shared-tool loop for a whole (non-streamed) completion. While the model asks only for shared
+ * tools, the gateway runs them, appends the assistant's calls and the results, and asks again, up to the
+ * round limit; the client sees only the final answer, with usage summed over every round. When the model
+ * asks for shared and client tools at once, the shared ones run, the turn is stored as pending, and the
+ * client gets only its own calls with a `svc_pending_id`.
+ */
+import { Effect } from "effect"
+import type { SqlError } from "effect/sql"
+import type { Caller } from "../auth/Auth.ts"
+import type { ProviderError } from "../providers/ProviderError.ts"
+import type { PendingCalls } from "../tools/PendingCalls.ts"
+import type { SvcTool } from "../tools/SvcTool.ts"
+import { type ToolRunLimits, type ToolRunResult, runToolCalls } from "../tools/ToolRunner.ts"
+import { addUsage, type ChatMessage, type Completion, emptyUsage, type ToolCall, type Usage } from "./ChatWire.ts"
+import { RoundLimitReached, ToolLoopError } from "./ToolLoopError.ts"
+import { assistantTurn, partitionCalls, toolResultMessages } from "./ToolTurns.ts"
+
+/** One shared-tool run, as the response and the logs report it. */
+export interface ToolRunRecord {
+  readonly id: string
+  readonly outcome: ToolRunResult["outcome"]
+  readonly round: number
+}
+
+export interface LoopSettings {
+  readonly caller: Caller
+  readonly requestId: string
+  readonly svcTools: ReadonlyArray<SvcTool>
+  readonly limits: ToolRunLimits
+  readonly maxRounds: number
+  readonly pending: PendingCalls["Service"]
+}
+
+export interface ModelAnswer {
+  readonly completion: Completion
+  readonly attempts: number
+}
+
+export interface LoopOutcome {
+  readonly completion: Completion
+  /** Upstream calls over every round, failovers included. */
+  readonly attempts: number
+  readonly rounds: number
+  readonly toolRuns: ReadonlyArray<ToolRunRecord>
+  readonly svcPendingId: string | undefined
+}
+
+/** Runs one turn's shared calls and records them. */
+export const runSharedTurn = (
+  settings: LoopSettings,
+  shared: ReadonlyArray<ToolCall>,
+  round: number,
+  runs: Array<ToolRunRecord>
+) =>
+  runToolCalls(
+    shared,
+    new Map(settings.svcTools.map((tool) => [tool.id, tool])),
+    { orgId: settings.caller.orgId, keyId: settings.caller.keyId, requestId: settings.requestId },
+    settings.limits
+  ).pipe(
+    Effect.tap((results) =>
+      Effect.sync(() => {
+        for (const result of results) runs.push({ id: result.toolId, outcome: result.outcome, round })
+      })
+    )
+  )
+
+/** Stores a mixed turn for its continuation; returns the `svc_pending_id`. */
+export const savePending = (
+  settings: LoopSettings,
+  client: ReadonlyArray<ToolCall>,
+  shared: ReadonlyArray<ToolCall>,
+  results: ReadonlyArray<ToolRunResult>
+): Effect.Effect<string, SqlError.SqlError> =>
+  settings.pending.save(settings.caller, {
+    clientToolCallIds: client.map((call) => call.id),
+    sharedToolCalls: shared,
+    sharedResults: results.map((result) => ({ tool_call_id: result.toolCallId, content: result.content })),
+    injectedToolIds: settings.svcTools.map((tool) => tool.id)
+  })
+
+export const completeWithTools = <R>(
+  settings: LoopSettings,
+  messages: ReadonlyArray<ChatMessage>,
+  callModel: (messages: ReadonlyArray<ChatMessage>) => Effect.Effect<ModelAnswer, ProviderError, R>
+): Effect.Effect<LoopOutcome, ProviderError | ToolLoopError | SqlError.SqlError, R> =>
+  Effect.gen(function*() {
+    const runs: Array<ToolRunRecord> = []
+    let history = messages
+    let usage: Usage = emptyUsage
+    let attempts = 0
+    for (let round = 1;; round++) {
+      const answer = yield* callModel(history)
+      attempts += answer.attempts
+      usage = addUsage(usage, answer.completion.usage)
+      const finish = (completion: Completion, svcPendingId?: string): LoopOutcome => ({
+        completion: { ...completion, usage },
+        attempts,
+        rounds: round,
+        toolRuns: runs,
+        svcPendingId
+      })
+      const choice = answer.completion.choices[0]
+      const { client, shared } = partitionCalls(choice?.message.tool_calls ?? [])
+      // several choices (n > 1) are not looped: there is no single conversation to continue
+      if (choice === undefined || shared.length === 0 || answer.completion.choices.length > 1) {
+        return finish(answer.completion)
+      }
+      if (round >= settings.maxRounds) {
+        return yield* new ToolLoopError({ reason: new RoundLimitReached({ rounds: round }) })
+      }
+      const results = yield* runSharedTurn(settings, shared, round, runs)
+      if (client.length > 0) {
+        const svcPendingId = yield* savePending(settings, client, shared, results)
+        const message = { ...choice.message, tool_calls: client }
+        return finish({ ...answer.completion, choices: [{ ...choice, message, finish_reason: "tool_calls" }] }, svcPendingId)
+      }
+      history = [...history, assistantTurn(choice.message), ...toolResultMessages(results)]
+    }
+  }).pipe(Effect.withSpan("ToolLoop.complete"))

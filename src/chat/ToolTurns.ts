@@ -1,0 +1,83 @@
+/**
+ * Pure pieces of the shared-tool loop: the tool list the upstream sees, telling shared calls from the
+ * client's, the messages a finished tool turn adds, and putting a pending turn back into a conversation.
+ */
+import type { PendingState } from "../tools/PendingCalls.ts"
+import type { ToolRunResult } from "../tools/ToolRunner.ts"
+import type { SvcTool } from "../tools/SvcTool.ts"
+import type { AssistantMessage, ChatMessage, ToolCall, ToolDefinition } from "./ChatWire.ts"
+
+export const SHARED_PREFIX = "svc_"
+
+/** Injected tools as functions named by their ids, after the client's own. */
+export const upstreamTools = (
+  clientTools: ReadonlyArray<ToolDefinition> | undefined,
+  shared: ReadonlyArray<SvcTool>
+): ReadonlyArray<ToolDefinition> | undefined => {
+  if (shared.length === 0) return clientTools
+  return [
+    ...(clientTools ?? []),
+    ...shared.map((tool) => ({
+      type: "function" as const,
+      function: { name: tool.id, description: tool.description, parameters: tool.jsonSchema }
+    }))
+  ]
+}
+
+/**
+ * Every `svc_` call is the gateway's, injected or not: a call to a shared tool that was not injected
+ * must never reach the client as if it were its own; the runner answers it with an error instead.
+ */
+export const isSharedCall = (name: string | undefined) => name !== undefined && name.startsWith(SHARED_PREFIX)
+
+export const partitionCalls = (calls: ReadonlyArray<ToolCall>) => ({
+  shared: calls.filter((call) => isSharedCall(call.function.name)),
+  client: calls.filter((call) => !isSharedCall(call.function.name))
+})
+
+export const toolResultMessages = (results: ReadonlyArray<ToolRunResult>): ReadonlyArray<ChatMessage> =>
+  results.map((result) => ({ role: "tool", tool_call_id: result.toolCallId, content: result.content }))
+
+/** The assistant turn that asked for tools, as the next round's history needs it. */
+export const assistantTurn = (message: AssistantMessage): ChatMessage => ({
+  role: "assistant",
+  content: message.content,
+  ...(message.tool_calls === undefined ? {} : { tool_calls: message.tool_calls })
+})
+
+/**
+ * The conversation with a pending turn restored: the stored shared calls go back into the assistant
+ * message that holds the client's calls, and their results right after that message's tool results.
+ * Undefined when no assistant message holds those calls. Restoring twice changes nothing.
+ */
+export const restorePending = (
+  messages: ReadonlyArray<ChatMessage>,
+  pending: PendingState
+): ReadonlyArray<ChatMessage> | undefined => {
+  const wanted = new Set(pending.clientToolCallIds)
+  let at = -1
+  for (let i = messages.length - 1; i >= 0; i--) {
+    const message = messages[i]!
+    if (message.role === "assistant" && (message.tool_calls ?? []).some((call) => wanted.has(call.id))) {
+      at = i
+      break
+    }
+  }
+  if (at < 0) return undefined
+  const assistant = messages[at]!
+  const present = new Set((assistant.tool_calls ?? []).map((call) => call.id))
+  const missingCalls = pending.sharedToolCalls.filter((call) => !present.has(call.id))
+  let end = at + 1
+  while (end < messages.length && messages[end]!.role === "tool") end++
+  const answered = new Set(messages.slice(at + 1, end).map((message) => message.tool_call_id))
+  const missingResults: ReadonlyArray<ChatMessage> = pending.sharedResults
+    .filter((result) => !answered.has(result.tool_call_id))
+    .map((result) => ({ role: "tool", tool_call_id: result.tool_call_id, content: result.content }))
+  return [
+    ...messages.slice(0, at),
+    { ...assistant, tool_calls: [...(assistant.tool_calls ?? []), ...missingCalls] },
+    ...messages.slice(at + 1, end),
+    ...missingResults,
+    ...messages.slice(end)
+  ]
+}
