@@ -7,6 +7,7 @@ import { HttpServer } from "effect/http"
 import { AppServices, HttpApp, NodeServerLive } from "./App.ts"
 import { bootstrap } from "./Bootstrap.ts"
 import { GatewayConfig } from "./Config.ts"
+import { DataDirLockLive } from "./store/DataDirLock.ts"
 
 /** Runs once the server listens, so what it prints is true when it is read. */
 const Announce = Layer.effectDiscard(Effect.gen(function*() {
@@ -20,7 +21,15 @@ const Announce = Layer.effectDiscard(Effect.gen(function*() {
 const Main = Announce.pipe(
   Layer.provide(HttpApp.pipe(Layer.provideMerge(NodeServerLive))),
   Layer.provide(AppServices),
+  // taken before the store opens, released after it closes: the CLI must not open a folder in use
+  Layer.provide(DataDirLockLive),
   Layer.provide(GatewayConfig.layer)
 )
 
-NodeRuntime.runMain(Layer.launch(Main))
+NodeRuntime.runMain(Layer.launch(Main).pipe(
+  // a second gateway on the same folder: say why, without a stack
+  Effect.catchTag("DataDirLockError", (error) =>
+    Console.error(error.message).pipe(Effect.andThen(Effect.sync(() => {
+      process.exitCode = 1
+    }))))
+))

@@ -30,7 +30,14 @@ export class AdminAuth extends Context.Service<AdminAuth, {
           if (stored !== undefined) return Buffer.from(stored.value, "hex")
           const token = `sa-svc-${randomBase62(40)}`
           const hash = digest(token)
-          yield* sql`INSERT INTO gateway_settings (name, value) VALUES (${SETTING}, ${hash.toString("hex")})`
+          const inserted = yield* sql<{ readonly value: string }>`INSERT INTO gateway_settings (name, value)
+            VALUES (${SETTING}, ${hash.toString("hex")}) ON CONFLICT (name) DO NOTHING RETURNING value`
+          if (inserted.length === 0) {
+            // another instance starting at the same time stored its token first: that one is the token
+            const winner = yield* sql<{ readonly value: string }>`SELECT value FROM gateway_settings
+              WHERE name = ${SETTING}`
+            return Buffer.from(winner[0]!.value, "hex")
+          }
           yield* Console.log(
             `Generated an admin token (shown once; set GATEWAY_ADMIN_TOKEN to choose your own):\n  ${token}`
           )

@@ -6,6 +6,7 @@
 import { Context, Duration, Effect, Layer } from "effect"
 import type { SqlError } from "effect/sql"
 import { GatewayConfig } from "../Config.ts"
+import { hotSpan } from "../Tracing.ts"
 import { hashSecret } from "../keys/ApiKeySecret.ts"
 import { ApiKeys, type KeyRecord } from "../keys/ApiKeys.ts"
 import { AuthError, ExpiredKey, InvalidKey, MissingKey, RevokedKey } from "./AuthError.ts"
@@ -50,7 +51,7 @@ export class Auth extends Context.Service<Auth, {
 
     const fail = (reason: AuthError["reason"]) => Effect.fail(new AuthError({ reason }))
 
-    const authenticate = Effect.fn("Auth.authenticate")(function*(authorization: string | undefined) {
+    const authenticate = Effect.fnUntraced(function*(authorization: string | undefined) {
       const token = bearerToken(authorization)
       if (token === undefined) return yield* fail(new MissingKey())
       const record = yield* lookup(hashSecret(token))
@@ -66,7 +67,7 @@ export class Auth extends Context.Service<Auth, {
         orgId: record.orgId,
         allowedSvcToolIds: record.allowedSvcToolIds
       }
-    })
+    }, hotSpan("Auth.authenticate"))
 
     const forget = (keyId: string) => {
       for (const [hash, entry] of cache) if (entry.record?.id === keyId) cache.delete(hash)

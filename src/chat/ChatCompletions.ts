@@ -14,6 +14,7 @@ import type { ProviderCall } from "../providers/Provider.ts"
 import type { ProviderError } from "../providers/ProviderError.ts"
 import { Providers, type Target } from "../providers/Providers.ts"
 import { PendingCalls } from "../tools/PendingCalls.ts"
+import { hotSpan } from "../Tracing.ts"
 import { Policy } from "../tools/Policy.ts"
 import type { SvcTool } from "../tools/SvcTool.ts"
 import type { ChatCall } from "./ChatRequest.ts"
@@ -133,7 +134,7 @@ export class ChatCompletions extends Context.Service<ChatCompletions, {
       return { messages, settings, targets }
     })
 
-    const complete = Effect.fn("ChatCompletions.complete")(function*(context: ChatContext) {
+    const complete = Effect.fnUntraced(function*(context: ChatContext) {
       const { messages, settings, targets } = yield* prepare(context)
       let first: Target | undefined
       const outcome = yield* completeWithTools(settings, messages, (history) =>
@@ -147,9 +148,9 @@ export class ChatCompletions extends Context.Service<ChatCompletions, {
             })
           ))
       return { ...outcome, target: first ?? targets[0]! }
-    })
+    }, hotSpan("ChatCompletions.complete"))
 
-    const stream = Effect.fn("ChatCompletions.stream")(function*(context: ChatContext) {
+    const stream = Effect.fnUntraced(function*(context: ChatContext) {
       const { messages, settings, targets } = yield* prepare(context)
       const callFor = (history: ReadonlyArray<ChatMessage>) => (target: Target) =>
         toProviderCall(context.call, target.modelId, context.requestId, history, settings.svcTools)
@@ -168,7 +169,7 @@ export class ChatCompletions extends Context.Service<ChatCompletions, {
         }))
       const chunks = streamWithTools(settings, messages, opened.value, nextRound, summary)
       return { target: opened.target, chunks, summary }
-    })
+    }, hotSpan("ChatCompletions.stream"))
 
     return ChatCompletions.of({ complete, stream })
   }))

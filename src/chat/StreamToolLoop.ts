@@ -48,7 +48,11 @@ class Round {
   readonly calls = new Map<number, PartialCall>()
   private clientCalls = 0
 
-  constructor(readonly number: number) {}
+  readonly number: number
+
+  constructor(number: number) {
+    this.number = number
+  }
 
   private toolDeltas(deltas: ReadonlyArray<ToolCallDelta>): ReadonlyArray<ToolCallDelta> {
     const forwarded: Array<ToolCallDelta> = []

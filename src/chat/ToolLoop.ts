@@ -118,4 +118,4 @@ export const completeWithTools = <R>(
       }
       history = [...history, assistantTurn(choice.message), ...toolResultMessages(results)]
     }
-  }).pipe(Effect.withSpan("ToolLoop.complete"))
+  })

@@ -1,15 +1,8 @@
 /** The shape every admin route shares: admin token first, typed errors as JSON, lists in OpenAI's envelope. */
-import { Effect, Schema } from "effect"
+import { Effect } from "effect"
 import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { AdminAuth } from "../auth/AdminAuth.ts"
 import { type EdgeError, respondWithErrors } from "./ErrorResponse.ts"
-
-/** A display name: trimmed, 1 to 200 characters. */
-export const Name = Schema.String.check(
-  Schema.isTrimmed({ message: "Expected no leading or trailing spaces" }),
-  Schema.isMinLength(1, { message: "Expected a non-empty name" }),
-  Schema.isMaxLength(200, { message: "Expected at most 200 characters" })
-)
 
 export const list = <A>(data: ReadonlyArray<A>) => HttpServerResponse.jsonUnsafe({ object: "list", data })
 

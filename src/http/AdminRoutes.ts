@@ -9,7 +9,8 @@ import { Orgs } from "../admin/Orgs.ts"
 import { Auth } from "../auth/Auth.ts"
 import { ApiKeys } from "../keys/ApiKeys.ts"
 import { ToolRegistry } from "../tools/ToolRegistry.ts"
-import { adminRoute, list, Name, pathParam } from "./AdminRoute.ts"
+import { Name, parseExpiry } from "../admin/AdminInput.ts"
+import { adminRoute, list, pathParam } from "./AdminRoute.ts"
 import { decodeInput } from "./DecodeInput.ts"
 import { readJsonBody } from "./JsonBody.ts"
 import { RequestError } from "./RequestError.ts"
@@ -45,18 +46,6 @@ const checkAllowedTools = (ids: ReadonlyArray<string> | null | undefined) =>
     return [...new Set(ids)]
   })
 
-/** `expires_at` as a Date: an ISO 8601 date-time in the future, or null for a key that never expires. */
-export const parseExpiry = (value: string | null | undefined): Effect.Effect<Date | null, RequestError> => {
-  if (value === null || value === undefined) return Effect.succeed(null)
-  const date = new Date(value)
-  if (!/^\d{4}-\d{2}-\d{2}T/.test(value) || Number.isNaN(date.getTime())) {
-    return Effect.fail(RequestError.invalidField("expires_at", "Invalid value for 'expires_at': expected an ISO 8601 date-time such as 2030-01-31T00:00:00Z."))
-  }
-  if (date.getTime() <= Date.now()) {
-    return Effect.fail(RequestError.invalidField("expires_at", "Invalid value for 'expires_at': the time is in the past."))
-  }
-  return Effect.succeed(date)
-}
 
 const createOrg = adminRoute(
   "POST",

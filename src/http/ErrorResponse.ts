@@ -126,7 +126,17 @@ const describeProvider = (error: ProviderError): Described => {
   const reason = error.reason
   switch (reason._tag) {
     case "UpstreamStatus":
-      // the provider's own 4xx is the client's business: pass it through as it is
+      // the provider refusing the gateway's own credentials is not the client's key failing, and its
+      // message may echo part of the provider key: say it is the gateway's configuration
+      if (reason.status === 401 || reason.status === 403) {
+        return body(
+          502,
+          "upstream_error",
+          "upstream_auth_failed",
+          `The provider '${error.provider}' refused the gateway's credentials (status ${reason.status}); check the provider's API key in the gateway's configuration.`
+        )
+      }
+      // the provider's other 4xx are the client's business: pass them through as they are
       if (reason.status >= 400 && reason.status < 500) {
         return body(
           reason.status,

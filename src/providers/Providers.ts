@@ -68,13 +68,17 @@ export const makeRegistry = (routing: Routing, providers: ReadonlyMap<string, Pr
       : Effect.succeed([target])
   }
 
-  const models: ReadonlyArray<ModelEntry> = [...providers.values()].flatMap((provider) =>
-    provider.models.map((model) => ({ id: `${provider.name}/${model}`, owned_by: provider.name }))
-  ).concat(
-    routing.routes
-      .filter((route) => !route.match.includes("*"))
-      .map((route) => ({ id: route.match, owned_by: route.provider }))
-  )
+  // an exact route decides where its address goes, so it wins over a provider's own listing
+  const listed = new Map<string, ModelEntry>()
+  for (const provider of providers.values()) {
+    for (const model of provider.models) {
+      listed.set(`${provider.name}/${model}`, { id: `${provider.name}/${model}`, owned_by: provider.name })
+    }
+  }
+  for (const route of routing.routes) {
+    if (!route.match.includes("*")) listed.set(route.match, { id: route.match, owned_by: route.provider })
+  }
+  const models: ReadonlyArray<ModelEntry> = [...listed.values()]
 
   return Effect.succeed(Providers.of({ resolve, models }))
 }

@@ -18,6 +18,7 @@ import type { Caller } from "../auth/Auth.ts"
 import { GatewayConfig } from "../Config.ts"
 import { InvalidSvcToolIds, RequestError } from "../http/RequestError.ts"
 import { ApiKeys } from "../keys/ApiKeys.ts"
+import { hotSpan } from "../Tracing.ts"
 import type { SvcTool } from "./SvcTool.ts"
 import { ToolRegistry } from "./ToolRegistry.ts"
 
@@ -126,7 +127,7 @@ export class Policy extends Context.Service<Policy, {
         }))
     }
 
-    const toolsFor = Effect.fn("Policy.toolsFor")(function*(
+    const toolsFor = Effect.fnUntraced(function*(
       caller: Caller,
       listed: ReadonlyArray<string>,
       toolChoice: "none" | "auto" | undefined,
@@ -137,7 +138,7 @@ export class Policy extends Context.Service<Policy, {
         return yield* new RequestError({ reason: new InvalidSvcToolIds({ invalid: selected.invalid }) })
       }
       return selected.tools
-    })
+    }, hotSpan("Policy.toolsFor"))
 
     const orgTools = Effect.fn("Policy.orgTools")(function*(orgId: string) {
       yield* orgs.get(orgId)

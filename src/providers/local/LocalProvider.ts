@@ -8,6 +8,7 @@ import { Effect, Random, Stream } from "effect"
 import type { Provider, ProviderCall } from "../Provider.ts"
 import { ProviderError, UpstreamStatus } from "../ProviderError.ts"
 import { answer, chunksOf, completionOf, ECHO_MODEL, usageOf } from "./LocalReply.ts"
+import { hotSpan } from "../../Tracing.ts"
 
 const NAME = "local"
 
@@ -38,14 +39,14 @@ const decide = Effect.fnUntraced(function*(call: ProviderCall) {
   return { reply, usage: usageOf(call.messages, reply) }
 })
 
-const complete = Effect.fn("LocalProvider.complete")(function*(call: ProviderCall) {
+const complete = Effect.fnUntraced(function*(call: ProviderCall) {
   const { reply, usage } = yield* decide(call)
   return completionOf(reply, usage)
-})
+}, hotSpan("LocalProvider.complete"))
 
 const stream = (call: ProviderCall) =>
   Stream.unwrap(Effect.map(decide(call), ({ reply, usage }) => Stream.fromIterable(chunksOf(reply, usage)))).pipe(
-    Stream.withSpan("LocalProvider.stream")
+    Stream.withSpan("LocalProvider.stream", { captureStackTrace: false })
   )
 
 export const LocalProvider: Provider = {

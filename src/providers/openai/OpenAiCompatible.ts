@@ -9,6 +9,7 @@ import { Sse } from "effect/encoding"
 import { HttpClient, HttpClientError, HttpClientRequest } from "effect/http"
 import type { HttpClientResponse } from "effect/http"
 import type { Completion, CompletionChunk } from "../../chat/ChatWire.ts"
+import { hotSpan } from "../../Tracing.ts"
 import type { Provider, ProviderCall } from "../Provider.ts"
 import {
   ProviderError,
@@ -105,7 +106,7 @@ export const make = (options: OpenAiCompatibleOptions): Effect.Effect<Provider, 
       return yield* Effect.fail(fail(decodeErrorResponse(response.status, body)))
     })
 
-    const complete = Effect.fn("OpenAiCompatible.complete")(
+    const complete = Effect.fnUntraced(
       function*(call: ProviderCall) {
         yield* Effect.annotateCurrentSpan({ "gateway.provider": options.name, "gateway.model": call.modelId })
         const response = yield* send(call, false)
@@ -114,7 +115,8 @@ export const make = (options: OpenAiCompatibleOptions): Effect.Effect<Provider, 
         return Result.isSuccess(completion) ? completion.success : yield* Effect.fail(fail(completion.failure))
       },
       (effect): Effect.Effect<Completion, ProviderError> =>
-        Effect.timeoutOrElse(effect, { duration: total, orElse: () => timedOut("total") })
+        Effect.timeoutOrElse(effect, { duration: total, orElse: () => timedOut("total") }),
+      hotSpan("OpenAiCompatible.complete")
     )
 
     const chunks = (
@@ -169,7 +171,8 @@ export const make = (options: OpenAiCompatibleOptions): Effect.Effect<Provider, 
           : chunks(response, call.modelId))).pipe(
         Stream.interruptWhen(Effect.andThen(Effect.sleep(total), timedOut("total"))),
         Stream.withSpan("OpenAiCompatible.stream", {
-          attributes: { "gateway.provider": options.name, "gateway.model": call.modelId }
+          attributes: { "gateway.provider": options.name, "gateway.model": call.modelId },
+          captureStackTrace: false
         })
       )
 

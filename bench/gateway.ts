@@ -1,0 +1,155 @@
+/**
+ * The gateway under test, for the bench: start `src/main.ts` as a child process with a fresh data dir and
+ * a config whose only provider is the fake upstream, wait for `GET /ready`, then create an org and an API
+ * key through the admin API. Every unexpected answer becomes an error that quotes what the gateway said.
+ */
+import { type ChildProcess, spawn } from "node:child_process"
+import { closeSync, existsSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join, resolve } from "node:path"
+import { atCleanup, freePort, httpCall, isRunning, sleep, stopChild, track } from "./proc.ts"
+
+/** One gateway configuration to benchmark; `env` is added on top of the base environment. */
+export interface GatewayVariant {
+  readonly name: string
+  readonly env: Readonly<Record<string, string>>
+}
+
+export const ADMIN_TOKEN = "bench-admin-token"
+const READY_TIMEOUT_MS = 60_000
+
+export interface RunningGateway {
+  readonly variant: GatewayVariant
+  readonly child: ChildProcess
+  readonly baseUrl: string
+  readonly apiKey: string
+  readonly logFile: string
+  readonly stop: () => Promise<void>
+}
+
+/** The gateway's entry, relative to the repo root; BENCH_GATEWAY_ENTRY swaps it (e.g. for a stand-in). */
+export const gatewayEntry = (): string => process.env["BENCH_GATEWAY_ENTRY"] ?? "src/main.ts"
+
+export const gatewayAvailable = (repoRoot: string): boolean => existsSync(resolve(repoRoot, gatewayEntry()))
+
+/** The last `lines` lines of a log file, for error reports. */
+export const logTail = (file: string, lines = 30): string => {
+  try {
+    return readFileSync(file, "utf8").trimEnd().split("\n").slice(-lines).join("\n")
+  } catch {
+    return "(no log)"
+  }
+}
+
+const describe = (method: string, path: string, status: number, body: string): string =>
+  `${method} ${path} answered ${status}: ${body.length > 500 ? `${body.slice(0, 500)}...` : body}`
+
+const parseObject = (body: string): Record<string, unknown> | undefined => {
+  try {
+    const parsed: unknown = JSON.parse(body)
+    return typeof parsed === "object" && parsed !== null && !Array.isArray(parsed)
+      ? (parsed as Record<string, unknown>)
+      : undefined
+  } catch {
+    return undefined
+  }
+}
+
+/** POST to the admin API, expecting 201 and a JSON object with the given string fields. */
+const adminPost = async (
+  baseUrl: string,
+  path: string,
+  body: unknown,
+  fields: ReadonlyArray<string>
+): Promise<Record<string, unknown>> => {
+  const answer = await httpCall(`${baseUrl}${path}`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
+    body: JSON.stringify(body)
+  })
+  const parsed = parseObject(answer.body)
+  if (answer.status !== 201 || parsed === undefined) throw new Error(describe("POST", path, answer.status, answer.body))
+  const missing = fields.filter((field) => typeof parsed[field] !== "string")
+  if (missing.length > 0) {
+    throw new Error(`${describe("POST", path, answer.status, answer.body)} (missing string field(s): ${missing.join(", ")})`)
+  }
+  return parsed
+}
+
+const waitReady = async (child: ChildProcess, baseUrl: string, logFile: string): Promise<void> => {
+  const deadline = Date.now() + READY_TIMEOUT_MS
+  let last = "no answer yet"
+  while (Date.now() < deadline) {
+    if (!isRunning(child)) {
+      throw new Error(
+        `gateway exited before it was ready (code ${String(child.exitCode)}, signal ${String(child.signalCode)}); log tail:\n${logTail(logFile)}`
+      )
+    }
+    try {
+      const answer = await httpCall(`${baseUrl}/ready`, { timeoutMs: 2_000 })
+      if (answer.status === 200) return
+      last = describe("GET", "/ready", answer.status, answer.body)
+    } catch (error) {
+      last = `GET /ready: ${error instanceof Error ? error.message : String(error)}`
+    }
+    await sleep(200)
+  }
+  throw new Error(`gateway not ready within ${READY_TIMEOUT_MS / 1000} s (last: ${last}); log tail:\n${logTail(logFile)}`)
+}
+
+/**
+ * Start one gateway variant against the fake upstream and provision an API key. The child's stdout and
+ * stderr go to `<resultsDir>/<variant>.log`. On any failure the child is stopped before rethrowing.
+ */
+export const startGateway = async (options: {
+  readonly repoRoot: string
+  readonly resultsDir: string
+  readonly upstreamPort: number
+  readonly variant: GatewayVariant
+}): Promise<RunningGateway> => {
+  const { repoRoot, resultsDir, upstreamPort, variant } = options
+  const tempDir = mkdtempSync(join(tmpdir(), `svc-gateway-bench-${variant.name}-`))
+  const removeTemp = (): void => rmSync(tempDir, { recursive: true, force: true })
+  atCleanup(removeTemp)
+  const configFile = join(tempDir, "config.json")
+  writeFileSync(configFile, JSON.stringify({
+    providers: { bench: { adapter: "openai-compatible", base_url: `http://127.0.0.1:${upstreamPort}/v1` } }
+  }))
+  const port = await freePort()
+  const baseUrl = `http://127.0.0.1:${port}`
+  const logFile = join(resultsDir, `${variant.name}.log`)
+  const logFd = openSync(logFile, "w")
+  const child = track(spawn(process.execPath, [gatewayEntry()], {
+    cwd: repoRoot,
+    env: {
+      ...process.env,
+      PORT: String(port),
+      HOST: "127.0.0.1",
+      GATEWAY_DATA_DIR: join(tempDir, "data"),
+      GATEWAY_ADMIN_TOKEN: ADMIN_TOKEN,
+      GATEWAY_CONFIG: configFile,
+      GATEWAY_BOOTSTRAP: "false",
+      ...variant.env
+    },
+    stdio: ["ignore", logFd, logFd]
+  }))
+  closeSync(logFd)
+  const stop = async (): Promise<void> => {
+    await stopChild(child, 5_000)
+    removeTemp()
+  }
+  try {
+    await waitReady(child, baseUrl, logFile)
+    const org = await adminPost(baseUrl, "/admin/v1/orgs", { name: "bench" }, ["id", "name", "created_at"])
+    const key = await adminPost(
+      baseUrl,
+      `/admin/v1/orgs/${encodeURIComponent(String(org["id"]))}/keys`,
+      { name: "bench" },
+      ["id", "name", "key", "prefix", "created_at"]
+    )
+    return { variant, child, baseUrl, apiKey: String(key["key"]), logFile, stop }
+  } catch (error) {
+    await stop()
+    throw error
+  }
+}

@@ -1,0 +1,89 @@
+/**
+ * Bench sanity checks: before a target is loaded, one non-stream and one stream request must come back
+ * as a well-formed chat completion carrying the fake upstream's text, so a fast error page is never
+ * mistaken for a fast gateway. Failures quote the status and body the target answered.
+ */
+import { EXPECTED_CONTENT } from "./fake-upstream.ts"
+import { type HttpAnswer, httpCall } from "./proc.ts"
+import type { Mode } from "./report.ts"
+
+export interface Target {
+  readonly name: string
+  /** Full URL of the chat-completions endpoint. */
+  readonly url: string
+  readonly headers: Readonly<Record<string, string>>
+  readonly model: string
+}
+
+export const STREAM_END = "data: [DONE]\n\n"
+
+export const requestBody = (model: string, mode: Mode): string =>
+  JSON.stringify({
+    model,
+    messages: [
+      { role: "system", content: "You are a benchmark." },
+      { role: "user", content: "Say hello." }
+    ],
+    ...(mode === "stream" ? { stream: true } : {})
+  })
+
+const snippet = (answer: HttpAnswer): string =>
+  `HTTP ${answer.status} content-type=${String(answer.headers["content-type"])}: ${
+    answer.body.length > 400 ? `${answer.body.slice(0, 400)}...` : answer.body
+  }`
+
+const asRecord = (value: unknown): Record<string, unknown> | undefined =>
+  typeof value === "object" && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined
+
+const firstChoice = (value: unknown): Record<string, unknown> | undefined => {
+  const choices = asRecord(value)?.["choices"]
+  return Array.isArray(choices) ? asRecord(choices[0]) : undefined
+}
+
+const checkNonStream = (answer: HttpAnswer): string | undefined => {
+  if (answer.status !== 200) return `expected 200, got ${snippet(answer)}`
+  let parsed: unknown
+  try {
+    parsed = JSON.parse(answer.body)
+  } catch {
+    return `body is not JSON: ${snippet(answer)}`
+  }
+  if (asRecord(parsed)?.["object"] !== "chat.completion") return `object is not "chat.completion": ${snippet(answer)}`
+  const content = asRecord(firstChoice(parsed)?.["message"])?.["content"]
+  if (content !== EXPECTED_CONTENT) return `choices[0].message.content is ${JSON.stringify(content)}: ${snippet(answer)}`
+  return undefined
+}
+
+const checkStream = (answer: HttpAnswer): string | undefined => {
+  if (answer.status !== 200) return `expected 200, got ${snippet(answer)}`
+  if (!String(answer.headers["content-type"]).startsWith("text/event-stream")) return `not an event stream: ${snippet(answer)}`
+  if (!answer.body.endsWith(STREAM_END)) return `stream does not end with "data: [DONE]": ${snippet(answer)}`
+  let text = ""
+  for (const event of answer.body.split("\n\n")) {
+    const data = event.split("\n").find((line) => line.startsWith("data:"))?.slice(5).trim()
+    if (data === undefined || data === "[DONE]") continue
+    try {
+      const delta = asRecord(firstChoice(JSON.parse(data))?.["delta"])?.["content"]
+      if (typeof delta === "string") text += delta
+    } catch {
+      return `event is not JSON (${JSON.stringify(data.slice(0, 200))}): ${snippet(answer)}`
+    }
+  }
+  if (text !== EXPECTED_CONTENT) return `streamed content is ${JSON.stringify(text)}, expected ${JSON.stringify(EXPECTED_CONTENT)}`
+  return undefined
+}
+
+/** Throws with what the target answered if either mode does not look like the fake upstream's reply. */
+export const sanityCheck = async (target: Target): Promise<void> => {
+  for (const mode of ["non-stream", "stream"] as const) {
+    const problem = await httpCall(target.url, {
+      method: "POST",
+      headers: { ...target.headers },
+      body: requestBody(target.model, mode)
+    }).then(
+      (answer) => (mode === "stream" ? checkStream(answer) : checkNonStream(answer)),
+      (error: unknown) => (error instanceof Error ? error.message : String(error))
+    )
+    if (problem !== undefined) throw new Error(`${target.name} ${mode} sanity check, POST ${target.url}: ${problem}`)
+  }
+}

@@ -1,0 +1,136 @@
+/**
+ * The admin operations the command line runs, behind one service with two ways to the data:
+ * `layerStore` opens the store itself (the server's repositories, settings from the environment) and
+ * `layerHttp` goes through a running gateway's admin API. Both take the admin API's input, validate it
+ * the same way and fail with the same messages, so a command never knows which one it talks to.
+ */
+import { type Config, Context, Effect, Layer, Schema } from "effect"
+import type { SqlError } from "effect/sql"
+import type { AdminError } from "../admin/AdminError.ts"
+import { type Org, Orgs } from "../admin/Orgs.ts"
+import { GatewayConfig } from "../Config.ts"
+import { decodeInput } from "../http/DecodeInput.ts"
+import { describeError } from "../http/ErrorResponse.ts"
+import { Name, parseExpiry } from "../admin/AdminInput.ts"
+import type { RequestError } from "../http/RequestError.ts"
+import { type ApiKeyInfo, ApiKeys, type CreatedApiKey } from "../keys/ApiKeys.ts"
+import { DatabaseLive } from "../store/Database.ts"
+import { type DataDirLockError, DataDirLockLive } from "../store/DataDirLock.ts"
+import { AdminClientError } from "./AdminClientError.ts"
+import { type HttpOptions, makeHttpAdmin } from "./AdminHttp.ts"
+
+/** A new key as the admin API takes it: `expiresAt` is the ISO 8601 text, validated like `expires_at`. */
+export interface KeyInput {
+  readonly name: string
+  readonly expiresAt: string | null
+}
+
+export interface AdminClientShape {
+  readonly createOrg: (name: string) => Effect.Effect<Org, AdminClientError>
+  readonly listOrgs: Effect.Effect<ReadonlyArray<Org>, AdminClientError>
+  /** The result holds the secret: the only time it is ever seen. */
+  readonly createKey: (orgId: string, input: KeyInput) => Effect.Effect<CreatedApiKey, AdminClientError>
+  readonly listKeys: (orgId: string) => Effect.Effect<ReadonlyArray<ApiKeyInfo>, AdminClientError>
+  readonly revokeKey: (keyId: string) => Effect.Effect<ApiKeyInfo, AdminClientError>
+}
+
+// the admin API's input checks, so the store path refuses exactly what the API refuses, in its words
+const decodeName = decodeInput(Schema.Struct({ name: Name }))
+
+/** Store failures in the admin API's words: the same message whichever way the CLI went. */
+const fromStore = (error: RequestError | AdminError | SqlError.SqlError): AdminClientError => {
+  const message = describeError(error).body.error.message
+  switch (error._tag) {
+    case "RequestError":
+      return AdminClientError.invalidInput(message)
+    case "AdminError":
+      return error.reason._tag === "NotFound"
+        ? AdminClientError.notFound(message)
+        : AdminClientError.refused(message)
+    case "SqlError":
+      // the API hides store details from clients; the operator at the CLI needs them
+      return AdminClientError.unavailable(`The store failed: ${error.message}`)
+  }
+}
+
+/** The CLI's words for a held lock: the way out it offers first is `--url`. */
+const lockedMessage = (error: DataDirLockError, pid: number, port: number) =>
+  [
+    `The data folder ${error.dataDir} is in use by another svc-gateway process (pid ${pid}), probably the ` +
+    `running gateway; its embedded PostgreSQL can be opened by one process at a time.`,
+    `Go through the gateway's admin API instead: pass --url http://127.0.0.1:${port} --admin-token <token> ` +
+    `(or set GATEWAY_URL and GATEWAY_ADMIN_TOKEN), or stop the server first.`,
+    `If no svc-gateway process is running, delete ${error.lockFile}.`
+  ].join("\n")
+
+export class AdminClient extends Context.Service<AdminClient, AdminClientShape>()("svc-gateway/cli/AdminClient") {
+  /** Over the repositories already in context: what `layerStore` uses, and what tests share across runs. */
+  static readonly layerRepositories: Layer.Layer<AdminClient, never, Orgs | ApiKeys> = Layer.effect(
+    AdminClient,
+    Effect.gen(function*() {
+      const orgs = yield* Orgs
+      const keys = yield* ApiKeys
+
+      const createOrg = Effect.fn("AdminClient.createOrg")(function*(name: string) {
+        const input = yield* decodeName({ name })
+        return yield* orgs.create(input.name)
+      }, Effect.mapError(fromStore))
+
+      const createKey = Effect.fn("AdminClient.createKey")(function*(orgId: string, input: KeyInput) {
+        const { name } = yield* decodeName({ name: input.name })
+        const expiresAt = yield* parseExpiry(input.expiresAt)
+        return yield* keys.create(orgId, { name, expiresAt })
+      }, Effect.mapError(fromStore))
+
+      return AdminClient.of({
+        createOrg,
+        listOrgs: orgs.list.pipe(Effect.mapError(fromStore)),
+        createKey,
+        listKeys: (orgId) => keys.list(orgId).pipe(Effect.mapError(fromStore)),
+        revokeKey: (keyId) => keys.revoke(keyId).pipe(Effect.mapError(fromStore))
+      })
+    })
+  )
+
+  /**
+   * Opens the store the settings name, as the server does: the data folder's lock first (refused while
+   * the gateway serves it), then the migrated database, then the repositories. Only the repositories of
+   * the server's `StoreServices`: its `AdminAuth` would create and print an admin token on a fresh
+   * store, which is the server's business (and would spoil `--json` output).
+   */
+  static readonly layerStore: Layer.Layer<AdminClient, AdminClientError, GatewayConfig> = Layer.unwrap(
+    Effect.gen(function*() {
+      const config = yield* GatewayConfig
+      const failWith = (error: AdminClientError) => Layer.effect(AdminClient, Effect.fail(error))
+      return AdminClient.layerRepositories.pipe(
+        Layer.provide(ApiKeys.layer),
+        Layer.provide(Orgs.layer),
+        Layer.provide(DatabaseLive),
+        Layer.provide(DataDirLockLive),
+        Layer.catchTag("DataDirLockError", (error) =>
+          failWith(
+            error.reason._tag === "LockHeld"
+              ? AdminClientError.storeLocked(lockedMessage(error, error.reason.pid, config.port))
+              : AdminClientError.unavailable(error.message)
+          )),
+        Layer.catchTag(["SqlError", "MigrationError"], (error) =>
+          failWith(AdminClientError.unavailable(`Could not open the store: ${error.message}`)))
+      )
+    })
+  )
+
+  /** `layerStore` with its settings from `config`: the environment's (`GatewayConfig.layer`) or a test's. */
+  static readonly layerStoreWith = (config: Layer.Layer<GatewayConfig, Config.ConfigError>) =>
+    AdminClient.layerStore.pipe(
+      Layer.provide(config),
+      Layer.catchTag("ConfigError", (error) =>
+        Layer.effect(
+          AdminClient,
+          Effect.fail(AdminClientError.invalidInput(`Invalid settings in the environment: ${error.message}`))
+        ))
+    )
+
+  /** Through a running gateway's admin API (`<url>/admin/v1/...`) with the admin token. */
+  static readonly layerHttp = (options: HttpOptions) => Layer.effect(AdminClient, makeHttpAdmin(options))
+}
+

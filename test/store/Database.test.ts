@@ -1,0 +1,61 @@
+/**
+ * The embedded store keeps its data in `GATEWAY_DATA_DIR` across restarts. PGlite only: this runs the
+ * same with or without `DATABASE_URL`, since it is about the files PGlite writes.
+ */
+import { assert, describe, it } from "@effect/vitest"
+import { Effect, Layer } from "effect"
+import { SqlClient } from "effect/sql"
+import { existsSync, mkdtempSync, rmSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { Orgs } from "../../src/admin/Orgs.ts"
+import { GatewayConfig } from "../../src/Config.ts"
+import { DatabaseLive } from "../../src/store/Database.ts"
+import { unique } from "../utils/TestStore.ts"
+
+/** A gateway store in `dataDir`, opened by the production layers; closed when the effect ends. */
+const inDataDir = (dataDir: string) =>
+  Orgs.layer.pipe(Layer.provideMerge(DatabaseLive), Layer.provide(GatewayConfig.layerFrom({ GATEWAY_DATA_DIR: dataDir })))
+
+const tempDir = Effect.acquireRelease(
+  Effect.sync(() => mkdtempSync(join(tmpdir(), "svc-gateway-store-"))),
+  (dir) => Effect.sync(() => rmSync(dir, { recursive: true, force: true }))
+)
+
+describe("Database (PGlite in a data directory)", () => {
+  it.effect("an org created before a restart is found after it, and migrations are not re-run", () =>
+    Effect.gen(function*() {
+      const dir = yield* tempDir
+      const appliedCount = Effect.gen(function*() {
+        const sql = yield* SqlClient.SqlClient
+        const rows = yield* sql<{ readonly n: number }>`SELECT count(*)::int AS n FROM effect_sql_migrations`
+        return rows[0]?.n
+      })
+
+      const [created, migrations] = yield* Effect.gen(function*() {
+        const org = yield* (yield* Orgs).create(unique("durable"))
+        return [org, yield* appliedCount] as const
+      }).pipe(Effect.provide(inDataDir(dir)))
+      assert.isTrue(existsSync(join(dir, "pg")), "PGlite writes under <GATEWAY_DATA_DIR>/pg")
+
+      const [found, count, migrationsAfter] = yield* Effect.gen(function*() {
+        const orgs = yield* Orgs
+        return [yield* orgs.get(created.id), yield* orgs.count, yield* appliedCount] as const
+      }).pipe(Effect.provide(inDataDir(dir)))
+      assert.deepStrictEqual(found, created)
+      assert.strictEqual(count, 1)
+      assert.strictEqual(migrationsAfter, migrations)
+    }))
+
+  it.effect("memory:// keeps nothing: a second store starts empty", () =>
+    Effect.gen(function*() {
+      const countAfterCreate = Effect.gen(function*() {
+        const orgs = yield* Orgs
+        const before = yield* orgs.count
+        yield* orgs.create(unique("ephemeral"))
+        return before
+      }).pipe(Effect.provide(inDataDir("memory://")))
+      assert.strictEqual(yield* countAfterCreate, 0)
+      assert.strictEqual(yield* countAfterCreate, 0)
+    }))
+})

@@ -1,0 +1,87 @@
+/**
+ * The schema: migrations apply on an empty store, the second application is a no-op, and the suite
+ * really runs on the store the environment names (PGlite, or the `DATABASE_URL` server).
+ */
+import { NodeServices } from "@effect/platform-node"
+import { assert, layer } from "@effect/vitest"
+import { Effect, Layer } from "effect"
+import { SqlClient } from "effect/sql"
+import { Migrations } from "../../src/store/Migrations.ts"
+import { FreshStore, unique, usingPostgres } from "../utils/TestStore.ts"
+
+const appliedMigrations = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  const rows = yield* sql<{ readonly migration_id: number; readonly name: string }>`
+    SELECT migration_id, name FROM effect_sql_migrations ORDER BY migration_id`
+  return rows.map((row) => [row.migration_id, row.name] as const)
+})
+
+const columnsOf = (table: string) =>
+  Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const rows = yield* sql<{ readonly column_name: string }>`SELECT column_name FROM information_schema.columns
+      WHERE table_schema = current_schema() AND table_name = ${table} ORDER BY column_name`
+    return rows.map((row) => row.column_name)
+  })
+
+/** The migrations layer built once more over the current store, as a restarted gateway would. */
+const migrateAgain = Layer.build(Layer.fresh(Migrations.pipe(Layer.provide(NodeServices.layer))))
+
+layer(FreshStore())("Migrations", (it) => {
+  it.effect("run on the store the environment names", () =>
+    Effect.gen(function*() {
+      const sql = yield* SqlClient.SqlClient
+      const [row] = yield* sql<{ readonly version: string }>`SELECT version() AS version`
+      assert.isDefined(row)
+      assert.strictEqual(row.version.includes("PGlite"), !usingPostgres, row.version)
+    }))
+
+  it.effect("apply to an empty store: numbered from 1 in order, with the core tables", () =>
+    Effect.gen(function*() {
+      const applied = yield* appliedMigrations
+      assert.deepStrictEqual(applied[0], [1, "orgs_and_keys"])
+      assert.deepStrictEqual(applied.map(([id]) => id), applied.map((_, index) => index + 1))
+      assert.includeMembers(yield* columnsOf("orgs"), ["created_at", "id", "name"])
+      assert.includeMembers(yield* columnsOf("api_keys"), [
+        "created_at",
+        "expires_at",
+        "id",
+        "key_hash",
+        "last_used_at",
+        "name",
+        "org_id",
+        "prefix",
+        "revoked_at"
+      ])
+      assert.includeMembers(yield* columnsOf("gateway_settings"), ["name", "updated_at", "value"])
+    }))
+
+  it.effect("applying them again changes nothing and keeps the data", () =>
+    Effect.gen(function*() {
+      const sql = yield* SqlClient.SqlClient
+      const before = yield* appliedMigrations
+      const name = unique("kept-org")
+      yield* sql`INSERT INTO orgs (id, name) VALUES (${name}, ${name})`
+      yield* migrateAgain
+      yield* migrateAgain
+      assert.deepStrictEqual(yield* appliedMigrations, before)
+      const rows = yield* sql<{ readonly name: string }>`SELECT name FROM orgs WHERE id = ${name}`
+      assert.deepStrictEqual(rows.map((row) => row.name), [name])
+    }))
+
+  it.effect("key hashes are unique and keys need an existing org", () =>
+    Effect.gen(function*() {
+      const sql = yield* SqlClient.SqlClient
+      const org = unique("org")
+      yield* sql`INSERT INTO orgs (id, name) VALUES (${org}, ${org})`
+      const insertKey = (id: string, orgId: string, hash: string) =>
+        sql`INSERT INTO api_keys (id, org_id, name, key_hash, prefix) VALUES (${id}, ${orgId}, ${"k"}, ${hash}, ${"sk-svc-abcdef"})`
+      const hash = unique("hash")
+      yield* insertKey(unique("key"), org, hash)
+      const duplicate = yield* Effect.flip(insertKey(unique("key"), org, hash))
+      assert.strictEqual(duplicate.reason._tag, "UniqueViolation")
+      const orphan = yield* Effect.flip(insertKey(unique("key"), unique("no-such-org"), unique("hash")))
+      assert.strictEqual(orphan.reason._tag, "ConstraintError")
+    }))
+})
+

@@ -1,0 +1,212 @@
+/**
+ * Auth with a fake ApiKeys layer: every outcome of a bearer header, `markUsed` on success only, and the
+ * lookup cache (hit within the TTL, `forget`, expiry after the TTL). `bearerToken` as a table.
+ */
+import { assert, describe, it } from "@effect/vitest"
+import { Effect, Layer } from "effect"
+import { Auth, bearerToken } from "../../../src/auth/Auth.ts"
+import { GatewayConfig } from "../../../src/Config.ts"
+import { hashSecret } from "../../../src/keys/ApiKeySecret.ts"
+import { ApiKeys, type KeyRecord } from "../../../src/keys/ApiKeys.ts"
+import { makeTestLayer } from "../../utils/TestLayer.ts"
+
+const record = (id: string, overrides: Partial<KeyRecord> = {}): KeyRecord => ({
+  id,
+  orgId: "org_1",
+  name: `name of ${id}`,
+  expiresAt: null,
+  revokedAt: null,
+  allowedSvcToolIds: null,
+  ...overrides
+})
+
+const SECRETS = {
+  valid: "sk-svc-valid0000000000000000000000000000000000",
+  other: "sk-svc-other0000000000000000000000000000000000",
+  revoked: "sk-svc-revoked00000000000000000000000000000000",
+  expired: "sk-svc-expired00000000000000000000000000000000",
+  unknown: "sk-svc-unknown00000000000000000000000000000000"
+}
+
+/** A store of keys by secret hash that counts lookups and records `markUsed`. */
+const makeFakeKeys = () => {
+  const byHash = new Map<string, KeyRecord>([
+    [hashSecret(SECRETS.valid), record("key_valid", { allowedSvcToolIds: ["web"] })],
+    [hashSecret(SECRETS.other), record("key_other", { expiresAt: new Date(Date.now() + 3_600_000) })],
+    [hashSecret(SECRETS.revoked), record("key_revoked", { revokedAt: new Date("2026-01-01T00:00:00Z") })],
+    [hashSecret(SECRETS.expired), record("key_expired", { expiresAt: new Date("2025-02-03T04:05:06.000Z") })]
+  ])
+  const lookups: Array<string> = []
+  const used: Array<string> = []
+  const layer = makeTestLayer(ApiKeys)({
+    findByHash: (hash) =>
+      Effect.sync(() => {
+        lookups.push(hash)
+        return byHash.get(hash)
+      }),
+    markUsed: (keyId) => {
+      used.push(keyId)
+    }
+  })
+  return { byHash, lookups, used, layer }
+}
+
+/** Runs `body` with an Auth over a fresh fake store, caching for `ttl`. */
+const withAuth = <A, E>(
+  ttl: string,
+  body: (auth: Auth["Service"], fake: ReturnType<typeof makeFakeKeys>) => Effect.Effect<A, E>
+) => {
+  const fake = makeFakeKeys()
+  const layer = Auth.layer.pipe(
+    Layer.provide(fake.layer),
+    Layer.provide(GatewayConfig.layerFrom({ GATEWAY_KEY_CACHE_TTL: ttl }))
+  )
+  return Effect.gen(function*() {
+    return yield* body(yield* Auth, fake)
+  }).pipe(Effect.provide(layer))
+}
+
+/** The failure reason's tag, or "ok". */
+const outcome = (auth: Auth["Service"], header: string | undefined) =>
+  auth.authenticate(header).pipe(
+    Effect.map(() => "ok"),
+    Effect.catchTag("AuthError", (error) => Effect.succeed(error.reason._tag))
+  )
+
+const sleep = (ms: number) => Effect.promise(() => new Promise<void>((resolve) => setTimeout(resolve, ms)))
+
+describe("Auth.authenticate", () => {
+  it.effect("a valid key yields its caller and is marked used", () =>
+    withAuth("5 seconds", (auth, fake) =>
+      Effect.gen(function*() {
+        const caller = yield* auth.authenticate(`Bearer ${SECRETS.valid}`)
+        assert.deepStrictEqual(caller, {
+          keyId: "key_valid",
+          keyName: "name of key_valid",
+          orgId: "org_1",
+          allowedSvcToolIds: ["web"]
+        })
+        assert.deepStrictEqual(fake.lookups, [hashSecret(SECRETS.valid)])
+        assert.deepStrictEqual(fake.used, ["key_valid"])
+        assert.strictEqual(yield* outcome(auth, `Bearer ${SECRETS.other}`), "ok", "a key expiring later is valid")
+      })))
+
+  it.effect("each failure has its reason, and nothing is marked used", () =>
+    withAuth("5 seconds", (auth, fake) =>
+      Effect.gen(function*() {
+        const cases: ReadonlyArray<readonly [string | undefined, string]> = [
+          [undefined, "MissingKey"],
+          ["", "MissingKey"],
+          [SECRETS.valid, "MissingKey"],
+          [`Basic ${SECRETS.valid}`, "MissingKey"],
+          ["Bearer", "MissingKey"],
+          [`Bearer ${SECRETS.valid} trailing`, "MissingKey"],
+          [`Bearer ${SECRETS.unknown}`, "InvalidKey"],
+          [`Bearer ${SECRETS.valid}x`, "InvalidKey"],
+          [`Bearer ${SECRETS.revoked}`, "RevokedKey"],
+          [`Bearer ${SECRETS.expired}`, "ExpiredKey"]
+        ]
+        for (const [header, expected] of cases) {
+          assert.strictEqual(yield* outcome(auth, header), expected, String(header))
+        }
+        assert.deepStrictEqual(fake.used, [])
+      })))
+
+  it.effect("missing and malformed headers never reach the store", () =>
+    withAuth("5 seconds", (auth, fake) =>
+      Effect.gen(function*() {
+        yield* outcome(auth, undefined)
+        yield* outcome(auth, `Token ${SECRETS.valid}`)
+        assert.deepStrictEqual(fake.lookups, [])
+      })))
+
+  it.effect("an expired key says when it expired", () =>
+    withAuth("5 seconds", (auth) =>
+      Effect.gen(function*() {
+        const error = yield* Effect.flip(auth.authenticate(`Bearer ${SECRETS.expired}`))
+        assert.strictEqual(error._tag, "AuthError")
+        if (error._tag !== "AuthError" || error.reason._tag !== "ExpiredKey") return assert.fail(String(error))
+        assert.strictEqual(error.reason.expiredAt, "2025-02-03T04:05:06.000Z")
+      })))
+})
+
+describe("Auth cache", () => {
+  it.live("a second authenticate within the TTL does not hit the store, unknown keys included", () =>
+    withAuth("10 seconds", (auth, fake) =>
+      Effect.gen(function*() {
+        yield* auth.authenticate(`Bearer ${SECRETS.valid}`)
+        yield* auth.authenticate(`Bearer ${SECRETS.valid}`)
+        yield* outcome(auth, `Bearer ${SECRETS.unknown}`)
+        yield* outcome(auth, `Bearer ${SECRETS.unknown}`)
+        assert.deepStrictEqual(fake.lookups, [hashSecret(SECRETS.valid), hashSecret(SECRETS.unknown)])
+        assert.deepStrictEqual(fake.used, ["key_valid", "key_valid"], "every success is marked, cached or not")
+      })))
+
+  it.live("after forget(keyId) the next authenticate reads the store, and sees a revocation", () =>
+    withAuth("10 seconds", (auth, fake) =>
+      Effect.gen(function*() {
+        yield* auth.authenticate(`Bearer ${SECRETS.valid}`)
+        yield* auth.authenticate(`Bearer ${SECRETS.other}`)
+        fake.byHash.set(hashSecret(SECRETS.valid), record("key_valid", { revokedAt: new Date() }))
+        assert.strictEqual(yield* outcome(auth, `Bearer ${SECRETS.valid}`), "ok", "still cached")
+        auth.forget("key_valid")
+        assert.strictEqual(yield* outcome(auth, `Bearer ${SECRETS.valid}`), "RevokedKey")
+        assert.strictEqual(yield* outcome(auth, `Bearer ${SECRETS.other}`), "ok")
+        assert.deepStrictEqual(fake.lookups, [
+          hashSecret(SECRETS.valid),
+          hashSecret(SECRETS.other),
+          hashSecret(SECRETS.valid)
+        ], "forget drops only that key")
+      })))
+
+  it.live("after the TTL the store is read again", () =>
+    withAuth("150 millis", (auth, fake) =>
+      Effect.gen(function*() {
+        yield* auth.authenticate(`Bearer ${SECRETS.valid}`)
+        yield* auth.authenticate(`Bearer ${SECRETS.valid}`)
+        assert.strictEqual(fake.lookups.length, 1)
+        yield* sleep(200)
+        yield* auth.authenticate(`Bearer ${SECRETS.valid}`)
+        assert.strictEqual(fake.lookups.length, 2)
+        yield* auth.authenticate(`Bearer ${SECRETS.valid}`)
+        assert.strictEqual(fake.lookups.length, 2)
+      })))
+
+  it.live("expiry is checked on every call, cached or not", () =>
+    withAuth("10 seconds", (auth, fake) =>
+      Effect.gen(function*() {
+        const secret = "sk-svc-soon0000000000000000000000000000000000"
+        fake.byHash.set(hashSecret(secret), record("key_soon", { expiresAt: new Date(Date.now() + 250) }))
+        assert.strictEqual(yield* outcome(auth, `Bearer ${secret}`), "ok")
+        yield* sleep(300)
+        assert.strictEqual(yield* outcome(auth, `Bearer ${secret}`), "ExpiredKey")
+        assert.strictEqual(fake.lookups.length, 1)
+      })))
+})
+
+describe("bearerToken", () => {
+  const cases: ReadonlyArray<readonly [string | undefined, string | undefined]> = [
+    [undefined, undefined],
+    ["", undefined],
+    ["Bearer abc", "abc"],
+    ["bearer abc", "abc"],
+    ["BEARER abc", "abc"],
+    ["Bearer    abc", "abc"],
+    ["Bearer\tabc", "abc"],
+    ["Bearer abc  ", "abc"],
+    ["Bearer sk-svc-A1b2/+=.", "sk-svc-A1b2/+=."],
+    ["Bearer", undefined],
+    ["Bearer ", undefined],
+    ["Bearer a b", undefined],
+    [" Bearer abc", undefined],
+    ["Bearerabc", undefined],
+    ["Basic abc", undefined],
+    ["Token abc", undefined],
+    ["abc", undefined]
+  ]
+  for (const [header, expected] of cases) {
+    it(`${JSON.stringify(header)} → ${JSON.stringify(expected)}`, () => {
+      assert.strictEqual(bearerToken(header), expected)
+    })
+  }
+})
