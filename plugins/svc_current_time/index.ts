@@ -28,9 +28,36 @@ export const isoInZone = (epochMs: number, timeZone: string): string => {
   return `${pad(year, 4)}-${parts["month"]}-${parts["day"]}T${parts["hour"]}:${parts["minute"]}:${parts["second"]}${offset}`
 }
 
+/**
+ * CLDR ids (what Intl answers) that differ from IANA's canonical names: zones IANA renamed since.
+ * Without this, `Asia/Kolkata` would come back as `Asia/Calcutta`.
+ */
+const IANA_NAME: Readonly<Record<string, string>> = {
+  "Africa/Asmera": "Africa/Asmara",
+  "America/Buenos_Aires": "America/Argentina/Buenos_Aires",
+  "America/Catamarca": "America/Argentina/Catamarca",
+  "America/Cordoba": "America/Argentina/Cordoba",
+  "America/Godthab": "America/Nuuk",
+  "America/Indianapolis": "America/Indiana/Indianapolis",
+  "America/Jujuy": "America/Argentina/Jujuy",
+  "America/Louisville": "America/Kentucky/Louisville",
+  "America/Mendoza": "America/Argentina/Mendoza",
+  "Asia/Calcutta": "Asia/Kolkata",
+  "Asia/Katmandu": "Asia/Kathmandu",
+  "Asia/Rangoon": "Asia/Yangon",
+  "Asia/Saigon": "Asia/Ho_Chi_Minh",
+  "Atlantic/Faeroe": "Atlantic/Faroe",
+  "Europe/Kiev": "Europe/Kyiv",
+  "Pacific/Enderbury": "Pacific/Kanton",
+  "Pacific/Ponape": "Pacific/Pohnpei",
+  "Pacific/Truk": "Pacific/Chuuk"
+}
+
+/** The zone's canonical IANA name (case fixed, links resolved), or undefined when it is unknown. */
 const canonicalZone = (timeZone: string): string | undefined => {
   try {
-    return new Intl.DateTimeFormat("en-US", { timeZone }).resolvedOptions().timeZone
+    const cldr = new Intl.DateTimeFormat("en-US", { timeZone }).resolvedOptions().timeZone
+    return IANA_NAME[cldr] ?? cldr
   } catch {
     return undefined
   }

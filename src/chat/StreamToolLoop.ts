@@ -135,7 +135,8 @@ export const streamWithTools = <R>(
         summary.usage = addUsage(summary.usage, state.usage ?? emptyUsage)
         const { client, shared } = state.toolCalls()
         if (shared.length === 0) return Stream.succeed(state.finishChunk(state.finishReason ?? "stop"))
-        if (number >= settings.maxRounds) {
+        // a mixed turn needs no further model call (the client continues it), so the cap does not apply
+        if (client.length === 0 && number >= settings.maxRounds) {
           return yield* new ToolLoopError({ reason: new RoundLimitReached({ rounds: number }) })
         }
         const results = yield* runSharedTurn(settings, shared, number, summary.toolRuns)

@@ -107,7 +107,8 @@ export const completeWithTools = <R>(
       if (choice === undefined || shared.length === 0 || answer.completion.choices.length > 1) {
         return finish(answer.completion)
       }
-      if (round >= settings.maxRounds) {
+      // a mixed turn needs no further model call (the client continues it), so the cap does not apply
+      if (client.length === 0 && round >= settings.maxRounds) {
         return yield* new ToolLoopError({ reason: new RoundLimitReached({ rounds: round }) })
       }
       const results = yield* runSharedTurn(settings, shared, round, runs)

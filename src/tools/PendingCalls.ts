@@ -37,9 +37,10 @@ export class PendingCalls extends Context.Service<PendingCalls, {
 
     const save = Effect.fn("PendingCalls.save")(function*(caller: Caller, state: PendingState) {
       const id = newId("svcpend")
-      const expiresAt = new Date(Date.now() + ttlMs)
+      // expiry on the database's clock, the one `load` and `sweep` compare against
       yield* sql`INSERT INTO svc_pending (id, org_id, key_id, state, expires_at)
-        VALUES (${id}, ${caller.orgId}, ${caller.keyId}, ${JSON.stringify(state)}::jsonb, ${expiresAt})`
+        VALUES (${id}, ${caller.orgId}, ${caller.keyId}, ${JSON.stringify(state)}::jsonb,
+          now() + ${ttlMs} * interval '1 millisecond')`
       return id
     })
 

@@ -118,12 +118,16 @@ export class Policy extends Context.Service<Policy, {
         )
       )
 
+    // bumped by every local change, so a load that overlapped a change does not cache what it read
+    let generation = 0
+
     const settingsOf = (orgId: string): Effect.Effect<ReadonlyMap<string, OrgToolSetting>, SqlError.SqlError> => {
       const hit = cache.get(orgId)
       if (hit !== undefined && hit.until > Date.now()) return Effect.succeed(hit.settings)
+      const started = generation
       return Effect.tap(load(orgId), (settings) =>
         Effect.sync(() => {
-          cache.set(orgId, { settings, until: Date.now() + ttlMs })
+          if (started === generation) cache.set(orgId, { settings, until: Date.now() + ttlMs })
         }))
     }
 
@@ -171,6 +175,7 @@ export class Policy extends Context.Service<Policy, {
         VALUES (${orgId}, ${toolId}, ${next.activated}, ${next.hydrate_org}, ${JSON.stringify(next.hydrate_key_ids)}::jsonb)
         ON CONFLICT (org_id, tool_id) DO UPDATE SET activated = EXCLUDED.activated,
           hydrate_org = EXCLUDED.hydrate_org, hydrate_key_ids = EXCLUDED.hydrate_key_ids, updated_at = now()`
+      generation++
       cache.delete(orgId)
       return next
     })

@@ -64,7 +64,9 @@ const parametersJsonSchema = (schema: Schema.Top): Record<string, unknown> => {
 }
 
 export const defineTool = <P extends Schema.Codec<unknown, unknown>>(spec: SvcToolSpec<P>): SvcTool => {
-  const decode = Schema.decodeUnknownEffect(spec.parameters as Schema.Codec<P["Type"], unknown>)
+  // the JSON Schema the model sees describes the JSON encoding of `parameters`, so decode that encoding
+  // (for `Schema.Number` it admits "Infinity"), not the plain schema
+  const decode = Schema.decodeUnknownEffect(Schema.toCodecJson(spec.parameters as Schema.Codec<P["Type"], unknown>))
   const invoke = (argumentsJson: string, context: ToolContext) =>
     Effect.gen(function*() {
       const raw = yield* Effect.try({
