@@ -6,7 +6,7 @@
 import { NodeHttpClient, NodeHttpServer } from "@effect/platform-node"
 import { ByteSize, Duration, Effect, Layer } from "effect"
 import { HttpIncomingMessage, HttpRouter } from "effect/http"
-import { createServer } from "node:http"
+import { Server } from "node:http"
 import { Orgs } from "./admin/Orgs.ts"
 import { AdminAuth } from "./auth/AdminAuth.ts"
 import { Auth } from "./auth/Auth.ts"
@@ -72,10 +72,28 @@ export const HttpApp = HttpRouter.serve(Routes, { disableLogger: true, disableLi
   Layer.provide(BodyLimit)
 )
 
-/** The Node HTTP server from the settings: stops accepting on SIGTERM, drains within the grace period. */
+/**
+ * A Node server whose `close()` also ends keep-alive connections as they fall idle. Node's own
+ * `close()` ends only the connections idle at that moment, so a client that keeps its connection alive
+ * (the SDKs do) would hold the exit until the grace period ran out, after its last response was done.
+ */
+export class DrainingServer extends Server {
+  override close(callback?: (error?: Error) => void): this {
+    this.closeIdleConnections()
+    const timer = setInterval(() => this.closeIdleConnections(), 50)
+    timer.unref()
+    this.once("close", () => clearInterval(timer))
+    return super.close(callback)
+  }
+}
+
+/**
+ * The Node HTTP server from the settings: on SIGTERM it stops accepting, lets in-flight requests finish
+ * within the grace period, then exits.
+ */
 export const NodeServerLive = Layer.unwrap(Effect.gen(function*() {
   const config = yield* GatewayConfig
-  return NodeHttpServer.layer(() => createServer({ keepAliveTimeout: 65_000 }), {
+  return NodeHttpServer.layer(() => new DrainingServer({ keepAliveTimeout: 65_000 }), {
     port: config.port,
     host: config.host,
     gracefulShutdownTimeout: config.shutdownGrace

@@ -43,6 +43,9 @@ interface PartialCall {
 class Round {
   text = ""
   finishReason: string | null = null
+  /** The upstream's finishing choice and chunk fields (`logprobs`, `system_fingerprint`), kept for the finish. */
+  finishChoice: Omit<ChunkChoice, "delta" | "finish_reason"> = { index: 0 }
+  finishExtra: Readonly<Record<string, unknown>> = {}
   usage: Usage | undefined
   model = ""
   readonly calls = new Map<number, PartialCall>()
@@ -71,11 +74,15 @@ class Round {
     return forwarded
   }
 
-  private choice(choice: ChunkChoice): ChunkChoice | undefined {
+  private choice(choice: ChunkChoice, extra: Readonly<Record<string, unknown>>): ChunkChoice | undefined {
     // only the first choice is looped; others (n > 1) pass as they are
     if (choice.index !== 0) return choice
-    if (choice.finish_reason !== undefined && choice.finish_reason !== null) this.finishReason = choice.finish_reason
-    const { finish_reason: _finish, ...rest } = choice
+    const { delta: _delta, finish_reason: _finish, ...rest } = choice
+    if (choice.finish_reason !== undefined && choice.finish_reason !== null) {
+      this.finishReason = choice.finish_reason
+      this.finishChoice = rest
+      this.finishExtra = extra
+    }
     const { role, tool_calls, ...delta } = choice.delta
     if (typeof delta.content === "string") this.text += delta.content
     const calls = tool_calls === undefined ? [] : this.toolDeltas(tool_calls)
@@ -86,7 +93,8 @@ class Round {
     }
     const meaningful = out.role !== undefined || (out.content ?? "") !== "" || calls.length > 0 ||
       (out.refusal ?? "") !== "" || Object.keys(out).some((key) => !["role", "content", "refusal"].includes(key))
-    return meaningful ? { ...rest, delta: out } : undefined
+    // the finish is held back until the round is over; until then every choice says it has not finished
+    return meaningful ? { ...rest, delta: out, finish_reason: null } : undefined
   }
 
   /** The chunk the client should see, if any; usage and the first choice's finish are held back. */
@@ -94,7 +102,7 @@ class Round {
     this.model = chunk.model
     if (chunk.usage !== undefined) this.usage = chunk.usage
     const choices = chunk.choices.flatMap((choice) => {
-      const out = this.choice(choice)
+      const out = this.choice(choice, chunk.extra)
       return out === undefined ? [] : [out]
     })
     return choices.length === 0 ? undefined : { ...chunk, choices, usage: undefined }
@@ -112,7 +120,12 @@ class Round {
   }
 
   finishChunk(reason: string): CompletionChunk {
-    return { model: this.model, choices: [{ index: 0, delta: {}, finish_reason: reason }], usage: undefined, extra: {} }
+    return {
+      model: this.model,
+      choices: [{ ...this.finishChoice, index: 0, delta: {}, finish_reason: reason }],
+      usage: undefined,
+      extra: this.finishExtra
+    }
   }
 }
 

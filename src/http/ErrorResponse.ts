@@ -44,7 +44,8 @@ const describeRequest = (error: RequestError): Described => {
   const reason = error.reason
   switch (reason._tag) {
     case "InvalidField":
-      return body(400, "invalid_request_error", reason.code ?? "invalid_value", reason.message, reason.param)
+      // no single field is at fault when the body as a whole is wrong
+      return body(400, "invalid_request_error", reason.code ?? "invalid_value", reason.message, reason.param || null)
     case "InvalidJson":
       return body(400, "invalid_request_error", "invalid_json", reason.message)
     case "BodyTooLarge":
