@@ -35,8 +35,11 @@ interface PartialCall {
   id: string
   name: string
   arguments: string
-  readonly shared: boolean
-  readonly clientIndex: number
+  /** Undefined until the call's name arrives: some upstreams send the id first. */
+  shared: boolean | undefined
+  clientIndex: number
+  /** Deltas seen before the name, held until it says whose call this is. */
+  held: Array<ToolCallDelta>
 }
 
 /** Follows one round's chunks: forwards what the client should see, keeps what the loop needs. */
@@ -57,21 +60,50 @@ class Round {
     this.number = number
   }
 
+  /** Decides a call's owner once its name is known; a client call's held deltas go out then. */
+  private classify(call: PartialCall, forwarded: Array<ToolCallDelta>) {
+    call.shared = isSharedCall(call.name)
+    if (call.shared) {
+      call.held = []
+      return
+    }
+    call.clientIndex = this.clientCalls++
+    for (const held of call.held) forwarded.push({ ...held, index: call.clientIndex })
+    call.held = []
+  }
+
   private toolDeltas(deltas: ReadonlyArray<ToolCallDelta>): ReadonlyArray<ToolCallDelta> {
     const forwarded: Array<ToolCallDelta> = []
     for (const delta of deltas) {
       let call = this.calls.get(delta.index)
       if (call === undefined) {
-        const name = delta.function?.name ?? ""
-        const shared = isSharedCall(name)
-        call = { id: "", name, arguments: "", shared, clientIndex: shared ? -1 : this.clientCalls++ }
+        call = { id: "", name: "", arguments: "", shared: undefined, clientIndex: -1, held: [] }
         this.calls.set(delta.index, call)
       }
       if (delta.id !== undefined) call.id = delta.id
+      if (delta.function?.name !== undefined && delta.function.name !== "") call.name = delta.function.name
       call.arguments += delta.function?.arguments ?? ""
-      if (!call.shared) forwarded.push({ ...delta, index: call.clientIndex })
+      if (call.shared === undefined) {
+        call.held.push(delta)
+        if (call.name !== "") this.classify(call, forwarded)
+      } else if (!call.shared) {
+        forwarded.push({ ...delta, index: call.clientIndex })
+      }
     }
     return forwarded
+  }
+
+  /** Calls whose name never came are the client's: their held deltas, before the finish. */
+  undecided(): CompletionChunk | undefined {
+    const forwarded: Array<ToolCallDelta> = []
+    for (const call of this.calls.values()) if (call.shared === undefined) this.classify(call, forwarded)
+    if (forwarded.length === 0) return undefined
+    return {
+      model: this.model,
+      choices: [{ index: 0, delta: { tool_calls: forwarded }, finish_reason: null }],
+      usage: undefined,
+      extra: {}
+    }
   }
 
   private choice(choice: ChunkChoice, extra: Readonly<Record<string, unknown>>): ChunkChoice | undefined {
@@ -110,7 +142,7 @@ class Round {
 
   toolCalls(): { readonly shared: ReadonlyArray<ToolCall>; readonly client: ReadonlyArray<ToolCall> } {
     const all = [...this.calls.values()].map((call) => ({
-      shared: call.shared,
+      shared: call.shared === true,
       call: { id: call.id, type: "function" as const, function: { name: call.name, arguments: call.arguments } }
     }))
     return {
@@ -146,16 +178,21 @@ export const streamWithTools = <R>(
       summary.rounds = number
       const afterRound = Effect.gen(function*() {
         summary.usage = addUsage(summary.usage, state.usage ?? emptyUsage)
+        const undecided = state.undecided()
+        const finish = (reason: string) =>
+          undecided === undefined
+            ? Stream.succeed(state.finishChunk(reason))
+            : Stream.make(undecided, state.finishChunk(reason))
         const { client, shared } = state.toolCalls()
-        if (shared.length === 0) return Stream.succeed(state.finishChunk(state.finishReason ?? "stop"))
+        if (shared.length === 0) return finish(state.finishReason ?? "stop")
         // a mixed turn needs no further model call (the client continues it), so the cap does not apply
         if (client.length === 0 && number >= settings.maxRounds) {
           return yield* new ToolLoopError({ reason: new RoundLimitReached({ rounds: number }) })
         }
         const results = yield* runSharedTurn(settings, shared, number, summary.toolRuns)
         if (client.length > 0) {
-          summary.svcPendingId = yield* savePending(settings, client, shared, results)
-          return Stream.succeed(state.finishChunk("tool_calls"))
+          summary.svcPendingId = yield* savePending(settings, client, shared, results, history.slice(messages.length))
+          return finish("tool_calls")
         }
         const next: ReadonlyArray<ChatMessage> = [
           ...history,

@@ -66,15 +66,20 @@ export const runSharedTurn = (
     )
   )
 
-/** Stores a mixed turn for its continuation; returns the `svc_pending_id`. */
+/**
+ * Stores a mixed turn for its continuation; returns the `svc_pending_id`. `priorTurns`: the shared-only
+ * rounds the gateway ran before it, which the model saw and the client never did.
+ */
 export const savePending = (
   settings: LoopSettings,
   client: ReadonlyArray<ToolCall>,
   shared: ReadonlyArray<ToolCall>,
-  results: ReadonlyArray<ToolRunResult>
+  results: ReadonlyArray<ToolRunResult>,
+  priorTurns: ReadonlyArray<ChatMessage>
 ): Effect.Effect<string, SqlError.SqlError> =>
   settings.pending.save(settings.caller, {
     clientToolCallIds: client.map((call) => call.id),
+    priorTurns,
     sharedToolCalls: shared,
     sharedResults: results.map((result) => ({ tool_call_id: result.toolCallId, content: result.content })),
     injectedToolIds: settings.svcTools.map((tool) => tool.id)
@@ -113,7 +118,7 @@ export const completeWithTools = <R>(
       }
       const results = yield* runSharedTurn(settings, shared, round, runs)
       if (client.length > 0) {
-        const svcPendingId = yield* savePending(settings, client, shared, results)
+        const svcPendingId = yield* savePending(settings, client, shared, results, history.slice(messages.length))
         const message = { ...choice.message, tool_calls: client }
         return finish({ ...answer.completion, choices: [{ ...choice, message, finish_reason: "tool_calls" }] }, svcPendingId)
       }

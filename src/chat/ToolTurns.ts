@@ -46,8 +46,9 @@ export const assistantTurn = (message: AssistantMessage): ChatMessage => ({
 })
 
 /**
- * The conversation with a pending turn restored: the stored shared calls go back into the assistant
- * message that holds the client's calls, and their results right after that message's tool results.
+ * The conversation with a pending turn restored: the shared-only rounds before it go back in front of
+ * the assistant message that holds the client's calls, the stored shared calls into that message, and
+ * their results right after that message's tool results.
  * Undefined when no assistant message holds those calls. Restoring twice changes nothing.
  */
 export const restorePending = (
@@ -73,8 +74,14 @@ export const restorePending = (
   const missingResults: ReadonlyArray<ChatMessage> = pending.sharedResults
     .filter((result) => !answered.has(result.tool_call_id))
     .map((result) => ({ role: "tool", tool_call_id: result.tool_call_id, content: result.content }))
+  // the earlier shared rounds go back before this turn, unless the conversation has them already
+  const known = new Set(messages.flatMap((message) => (message.tool_calls ?? []).map((call) => call.id)))
+  const priorMissing = pending.priorTurns.every((message) =>
+    (message.tool_calls ?? []).every((call) => !known.has(call.id))
+  )
   return [
     ...messages.slice(0, at),
+    ...(priorMissing ? pending.priorTurns : []),
     { ...assistant, tool_calls: [...(assistant.tool_calls ?? []), ...missingCalls] },
     ...messages.slice(at + 1, end),
     ...missingResults,

@@ -8,7 +8,7 @@
 import { Context, Duration, Effect, Layer, Schedule, Schema } from "effect"
 import { SqlClient, type SqlError } from "effect/sql"
 import type { Caller } from "../auth/Auth.ts"
-import { ToolCall } from "../chat/ChatWire.ts"
+import { ChatMessage, ToolCall } from "../chat/ChatWire.ts"
 import { GatewayConfig } from "../Config.ts"
 import { InvalidSvcPendingId, RequestError } from "../http/RequestError.ts"
 import { newId } from "../Ids.ts"
@@ -16,6 +16,8 @@ import { newId } from "../Ids.ts"
 export const PendingState = Schema.Struct({
   /** The ids of the client tool calls returned with the pending id: they find the assistant message again. */
   clientToolCallIds: Schema.Array(Schema.String),
+  /** The shared-only rounds before this turn (assistant calls and tool results), in order. */
+  priorTurns: Schema.Array(ChatMessage),
   sharedToolCalls: Schema.Array(ToolCall),
   sharedResults: Schema.Array(Schema.Struct({ tool_call_id: Schema.String, content: Schema.String })),
   /** The shared tools that were injected, so the continuation offers them again. */

@@ -216,6 +216,7 @@ describe("streamWithTools", () => {
       assert.strictEqual(summary.svcPendingId, "svcpend_1")
       assert.deepStrictEqual(saved.map((entry) => entry.state), [{
         clientToolCallIds: ["k1", "k2"],
+        priorTurns: [],
         sharedToolCalls: [{ id: "s1", type: "function", function: { name: "svc_echo", arguments: "{\"text\":\"x\"}" } }],
         sharedResults: [{ tool_call_id: "s1", content: "{\"echo\":\"x\"}" }],
         injectedToolIds: ["svc_echo", "svc_fails"]

@@ -228,6 +228,7 @@ describe("completeWithTools", () => {
         caller,
         state: {
           clientToolCallIds: ["k1", "k2"],
+          priorTurns: [],
           sharedToolCalls: shared,
           sharedResults: [
             { tool_call_id: "s1", content: "{\"echo\":\"x\"}" },

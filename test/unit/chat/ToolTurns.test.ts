@@ -98,6 +98,7 @@ describe("restorePending", () => {
   const client2 = callOf("k2", "lookup", { q: "x" })
   const pending: PendingState = {
     clientToolCallIds: ["k1", "k2"],
+    priorTurns: [],
     sharedToolCalls: [shared1, shared2],
     sharedResults: [
       { tool_call_id: "s1", content: "{\"datetime\":\"...\"}" },
@@ -124,6 +125,17 @@ describe("restorePending", () => {
 
   it("puts the shared calls back into the assistant message, their results after the client's", () => {
     assert.deepStrictEqual(restorePending(continued, pending), restored)
+  })
+
+  it("puts the shared-only rounds before the turn back in front of it, once", () => {
+    const early = callOf("s0", "svc_current_time", {})
+    const priorTurns: ReadonlyArray<ChatMessage> = [
+      { role: "assistant", content: null, tool_calls: [early] },
+      { role: "tool", tool_call_id: "s0", content: "{\"datetime\":\"early\"}" }
+    ]
+    const withPrior = restorePending(continued, { ...pending, priorTurns })!
+    assert.deepStrictEqual(withPrior, [restored[0]!, restored[1]!, ...priorTurns, ...restored.slice(2)])
+    assert.deepStrictEqual(restorePending(withPrior, { ...pending, priorTurns }), withPrior)
   })
 
   it("is idempotent: restoring a restored conversation changes nothing", () => {

@@ -92,9 +92,9 @@ describe("describeError: RequestError", () => {
       status: 400, type: invalid, code: "missing_required_parameter", param: "model"
     }]))
 
-  it("a body that is not an object has an empty param", () =>
+  it("a body that is not an object names no param", () =>
     check([Req.RequestError.invalidField("", "The request body must be a JSON object.", "invalid_request_body"), {
-      status: 400, type: invalid, code: "invalid_request_body", param: ""
+      status: 400, type: invalid, code: "invalid_request_body", param: null
     }]))
 })
 

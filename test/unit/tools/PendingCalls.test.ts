@@ -12,6 +12,7 @@ import { callOf, testCaller } from "../../utils/ToolFixtures.ts"
 
 const state: PendingState = {
   clientToolCallIds: ["call_client_1", "call_client_2"],
+  priorTurns: [],
   sharedToolCalls: [
     callOf("call_shared_1", "svc_current_time", { timezone: "Europe/Paris" }),
     { ...callOf("call_shared_2", "svc_generate_uuid"), provider_field: { kept: true } }
