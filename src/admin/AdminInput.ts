@@ -4,6 +4,7 @@
  */
 import { Effect, Schema } from "effect"
 import { RequestError } from "../http/RequestError.ts"
+import { ToolRegistry } from "../tools/ToolRegistry.ts"
 
 /** A display name: trimmed, 1 to 200 characters. */
 export const Name = Schema.String.check(
@@ -24,3 +25,23 @@ export const parseExpiry = (value: string | null | undefined): Effect.Effect<Dat
   }
   return Effect.succeed(date)
 }
+
+/**
+ * `allowed_svc_tool_ids` of a key: may only name installed tools; duplicates are dropped. `null` allows
+ * every activated tool and `undefined` (not given) leaves it as it is; both pass through unchanged.
+ */
+export const checkAllowedTools = (
+  ids: ReadonlyArray<string> | null | undefined
+): Effect.Effect<Array<string> | null | undefined, RequestError, ToolRegistry> =>
+  Effect.gen(function*() {
+    if (ids === null || ids === undefined) return ids
+    const registry = yield* ToolRegistry
+    const unknown = ids.filter((id) => registry.get(id) === undefined)
+    if (unknown.length > 0) {
+      return yield* RequestError.invalidField(
+        "allowed_svc_tool_ids",
+        `Invalid value for 'allowed_svc_tool_ids': ${unknown.map((id) => `'${id}'`).join(", ")} is not an installed shared tool (GET /admin/v1/svc-tools lists them).`
+      )
+    }
+    return [...new Set(ids)]
+  })

@@ -1,8 +1,9 @@
 /**
  * The admin operations the command line runs, behind one service with two ways to the data:
- * `layerStore` opens the store itself (the server's repositories, settings from the environment) and
- * `layerHttp` goes through a running gateway's admin API. Both take the admin API's input, validate it
- * the same way and fail with the same messages, so a command never knows which one it talks to.
+ * `layerStore` opens the store itself (the server's repositories, shared-tool policy and catalogue,
+ * settings from the environment) and `layerHttp` goes through a running gateway's admin API. Both take
+ * the admin API's input, validate it the same way and fail with the same messages, so a command never
+ * knows which one it talks to.
  */
 import { type Config, Context, Effect, Layer, Schema } from "effect"
 import type { SqlError } from "effect/sql"
@@ -11,9 +12,11 @@ import { type Org, Orgs } from "../admin/Orgs.ts"
 import { GatewayConfig } from "../Config.ts"
 import { decodeInput } from "../http/DecodeInput.ts"
 import { describeError } from "../http/ErrorResponse.ts"
-import { Name, parseExpiry } from "../admin/AdminInput.ts"
+import { checkAllowedTools, Name, parseExpiry } from "../admin/AdminInput.ts"
 import type { RequestError } from "../http/RequestError.ts"
 import { type ApiKeyInfo, ApiKeys, type CreatedApiKey } from "../keys/ApiKeys.ts"
+import { type OrgToolChange, type OrgToolSetting, Policy } from "../tools/Policy.ts"
+import { ToolRegistry } from "../tools/ToolRegistry.ts"
 import { DatabaseLive } from "../store/Database.ts"
 import { type DataDirLockError, DataDirLockLive } from "../store/DataDirLock.ts"
 import { AdminClientError } from "./AdminClientError.ts"
@@ -23,6 +26,25 @@ import { type HttpOptions, makeHttpAdmin } from "./AdminHttp.ts"
 export interface KeyInput {
   readonly name: string
   readonly expiresAt: string | null
+  /** `allowed_svc_tool_ids`: absent or `null` allows every tool activated for the org. */
+  readonly allowedSvcToolIds?: ReadonlyArray<string> | null
+}
+
+/** A key edit as `PATCH /admin/v1/keys/{key_id}` takes it: only the fields present change. */
+export interface KeyUpdate {
+  readonly name?: string
+  /** ISO 8601 text, or `null`: never expires. */
+  readonly expiresAt?: string | null
+  /** `null`: every tool activated for the org is allowed. */
+  readonly allowedSvcToolIds?: ReadonlyArray<string> | null
+}
+
+/** An installed shared tool as `GET /admin/v1/svc-tools` lists it. */
+export interface SvcToolInfo {
+  readonly id: string
+  readonly description: string
+  /** The JSON Schema of its arguments. */
+  readonly parameters: Readonly<Record<string, unknown>>
 }
 
 export interface AdminClientShape {
@@ -32,10 +54,22 @@ export interface AdminClientShape {
   readonly createKey: (orgId: string, input: KeyInput) => Effect.Effect<CreatedApiKey, AdminClientError>
   readonly listKeys: (orgId: string) => Effect.Effect<ReadonlyArray<ApiKeyInfo>, AdminClientError>
   readonly revokeKey: (keyId: string) => Effect.Effect<ApiKeyInfo, AdminClientError>
+  readonly updateKey: (keyId: string, update: KeyUpdate) => Effect.Effect<ApiKeyInfo, AdminClientError>
+  /** The installed shared tools, in catalogue order. */
+  readonly listTools: Effect.Effect<ReadonlyArray<SvcToolInfo>, AdminClientError>
+  /** Every installed tool with the org's settings (inactive when never set). */
+  readonly orgTools: (orgId: string) => Effect.Effect<ReadonlyArray<OrgToolSetting>, AdminClientError>
+  /** Sets one tool for one org; hydration left out keeps its current value. */
+  readonly setOrgTool: (
+    orgId: string,
+    toolId: string,
+    change: OrgToolChange
+  ) => Effect.Effect<OrgToolSetting, AdminClientError>
 }
 
 // the admin API's input checks, so the store path refuses exactly what the API refuses, in its words
 const decodeName = decodeInput(Schema.Struct({ name: Name }))
+const decodeRename = decodeInput(Schema.Struct({ name: Schema.optionalKey(Name) }))
 
 /** Store failures in the admin API's words: the same message whichever way the CLI went. */
 const fromStore = (error: RequestError | AdminError | SqlError.SqlError): AdminClientError => {
@@ -63,13 +97,28 @@ const lockedMessage = (error: DataDirLockError, pid: number, port: number) =>
     `If no svc-gateway process is running, delete ${error.lockFile}.`
   ].join("\n")
 
+/** What `layerRepositories` needs, over a migrated store: as the server builds them, without `AdminAuth`. */
+const storeServices = Policy.layer.pipe(
+  Layer.provideMerge(ToolRegistry.layer),
+  Layer.provideMerge(ApiKeys.layer),
+  Layer.provideMerge(Orgs.layer)
+)
+
 export class AdminClient extends Context.Service<AdminClient, AdminClientShape>()("svc-gateway/cli/AdminClient") {
   /** Over the repositories already in context: what `layerStore` uses, and what tests share across runs. */
-  static readonly layerRepositories: Layer.Layer<AdminClient, never, Orgs | ApiKeys> = Layer.effect(
+  static readonly layerRepositories: Layer.Layer<
+    AdminClient,
+    never,
+    Orgs | ApiKeys | Policy | ToolRegistry
+  > = Layer.effect(
     AdminClient,
     Effect.gen(function*() {
       const orgs = yield* Orgs
       const keys = yield* ApiKeys
+      const policy = yield* Policy
+      const registry = yield* ToolRegistry
+      const allowedTools = (ids: ReadonlyArray<string> | null | undefined) =>
+        checkAllowedTools(ids).pipe(Effect.provideService(ToolRegistry, registry))
 
       const createOrg = Effect.fn("AdminClient.createOrg")(function*(name: string) {
         const input = yield* decodeName({ name })
@@ -79,32 +128,54 @@ export class AdminClient extends Context.Service<AdminClient, AdminClientShape>(
       const createKey = Effect.fn("AdminClient.createKey")(function*(orgId: string, input: KeyInput) {
         const { name } = yield* decodeName({ name: input.name })
         const expiresAt = yield* parseExpiry(input.expiresAt)
-        return yield* keys.create(orgId, { name, expiresAt })
+        const allowedSvcToolIds = (yield* allowedTools(input.allowedSvcToolIds)) ?? null
+        return yield* keys.create(orgId, { name, expiresAt, allowedSvcToolIds })
       }, Effect.mapError(fromStore))
+
+      // the checks in the order `PATCH /admin/v1/keys/{key_id}` runs them, so the first refusal is the same
+      const updateKey = Effect.fn("AdminClient.updateKey")(function*(keyId: string, update: KeyUpdate) {
+        const input = yield* decodeRename(update.name === undefined ? {} : { name: update.name })
+        const allowed = yield* allowedTools(update.allowedSvcToolIds)
+        return yield* keys.update(keyId, {
+          ...(input.name === undefined ? {} : { name: input.name }),
+          ...(update.expiresAt === undefined ? {} : { expiresAt: yield* parseExpiry(update.expiresAt) }),
+          ...(allowed === undefined ? {} : { allowedSvcToolIds: allowed })
+        })
+      }, Effect.mapError(fromStore))
+
+      const catalogue: ReadonlyArray<SvcToolInfo> = registry.all.map((tool) => ({
+        id: tool.id,
+        description: tool.description,
+        parameters: tool.jsonSchema
+      }))
 
       return AdminClient.of({
         createOrg,
         listOrgs: orgs.list.pipe(Effect.mapError(fromStore)),
         createKey,
         listKeys: (orgId) => keys.list(orgId).pipe(Effect.mapError(fromStore)),
-        revokeKey: (keyId) => keys.revoke(keyId).pipe(Effect.mapError(fromStore))
+        revokeKey: (keyId) => keys.revoke(keyId).pipe(Effect.mapError(fromStore)),
+        updateKey,
+        listTools: Effect.succeed(catalogue),
+        orgTools: (orgId) => policy.orgTools(orgId).pipe(Effect.mapError(fromStore)),
+        setOrgTool: (orgId, toolId, change) => policy.setOrgTool(orgId, toolId, change).pipe(Effect.mapError(fromStore))
       })
     })
   )
 
   /**
    * Opens the store the settings name, as the server does: the data folder's lock first (refused while
-   * the gateway serves it), then the migrated database, then the repositories. Only the repositories of
-   * the server's `StoreServices`: its `AdminAuth` would create and print an admin token on a fresh
-   * store, which is the server's business (and would spoil `--json` output).
+   * the gateway serves it), then the migrated database, then the repositories and the shared-tool policy
+   * over the installed catalogue. Only the repositories of the server's `StoreServices`: its `AdminAuth`
+   * would create and print an admin token on a fresh store, which is the server's business (and would
+   * spoil `--json` output).
    */
   static readonly layerStore: Layer.Layer<AdminClient, AdminClientError, GatewayConfig> = Layer.unwrap(
     Effect.gen(function*() {
       const config = yield* GatewayConfig
       const failWith = (error: AdminClientError) => Layer.effect(AdminClient, Effect.fail(error))
       return AdminClient.layerRepositories.pipe(
-        Layer.provide(ApiKeys.layer),
-        Layer.provide(Orgs.layer),
+        Layer.provide(storeServices),
         Layer.provide(DatabaseLive),
         Layer.provide(DataDirLockLive),
         Layer.catchTag("DataDirLockError", (error) =>
@@ -114,7 +185,9 @@ export class AdminClient extends Context.Service<AdminClient, AdminClientShape>(
               : AdminClientError.unavailable(error.message)
           )),
         Layer.catchTag(["SqlError", "MigrationError"], (error) =>
-          failWith(AdminClientError.unavailable(`Could not open the store: ${error.message}`)))
+          failWith(AdminClientError.unavailable(`Could not open the store: ${error.message}`))),
+        Layer.catchTag("ToolRegistryError", (error) =>
+          failWith(AdminClientError.unavailable(`Could not load the shared tools: ${error.message}`)))
       )
     })
   )

@@ -6,7 +6,7 @@
 import { Duration, Effect, Redacted, Schema } from "effect"
 import { HttpClient, type HttpClientError, HttpClientRequest, type HttpClientResponse } from "effect/http"
 import { AdminClientError } from "./AdminClientError.ts"
-import type { AdminClientShape, KeyInput } from "./AdminClient.ts"
+import type { AdminClientShape, KeyInput, KeyUpdate } from "./AdminClient.ts"
 
 export interface HttpOptions {
   /** The gateway's base URL, e.g. `http://127.0.0.1:8080`; `/admin/v1` is appended. */
@@ -31,6 +31,19 @@ const keyInfoFields = {
 }
 const KeyInfoWire = Schema.Struct(keyInfoFields)
 const CreatedKeyWire = Schema.Struct({ ...keyInfoFields, key: Schema.String })
+
+const SvcToolWire = Schema.Struct({
+  id: Schema.String,
+  description: Schema.String,
+  parameters: Schema.Record(Schema.String, Schema.Unknown)
+})
+
+const OrgToolWire = Schema.Struct({
+  id: Schema.String,
+  activated: Schema.Boolean,
+  hydrate_org: Schema.Boolean,
+  hydrate_key_ids: Schema.Array(Schema.String)
+})
 
 const ListOf = <S extends Schema.Top>(item: S) => Schema.Struct({ object: Schema.Literal("list"), data: Schema.Array(item) })
 
@@ -96,7 +109,7 @@ export const makeHttpAdmin = (options: HttpOptions) =>
     /** Sends one admin call and checks a 2xx body against `schema`; anything else fails with a reason. */
     const call = <S extends Schema.Top>(
       schema: S,
-      method: "GET" | "POST" | "DELETE",
+      method: "GET" | "POST" | "PUT" | "PATCH" | "DELETE",
       path: string,
       body?: unknown
     ): Effect.Effect<S["Type"], AdminClientError> =>
@@ -134,14 +147,38 @@ export const makeHttpAdmin = (options: HttpOptions) =>
         Effect.withSpan("AdminClient.listOrgs")
       ),
       createKey: (orgId: string, input: KeyInput) =>
-        call(CreatedKeyWire, "POST", `/orgs/${id(orgId)}/keys`, { name: input.name, expires_at: input.expiresAt })
-          .pipe(Effect.withSpan("AdminClient.createKey")),
+        call(CreatedKeyWire, "POST", `/orgs/${id(orgId)}/keys`, {
+          name: input.name,
+          expires_at: input.expiresAt,
+          ...(input.allowedSvcToolIds === undefined ? {} : { allowed_svc_tool_ids: input.allowedSvcToolIds })
+        }).pipe(Effect.withSpan("AdminClient.createKey")),
       listKeys: (orgId) =>
         call(ListOf(KeyInfoWire), "GET", `/orgs/${id(orgId)}/keys`).pipe(
           Effect.map((list) => list.data),
           Effect.withSpan("AdminClient.listKeys")
         ),
-      revokeKey: (keyId) => call(KeyInfoWire, "DELETE", `/keys/${id(keyId)}`).pipe(Effect.withSpan("AdminClient.revokeKey"))
+      revokeKey: (keyId) => call(KeyInfoWire, "DELETE", `/keys/${id(keyId)}`).pipe(Effect.withSpan("AdminClient.revokeKey")),
+      updateKey: (keyId: string, update: KeyUpdate) =>
+        call(KeyInfoWire, "PATCH", `/keys/${id(keyId)}`, {
+          ...(update.name === undefined ? {} : { name: update.name }),
+          ...(update.expiresAt === undefined ? {} : { expires_at: update.expiresAt }),
+          ...(update.allowedSvcToolIds === undefined ? {} : { allowed_svc_tool_ids: update.allowedSvcToolIds })
+        }).pipe(Effect.withSpan("AdminClient.updateKey")),
+      listTools: call(ListOf(SvcToolWire), "GET", "/svc-tools").pipe(
+        Effect.map((list) => list.data),
+        Effect.withSpan("AdminClient.listTools")
+      ),
+      orgTools: (orgId) =>
+        call(ListOf(OrgToolWire), "GET", `/orgs/${id(orgId)}/svc-tools`).pipe(
+          Effect.map((list) => list.data),
+          Effect.withSpan("AdminClient.orgTools")
+        ),
+      setOrgTool: (orgId, toolId, change) =>
+        call(OrgToolWire, "PUT", `/orgs/${id(orgId)}/svc-tools/${id(toolId)}`, {
+          activated: change.activated,
+          ...(change.hydrateOrg === undefined ? {} : { hydrate_org: change.hydrateOrg }),
+          ...(change.hydrateKeyIds === undefined ? {} : { hydrate_key_ids: change.hydrateKeyIds })
+        }).pipe(Effect.withSpan("AdminClient.setOrgTool"))
     }
     return shape
   })

@@ -12,9 +12,10 @@ import { CLI_NAME, root } from "./Connection.ts"
 import { ExitCode } from "./ExitCode.ts"
 import { KeysCommand } from "./KeysCommand.ts"
 import { OrgsCommand } from "./OrgsCommand.ts"
+import { ToolsCommand } from "./ToolsCommand.ts"
 
 /** Every command group, in the order help lists them. */
-const commands = [OrgsCommand, KeysCommand] as const
+const commands = [OrgsCommand, KeysCommand, ToolsCommand] as const
 
 export const cli = root.pipe(Command.withSubcommands(commands))
 

@@ -40,7 +40,7 @@ export const json = Flag.Boolean("json").pipe(
 export const root = Command.make(CLI_NAME).pipe(
   Command.withSharedFlags({ url, adminToken }),
   Command.withDescription(
-    "Administer svc-gateway: organizations and API keys. Works on the local store (DATABASE_URL or " +
+    "Administer svc-gateway: organizations, API keys and shared tools. Works on the local store (DATABASE_URL or " +
       "GATEWAY_DATA_DIR, default ./.data), or with --url through a running gateway's admin API."
   )
 )
@@ -74,7 +74,10 @@ const httpClient = (baseUrl: string, token: Option.Option<Redacted.Redacted<stri
   )
 }
 
-/** The `AdminClient` the root flags ask for. */
+/**
+ * The `AdminClient` the root flags ask for. A handler that must refuse some input before the store is
+ * opened (`keys update` with nothing to change) provides it itself, after its check.
+ */
 export const AdminClientFromFlags = Layer.unwrap(Effect.gen(function*() {
   const flags = yield* root
   if (Option.isNone(flags.url)) return yield* LocalStore

@@ -1,19 +1,29 @@
-/** `svc-gateway keys ...`: create (the secret is shown once), list and revoke API keys. */
+/** `svc-gateway keys ...`: create (the secret is shown once), list, update and revoke API keys. */
 import { Console, Effect, Option } from "effect"
 import { Argument, Command, Flag } from "effect/cli"
 import type { ApiKeyInfo, CreatedApiKey } from "../keys/ApiKeys.ts"
-import { AdminClient } from "./AdminClient.ts"
-import { json, withAdminClient } from "./Connection.ts"
-import { fields, listBody, printJson, table, time } from "./Output.ts"
+import { AdminClient, type KeyUpdate } from "./AdminClient.ts"
+import { AdminClientError } from "./AdminClientError.ts"
+import { AdminClientFromFlags, json, withAdminClient } from "./Connection.ts"
+import { allowedTools, expiresAt, org } from "./Flags.ts"
+import { fields, idList, listBody, printJson, table, time } from "./Output.ts"
 
 export const SHOWN_ONCE =
   "This secret is shown only this once: store it now. The gateway keeps only its hash, so a lost key " +
   "cannot be recovered, only revoked and replaced."
 
+/** A key's `allowed_svc_tool_ids` in words: `all` (null: every activated tool), `none`, or the ids. */
+export const allowedToolsText = (ids: ReadonlyArray<string> | null): string => ids === null ? "all" : idList(ids, "none")
+
 export const formatCreatedKey = (key: CreatedApiKey): string =>
   [
     `Created API key '${key.name}' in organization ${key.org_id}.`,
-    fields([["id", key.id], ["prefix", key.prefix], ["expires", time(key.expires_at, "never")]]),
+    fields([
+      ["id", key.id],
+      ["prefix", key.prefix],
+      ["expires", time(key.expires_at, "never")],
+      ["allowed tools", allowedToolsText(key.allowed_svc_tool_ids)]
+    ]),
     "",
     `    ${key.key}`,
     "",
@@ -24,7 +34,7 @@ export const formatKeys = (orgId: string, keys: ReadonlyArray<ApiKeyInfo>): stri
   keys.length === 0
     ? `No API keys in organization ${orgId}. Create one with: svc-gateway keys create --org ${orgId} --name <name>`
     : table(
-      ["ID", "NAME", "PREFIX", "CREATED", "LAST USED", "EXPIRES", "REVOKED"],
+      ["ID", "NAME", "PREFIX", "CREATED", "LAST USED", "EXPIRES", "REVOKED", "ALLOWED TOOLS"],
       keys.map((key) => [
         key.id,
         key.name,
@@ -32,32 +42,44 @@ export const formatKeys = (orgId: string, keys: ReadonlyArray<ApiKeyInfo>): stri
         time(key.created_at),
         time(key.last_used_at, "never"),
         time(key.expires_at, "never"),
-        time(key.revoked_at)
+        time(key.revoked_at),
+        allowedToolsText(key.allowed_svc_tool_ids)
       ])
     )
 
+export const formatUpdated = (key: ApiKeyInfo): string =>
+  [
+    `Updated API key '${key.name}' (${key.id}) of organization ${key.org_id}.`,
+    fields([
+      ["name", key.name],
+      ["expires", time(key.expires_at, "never")],
+      ["allowed tools", allowedToolsText(key.allowed_svc_tool_ids)],
+      ...(key.revoked_at === null ? [] : [["revoked", time(key.revoked_at)] as const])
+    ])
+  ].join("\n")
+
 export const formatRevoked = (key: ApiKeyInfo): string =>
   `Revoked API key '${key.name}' (${key.id}) of organization ${key.org_id} at ${time(key.revoked_at)}. ` +
-  `Requests with it are refused from now on.`
+  `Requests with it are refused from now on (by a running gateway that shares this store directly, within GATEWAY_KEY_CACHE_TTL).`
 
-const org = Flag.String("org").pipe(Flag.withDescription("The organization's id (org_...)"), Flag.withMetavar("org_id"))
+export const NOTHING_TO_UPDATE = "Nothing to update: pass --name, --expires-at or --allowed-tools."
+
+const keyId = Argument.String("key_id").pipe(Argument.withDescription("The key's id (key_...)"))
 
 const create = Command.make(
   "create",
   {
     org,
     name: Flag.String("name").pipe(Flag.withDescription("A name to tell the key apart, e.g. ci or laptop")),
-    expiresAt: Flag.String("expires-at").pipe(
-      Flag.withDescription("When the key stops working: an ISO 8601 date-time such as 2030-01-31T00:00:00Z"),
-      Flag.withMetavar("date_time"),
-      Flag.optional
-    ),
+    expiresAt,
+    allowedTools,
     json
   },
   Effect.fn("cli.keys.create")(function*(input) {
     const key = yield* (yield* AdminClient).createKey(input.org, {
       name: input.name,
-      expiresAt: Option.getOrNull(input.expiresAt)
+      expiresAt: Option.getOrNull(input.expiresAt),
+      ...Option.match(input.allowedTools, { onNone: () => ({}), onSome: (ids) => ({ allowedSvcToolIds: ids }) })
     })
     if (!input.json) return yield* Console.log(formatCreatedKey(key))
     yield* printJson(key)
@@ -67,7 +89,8 @@ const create = Command.make(
   Command.withDescription("Create an API key; its secret is printed once"),
   Command.withExamples([
     { command: "svc-gateway keys create --org org_123 --name ci" },
-    { command: "svc-gateway keys create --org org_123 --name trial --expires-at 2030-01-31T00:00:00Z" }
+    { command: "svc-gateway keys create --org org_123 --name trial --expires-at 2030-01-31T00:00:00Z" },
+    { command: "svc-gateway keys create --org org_123 --name bot --allowed-tools svc_current_time" }
   ]),
   withAdminClient
 )
@@ -81,12 +104,39 @@ const list = Command.make(
   })
 ).pipe(Command.withDescription("List an organization's API keys (never their secrets)"), Command.withAlias("ls"), withAdminClient)
 
-const revoke = Command.make(
-  "revoke",
+const update = Command.make(
+  "update",
   {
-    keyId: Argument.String("key_id").pipe(Argument.withDescription("The key's id (key_...)")),
+    keyId,
+    name: Flag.String("name").pipe(Flag.withDescription("The key's new name"), Flag.optional),
+    expiresAt,
+    allowedTools,
     json
   },
+  Effect.fn("cli.keys.update")(function*(input) {
+    const changes: KeyUpdate = {
+      ...Option.match(input.name, { onNone: () => ({}), onSome: (name) => ({ name }) }),
+      ...Option.match(input.expiresAt, { onNone: () => ({}), onSome: (expiresAt) => ({ expiresAt }) }),
+      ...Option.match(input.allowedTools, { onNone: () => ({}), onSome: (ids) => ({ allowedSvcToolIds: ids }) })
+    }
+    // refused before the store is opened or the gateway called: it is a mistake in what was typed
+    if (Object.keys(changes).length === 0) return yield* AdminClientError.invalidInput(NOTHING_TO_UPDATE)
+    const key = yield* AdminClient.use((admin) => admin.updateKey(input.keyId, changes)).pipe(
+      Effect.provide(AdminClientFromFlags)
+    )
+    yield* input.json ? printJson(key) : Console.log(formatUpdated(key))
+  })
+).pipe(
+  Command.withDescription("Change an API key's name, expiry or allowed shared tools; the rest stays as it is"),
+  Command.withExamples([
+    { command: "svc-gateway keys update key_123 --allowed-tools svc_current_time,svc_generate_uuid" },
+    { command: "svc-gateway keys update key_123 --allowed-tools all --expires-at never" }
+  ])
+)
+
+const revoke = Command.make(
+  "revoke",
+  { keyId, json },
   Effect.fn("cli.keys.revoke")(function*(input) {
     const key = yield* (yield* AdminClient).revokeKey(input.keyId)
     yield* input.json ? printJson(key) : Console.log(formatRevoked(key))
@@ -95,5 +145,5 @@ const revoke = Command.make(
 
 export const KeysCommand = Command.make("keys").pipe(
   Command.withDescription("API keys of organizations"),
-  Command.withSubcommands([create, list, revoke])
+  Command.withSubcommands([create, list, update, revoke])
 )

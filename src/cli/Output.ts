@@ -25,3 +25,8 @@ export const fields = (entries: ReadonlyArray<readonly [string, string]>, indent
   const width = Math.max(...entries.map(([label]) => label.length)) + 1
   return entries.map(([label, value]) => `${indent}${`${label}:`.padEnd(width)}  ${value}`).join("\n")
 }
+
+/** Ids as a readable list; `none` when there are none. */
+export const idList = (ids: ReadonlyArray<string>, none = "-"): string => ids.length === 0 ? none : ids.join(", ")
+
+export const yesNo = (value: boolean): string => value ? "yes" : "no"

@@ -8,12 +8,10 @@ import { HttpServerResponse } from "effect/http"
 import { Orgs } from "../admin/Orgs.ts"
 import { Auth } from "../auth/Auth.ts"
 import { ApiKeys } from "../keys/ApiKeys.ts"
-import { ToolRegistry } from "../tools/ToolRegistry.ts"
-import { Name, parseExpiry } from "../admin/AdminInput.ts"
+import { checkAllowedTools, Name, parseExpiry } from "../admin/AdminInput.ts"
 import { adminRoute, list, pathParam } from "./AdminRoute.ts"
 import { decodeInput } from "./DecodeInput.ts"
 import { readJsonBody } from "./JsonBody.ts"
-import { RequestError } from "./RequestError.ts"
 
 const CreateOrg = Schema.Struct({ name: Name })
 
@@ -30,22 +28,6 @@ const UpdateKey = Schema.Struct({
   expires_at: Schema.optionalKey(Schema.NullOr(Schema.String)),
   allowed_svc_tool_ids: Schema.optionalKey(ToolIds)
 })
-
-/** An allow-list may only name installed tools; `null` allows every activated tool. */
-const checkAllowedTools = (ids: ReadonlyArray<string> | null | undefined) =>
-  Effect.gen(function*() {
-    if (ids === null || ids === undefined) return ids
-    const registry = yield* ToolRegistry
-    const unknown = ids.filter((id) => registry.get(id) === undefined)
-    if (unknown.length > 0) {
-      return yield* RequestError.invalidField(
-        "allowed_svc_tool_ids",
-        `Invalid value for 'allowed_svc_tool_ids': ${unknown.map((id) => `'${id}'`).join(", ")} is not an installed shared tool (GET /admin/v1/svc-tools lists them).`
-      )
-    }
-    return [...new Set(ids)]
-  })
-
 
 const createOrg = adminRoute(
   "POST",

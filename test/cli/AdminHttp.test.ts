@@ -9,8 +9,8 @@ import { FetchHttpClient } from "effect/http"
 import { createServer } from "node:http"
 import { AdminClient } from "../../src/cli/AdminClient.ts"
 import { ADMIN_TOKEN, startGateway, type TestGateway } from "../utils/TestGateway.ts"
-import { RepositoriesLive, unique } from "../utils/TestStore.ts"
-import { type CliResult, runArgs, sharedStore, stdoutJson, untouchableStore } from "./CliHarness.ts"
+import { unique } from "../utils/TestStore.ts"
+import { CliStoreLive, type CliResult, runArgs, sharedStore, stdoutJson, untouchableStore } from "./CliHarness.ts"
 
 const Created = Schema.Struct({ id: Schema.String, key: Schema.String, org_id: Schema.String })
 const Identified = Schema.Struct({ id: Schema.String })
@@ -134,7 +134,7 @@ describe("svc-gateway --url", () => {
     }))
 })
 
-layer(RepositoriesLive, { excludeTestServices: true })("the same failures through --url and on the store", (it) => {
+layer(CliStoreLive, { excludeTestServices: true })("the same failures through --url and on the store", (it) => {
   const cases: ReadonlyArray<readonly [string, ReadonlyArray<string>, number]> = [
     ["unknown org (list)", ["keys", "list", "--org", "org_nope"], 1],
     ["unknown org (create)", ["keys", "create", "--org", "org_nope", "--name", "k"], 1],

@@ -8,10 +8,13 @@ import { ConfigProvider, Console, Effect, Layer } from "effect"
 import { format } from "node:util"
 import type { ApiKeys } from "../../src/keys/ApiKeys.ts"
 import type { Orgs } from "../../src/admin/Orgs.ts"
+import { Policy } from "../../src/tools/Policy.ts"
+import { ToolRegistry } from "../../src/tools/ToolRegistry.ts"
 import { AdminClient } from "../../src/cli/AdminClient.ts"
 import type { AdminClientError } from "../../src/cli/AdminClientError.ts"
 import { runCli } from "../../src/cli/Cli.ts"
 import { LocalStore } from "../../src/cli/Connection.ts"
+import { RepositoriesLive } from "../utils/TestStore.ts"
 
 export interface CliResult {
   readonly code: number
@@ -21,9 +24,20 @@ export interface CliResult {
 
 export type StoreLayer = Layer.Layer<AdminClient, AdminClientError>
 
-/** The CLI's local store over the repositories in the current context (a store shared by the test block). */
-export const sharedStore: Effect.Effect<StoreLayer, never, Orgs | ApiKeys> = Effect.map(
-  Effect.context<Orgs | ApiKeys>(),
+type StoreServices = Orgs | ApiKeys | Policy | ToolRegistry
+
+/**
+ * What the CLI's store path runs on, over the shared test store: the repositories, and the shared-tool
+ * policy over the installed plugins (the catalogue `startGateway()` serves too).
+ */
+export const CliStoreLive = Policy.layer.pipe(
+  Layer.provideMerge(ToolRegistry.layer),
+  Layer.provideMerge(RepositoriesLive)
+)
+
+/** The CLI's local store over the services in the current context (a store shared by the test block). */
+export const sharedStore: Effect.Effect<StoreLayer, never, StoreServices> = Effect.map(
+  Effect.context<StoreServices>(),
   (context) => AdminClient.layerRepositories.pipe(Layer.provide(Layer.succeedContext(context)))
 )
 

@@ -7,8 +7,8 @@ import { assert, describe, it, layer } from "@effect/vitest"
 import { Effect, Result, Schema } from "effect"
 import { parseExpiry } from "../../src/admin/AdminInput.ts"
 import { SHOWN_ONCE } from "../../src/cli/KeysCommand.ts"
-import { RepositoriesLive, unique } from "../utils/TestStore.ts"
-import { runArgs, sharedStore, stdoutJson, untouchableStore } from "./CliHarness.ts"
+import { unique } from "../utils/TestStore.ts"
+import { CliStoreLive, runArgs, sharedStore, stdoutJson, untouchableStore } from "./CliHarness.ts"
 
 const OrgJson = Schema.Struct({ id: Schema.String, name: Schema.String, created_at: Schema.String })
 const KeyJson = Schema.Struct({
@@ -19,7 +19,8 @@ const KeyJson = Schema.Struct({
   created_at: Schema.String,
   expires_at: Schema.NullOr(Schema.String),
   revoked_at: Schema.NullOr(Schema.String),
-  last_used_at: Schema.NullOr(Schema.String)
+  last_used_at: Schema.NullOr(Schema.String),
+  allowed_svc_tool_ids: Schema.NullOr(Schema.Array(Schema.String))
 })
 const CreatedKeyJson = Schema.Struct({ ...KeyJson.fields, key: Schema.String })
 const listOf = <S extends Schema.Top>(item: S) => Schema.Struct({ object: Schema.Literal("list"), data: Schema.Array(item) })
@@ -38,7 +39,7 @@ const expiryMessage = (value: string) => {
   return result.failure.reason.message
 }
 
-layer(RepositoriesLive)("svc-gateway commands on the store", (it) => {
+layer(CliStoreLive)("svc-gateway commands on the store", (it) => {
   const run = (...args: ReadonlyArray<string>) =>
     Effect.flatMap(sharedStore, (store) => runArgs(args, { store }))
 
@@ -90,13 +91,14 @@ layer(RepositoriesLive)("svc-gateway commands on the store", (it) => {
       const secret = created.stdout.match(SECRET)?.[0]
       assert.isDefined(secret)
       assert.include(created.stdout, `Created API key 'ci' in organization ${orgId}.`)
-      assert.include(created.stdout, "expires:  never")
+      assert.match(created.stdout, /expires: +never\n/)
+      assert.match(created.stdout, /allowed tools: +all\n/)
       assert.include(created.stdout, SHOWN_ONCE)
 
       const listed = yield* run("keys", "list", "--org", orgId)
       assert.strictEqual(listed.code, 0)
-      assert.match(listed.stdout, /^ID +NAME +PREFIX +CREATED +LAST USED +EXPIRES +REVOKED\n/)
-      assert.match(listed.stdout, /key_\w{20} +ci +sk-svc-\w{6} +\S+ +never +never +-$/)
+      assert.match(listed.stdout, /^ID +NAME +PREFIX +CREATED +LAST USED +EXPIRES +REVOKED +ALLOWED TOOLS\n/)
+      assert.match(listed.stdout, /key_\w{20} +ci +sk-svc-\w{6} +\S+ +never +never +- +all$/)
       assert.notInclude(listed.stdout, secret!)
     }))
 
@@ -131,7 +133,7 @@ layer(RepositoriesLive)("svc-gateway commands on the store", (it) => {
       assert.include(text.stdout, again.revoked_at!.replace(/\.\d+Z$/, "Z"))
 
       const listed = yield* run("keys", "list", "--org", orgId)
-      assert.match(listed.stdout, /old .* \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/)
+      assert.match(listed.stdout, /old .* \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ +all$/)
     }))
 
   it.effect("an unknown organization or key: the admin API's message, exit 1", () =>
@@ -210,7 +212,8 @@ describe("usage mistakes", () => {
       assert.strictEqual(result.code, 2)
       assert.include(
         result.stderr,
-        "Usage: svc-gateway keys create --org <org_id> --name <string> [--expires-at <date_time>] [--json]"
+        "Usage: svc-gateway keys create --org <org_id> --name <string> [--expires-at <date_time>] " +
+          "[--allowed-tools <tool_ids>] [--json]"
       )
       assert.include(result.stderr, "Run 'svc-gateway keys create --help' for details.")
     }))
