@@ -29,10 +29,8 @@ export const UpstreamClientLive = Layer.unwrap(Effect.gen(function*() {
   const config = yield* GatewayConfig
   return NodeHttpClient.layerUndiciOptions({
     connect: { timeout: Duration.toMillis(config.connectTimeout) },
-    keepAliveTimeout: 30_000,
-    // the per-phase timeouts are enforced by the adapters, which know what phase they are in
-    headersTimeout: 0,
-    bodyTimeout: 0
+    // first byte, idle and total are the adapters' (Effect's undici client overrides undici's own)
+    keepAliveTimeout: 30_000
   })
 }))
 

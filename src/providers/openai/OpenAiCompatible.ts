@@ -4,7 +4,7 @@
  * instances differ only in URL, key, extra headers and timeouts. HTTP, transport and decode failures
  * are translated into `ProviderError` here, where they enter; the wire mapping is in `OpenAiMapping.ts`.
  */
-import { Duration, Effect, Redacted, Result, Stream } from "effect"
+import { Clock, Duration, Effect, Redacted, Result, Stream } from "effect"
 import { Sse } from "effect/encoding"
 import { HttpClient, HttpClientError, HttpClientRequest } from "effect/http"
 import type { HttpClientResponse } from "effect/http"
@@ -32,16 +32,22 @@ export interface OpenAiCompatibleOptions {
   readonly headers: Readonly<Record<string, string>>
   readonly models: ReadonlyArray<string>
   readonly timeouts: {
-    /** Until the response headers arrive. */
-    readonly firstByte: Duration.Duration
-    /** Longest silence between two pieces of a streamed body. */
-    readonly idle: Duration.Duration
+    /** Until the response headers arrive; undefined: not enforced. */
+    readonly firstByte?: Duration.Duration | undefined
+    /** Longest silence between two pieces of a streamed body; undefined: not enforced. */
+    readonly idle?: Duration.Duration | undefined
     /** The whole call: through the decoded body, or through the end of the stream. */
     readonly total: Duration.Duration
   }
 }
 
 type Reason = ProviderError["reason"]
+
+/** When the upstream last sent bytes, on the Effect clock (so tests can drive it). */
+interface Activity {
+  readonly clock: Clock.Clock
+  at: number
+}
 
 export const adapter = "openai-compatible"
 
@@ -52,12 +58,26 @@ export const completionsUrl = (baseUrl: string): string => `${baseUrl.replace(/\
  * The reason for a failure of the HTTP client. Reading a body fails with `DecodeError` when the
  * connection breaks part-way, so that is the connection's fault, not the payload's.
  */
+/** undici's own timeout errors (its connect timeout, say), by code: the same phases as this adapter's. */
+const undiciTimeout = (cause: unknown): TimeoutPhase | undefined => {
+  const code = typeof cause === "object" && cause !== null && "code" in cause ? cause.code : undefined
+  return code === "UND_ERR_HEADERS_TIMEOUT"
+    ? "first_byte"
+    : code === "UND_ERR_BODY_TIMEOUT"
+    ? "idle"
+    : code === "UND_ERR_CONNECT_TIMEOUT"
+    ? "connect"
+    : undefined
+}
+
 const reasonFromClientError = (error: HttpClientError.HttpClientError): Reason => {
   const reason = error.reason
   switch (reason._tag) {
     case "TransportError":
-    case "DecodeError":
-      return new UpstreamUnreachable({ message: reason.message })
+    case "DecodeError": {
+      const phase = undiciTimeout(reason.cause)
+      return phase === undefined ? new UpstreamUnreachable({ message: reason.message }) : new UpstreamTimeout({ phase })
+    }
     case "EmptyBodyError":
       return new UpstreamBadResponse({ message: "upstream returned an empty body" })
     case "StatusCodeError":
@@ -96,10 +116,10 @@ export const make = (options: OpenAiCompatibleOptions): Effect.Effect<Provider, 
 
     /** Sends the call and succeeds with a 2xx response whose body is still unread. */
     const send = Effect.fnUntraced(function*(call: ProviderCall, stream: boolean) {
-      const response = yield* client.execute(request(call, stream)).pipe(
-        Effect.mapError(fromClientError),
-        Effect.timeoutOrElse({ duration: firstByte, orElse: () => timedOut("first_byte") })
-      )
+      const sent = client.execute(request(call, stream)).pipe(Effect.mapError(fromClientError))
+      const response = yield* firstByte === undefined
+        ? sent
+        : Effect.timeoutOrElse(sent, { duration: firstByte, orElse: () => timedOut("first_byte") })
       if (response.status >= 200 && response.status < 300) return response
       // An unreadable error body still leaves the status worth reporting.
       const body = yield* response.text.pipe(Effect.catch(() => Effect.succeed("")))
@@ -121,15 +141,19 @@ export const make = (options: OpenAiCompatibleOptions): Effect.Effect<Provider, 
 
     const chunks = (
       response: HttpClientResponse.HttpClientResponse,
-      modelId: string
+      modelId: string,
+      activity: Activity
     ): Stream.Stream<CompletionChunk, ProviderError> =>
       Stream.suspend(() => {
         // Set when `[DONE]` arrives; a body that ends without it was cut off.
         let done = false
         return response.stream.pipe(
           Stream.mapError(fromClientError),
-          // Timed on raw bytes so SSE comments (keep-alives) count as signs of life.
-          Stream.timeoutOrElse({ duration: idle, orElse: () => Stream.fromEffect(timedOut("idle")) }),
+          // raw bytes, so SSE comments (keep-alives) count as signs of life for the idle watchdog
+          Stream.map((bytes) => {
+            activity.at = activity.clock.currentTimeMillisUnsafe()
+            return bytes
+          }),
           Stream.decodeText,
           Stream.pipeThroughChannel(Sse.decode()),
           Stream.mapError((error) => (error instanceof ProviderError ? error : fail(reasonFromSseError(error)))),
@@ -164,12 +188,38 @@ export const make = (options: OpenAiCompatibleOptions): Effect.Effect<Provider, 
       ))
     })
 
+    /**
+     * Fails with the phase that ran out: total since the start, or idle since the last bytes. One fiber
+     * per stream that wakes about once per idle period, where a timer per chunk would cost far more.
+     */
+    const watchdog = (activity: Activity) =>
+      Effect.gen(function*() {
+        const totalMs = Duration.toMillis(total)
+        const idleMs = idle === undefined ? Infinity : Duration.toMillis(idle)
+        const start = activity.clock.currentTimeMillisUnsafe()
+        for (;;) {
+          const now = activity.clock.currentTimeMillisUnsafe()
+          if (now - start >= totalMs) return yield* timedOut("total")
+          if (now - activity.at >= idleMs) return yield* timedOut("idle")
+          // before the response there is no activity yet: check again an idle period from now
+          const idleEnd = activity.at === Infinity ? now + idleMs : activity.at + idleMs
+          yield* Effect.sleep(Duration.millis(Math.min(start + totalMs, idleEnd) - now))
+        }
+      })
+
     const stream = (call: ProviderCall): Stream.Stream<CompletionChunk, ProviderError> =>
-      Stream.unwrap(Effect.map(send(call, true), (response) =>
-        (response.headers["content-type"] ?? "").startsWith("application/json")
-          ? Stream.fromEffect(notStreamed(response, call.modelId))
-          : chunks(response, call.modelId))).pipe(
-        Stream.interruptWhen(Effect.andThen(Effect.sleep(total), timedOut("total"))),
+      Stream.unwrap(Effect.gen(function*() {
+        const clock = yield* Clock.Clock
+        // the first-byte phase has its own timeout in `send`; idle counts from the response on
+        const activity: Activity = { clock, at: Infinity }
+        const body = Stream.unwrap(Effect.map(send(call, true), (response) => {
+          activity.at = clock.currentTimeMillisUnsafe()
+          return (response.headers["content-type"] ?? "").startsWith("application/json")
+            ? Stream.fromEffect(notStreamed(response, call.modelId))
+            : chunks(response, call.modelId, activity)
+        }))
+        return body.pipe(Stream.interruptWhen(watchdog(activity)))
+      })).pipe(
         Stream.withSpan("OpenAiCompatible.stream", {
           attributes: { "gateway.provider": options.name, "gateway.model": call.modelId },
           captureStackTrace: false
