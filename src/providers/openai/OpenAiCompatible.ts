@@ -147,27 +147,53 @@ export const make = (options: OpenAiCompatibleOptions): Effect.Effect<Provider, 
       Stream.suspend(() => {
         // Set when `[DONE]` arrives; a body that ends without it was cut off.
         let done = false
+        // a failure met after some chunks of the same piece of body: those chunks go out first
+        let failure: ProviderError | undefined
+        const text = new TextDecoder()
+        let events: Array<Sse.AnyEvent> = []
+        const parser = Sse.makeParser((event) => void events.push(event))
+        // one stage per piece of body, not one per event: text, SSE (Effect's own parser), JSON; the
+        // per-element cost of a chain of stream operators is most of a stream's cost otherwise
+        const decodeBytes = (bytes: Uint8Array): ReadonlyArray<CompletionChunk> => {
+          // raw bytes, so SSE comments (keep-alives) count as signs of life for the idle watchdog
+          activity.at = activity.clock.currentTimeMillisUnsafe()
+          const overflow = parser.feed(text.decode(bytes, { stream: true }))
+          if (overflow !== undefined) {
+            failure = fail(reasonFromSseError(overflow))
+            return []
+          }
+          const parsed = events
+          events = []
+          const out: Array<CompletionChunk> = []
+          for (const event of parsed) {
+            if (event._tag === "Retry") {
+              failure = fail(reasonFromSseError(event))
+              break
+            }
+            if (event.data.trim() === "[DONE]") {
+              done = true
+              break
+            }
+            const chunk = decodeChunk(event.data, modelId)
+            if (Result.isFailure(chunk)) {
+              failure = fail(chunk.failure)
+              break
+            }
+            out.push(chunk.success)
+          }
+          return out
+        }
         return response.stream.pipe(
           Stream.mapError(fromClientError),
-          // raw bytes, so SSE comments (keep-alives) count as signs of life for the idle watchdog
-          Stream.map((bytes) => {
-            activity.at = activity.clock.currentTimeMillisUnsafe()
-            return bytes
-          }),
-          Stream.decodeText,
-          Stream.pipeThroughChannel(Sse.decode()),
-          Stream.mapError((error) => (error instanceof ProviderError ? error : fail(reasonFromSseError(error)))),
-          Stream.takeWhile((event) => {
-            if (event.data.trim() !== "[DONE]") return true
-            done = true
-            return false
-          }),
-          Stream.mapEffect((event) => {
-            const chunk = decodeChunk(event.data, modelId)
-            return Result.isSuccess(chunk) ? Effect.succeed(chunk.success) : Effect.fail(fail(chunk.failure))
-          }),
+          Stream.map(decodeBytes),
+          // stop reading at [DONE], even if the upstream keeps the body open after it; per piece of
+          // body, so the chunks that came with [DONE] are still emitted
+          Stream.takeUntil(() => done || failure !== undefined),
+          Stream.flattenIterable,
           Stream.concat(Stream.suspend(() =>
-            done
+            failure !== undefined
+              ? Stream.fail(failure)
+              : done
               ? Stream.empty
               : Stream.fail(fail(new UpstreamUnreachable({ message: "upstream stream ended before [DONE]" })))
           ))
