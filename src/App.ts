@@ -18,6 +18,11 @@ import { ChatRoutes } from "./http/ChatRoutes.ts"
 import { FallbackRoutes } from "./http/FallbackRoutes.ts"
 import { SystemRoutes } from "./http/SystemRoutes.ts"
 import { ApiKeys } from "./keys/ApiKeys.ts"
+import { RequestLog } from "./logs/RequestLog.ts"
+import { MetricsLogStatsLive } from "./observability/LogStatsSource.ts"
+import { Metrics } from "./observability/Metrics.ts"
+import { MetricsRoutes } from "./observability/MetricsRoutes.ts"
+import { TraceIdHeader } from "./observability/TraceHeaders.ts"
 import { Providers } from "./providers/Providers.ts"
 import { DatabaseLive } from "./store/Database.ts"
 import { PendingCalls } from "./tools/PendingCalls.ts"
@@ -34,8 +39,11 @@ export const UpstreamClientLive = Layer.unwrap(Effect.gen(function*() {
   })
 }))
 
-/** Store-backed services: repositories and authentication. */
-export const StoreServices = Layer.mergeAll(AdminAuth.layer, Auth.layer).pipe(
+/**
+ * Store-backed services: repositories, authentication, the request log. Released after the server
+ * drained, so the log's last rows are flushed before the store closes.
+ */
+export const StoreServices = Layer.mergeAll(AdminAuth.layer, Auth.layer, RequestLog.layer).pipe(
   Layer.provideMerge(ApiKeys.layer),
   Layer.provideMerge(Orgs.layer),
   Layer.provideMerge(DatabaseLive)
@@ -50,10 +58,10 @@ export const ChatServices = ChatCompletions.layer.pipe(Layer.provideMerge(Provid
 
 /** Every service; tests may install other shared tools than the plugins. */
 export const appServices = <E, R>(registry: Layer.Layer<ToolRegistry, E, R>) =>
-  ChatServices.pipe(
-    Layer.provide(UpstreamClientLive),
+  Layer.mergeAll(ChatServices.pipe(Layer.provide(UpstreamClientLive)), MetricsLogStatsLive).pipe(
     Layer.provideMerge(toolServices(registry)),
-    Layer.provideMerge(StoreServices)
+    Layer.provideMerge(StoreServices),
+    Layer.provideMerge(Metrics.layer)
   )
 
 export const AppServices = appServices(ToolRegistry.layer)
@@ -63,7 +71,15 @@ const BodyLimit = Layer.effect(
   Effect.map(Effect.service(GatewayConfig), (config) => ByteSize.bytes(config.bodyLimitBytes))
 )
 
-export const Routes = Layer.mergeAll(ChatRoutes, AdminRoutes, AdminToolRoutes, SystemRoutes, FallbackRoutes)
+export const Routes = Layer.mergeAll(
+  ChatRoutes,
+  AdminRoutes,
+  AdminToolRoutes,
+  SystemRoutes,
+  MetricsRoutes,
+  FallbackRoutes,
+  TraceIdHeader
+)
 
 /** The routes served over the app's services; still needs an `HttpServer` and `GatewayConfig`. */
 export const HttpApp = HttpRouter.serve(Routes, { disableLogger: true, disableListenLog: true }).pipe(

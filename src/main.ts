@@ -7,6 +7,7 @@ import { HttpServer } from "effect/http"
 import { AppServices, HttpApp, NodeServerLive } from "./App.ts"
 import { bootstrap } from "./Bootstrap.ts"
 import { GatewayConfig } from "./Config.ts"
+import { TracingLive } from "./observability/TracingLayer.ts"
 import { DataDirLockLive } from "./store/DataDirLock.ts"
 
 /** Runs once the server listens, so what it prints is true when it is read. */
@@ -23,7 +24,9 @@ const Main = Announce.pipe(
   Layer.provide(AppServices),
   // taken before the store opens, released after it closes: the CLI must not open a folder in use
   Layer.provide(DataDirLockLive),
-  Layer.provide(GatewayConfig.layer)
+  Layer.provide(GatewayConfig.layer),
+  // outermost: built first and released last, so spans of the shutdown itself are exported
+  Layer.provide(TracingLive)
 )
 
 NodeRuntime.runMain(Layer.launch(Main).pipe(

@@ -18,6 +18,8 @@ export interface Caller {
   readonly orgId: string
   /** `null`: every shared tool activated for the org is allowed. */
   readonly allowedSvcToolIds: ReadonlyArray<string> | null
+  /** The org opted in to storing prompt and completion text in the request log. */
+  readonly logContent: boolean
 }
 
 /** Bounds memory when many unknown keys are tried; the cache is simply cleared past it. */
@@ -65,7 +67,8 @@ export class Auth extends Context.Service<Auth, {
         keyId: record.id,
         keyName: record.name,
         orgId: record.orgId,
-        allowedSvcToolIds: record.allowedSvcToolIds
+        allowedSvcToolIds: record.allowedSvcToolIds,
+        logContent: record.logContent
       }
     }, hotSpan("Auth.authenticate"))
 

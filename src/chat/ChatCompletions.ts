@@ -9,6 +9,7 @@ import type { Scope } from "effect"
 import type { SqlError } from "effect/sql"
 import type { Caller } from "../auth/Auth.ts"
 import { GatewayConfig } from "../Config.ts"
+import { Metrics, type MetricsShape } from "../observability/Metrics.ts"
 import { RequestError } from "../http/RequestError.ts"
 import type { ProviderCall } from "../providers/Provider.ts"
 import type { ProviderError } from "../providers/ProviderError.ts"
@@ -63,22 +64,30 @@ export const toProviderCall = (
   requestId
 })
 
+/** What the failover counts: every upstream error, and every move to a backup. */
+export type FailoverMetrics = Pick<MetricsShape, "providerError" | "failover">
+
 /** Runs `attempt` on each target in turn while failures are retryable and targets remain. */
 export const withFailover = <A, R>(
   targets: ReadonlyArray<Target>,
-  attempt: (target: Target) => Effect.Effect<A, ProviderError, R>
+  attempt: (target: Target) => Effect.Effect<A, ProviderError, R>,
+  metrics?: FailoverMetrics
 ): Effect.Effect<{ readonly value: A; readonly target: Target; readonly attempts: number }, ProviderError, R> => {
   const go = (index: number): Effect.Effect<{ value: A; target: Target; attempts: number }, ProviderError, R> => {
     const target = targets[index]!
     return attempt(target).pipe(
+      Effect.tapError((error) => Effect.sync(() => metrics?.providerError(error))),
       Effect.map((value) => ({ value, target, attempts: index + 1 })),
       Effect.catchIf(
         (error) => error.retryable && index + 1 < targets.length,
-        (error) =>
-          Effect.logWarning("failing over", { from: target.address, to: targets[index + 1]!.address }).pipe(
+        (error) => {
+          const next = targets[index + 1]!
+          metrics?.failover(target.address, next.address)
+          return Effect.logWarning("failing over", { from: target.address, to: next.address }).pipe(
             Effect.annotateLogs({ provider: error.provider, reason: error.reason._tag }),
             Effect.andThen(go(index + 1))
           )
+        }
       )
     )
   }
@@ -86,13 +95,17 @@ export const withFailover = <A, R>(
 }
 
 /** Opens a target's stream and waits for its first chunk, so that early failures can still fail over. */
-const openStream = (targets: ReadonlyArray<Target>, call: (target: Target) => ProviderCall) =>
+const openStream = (
+  targets: ReadonlyArray<Target>,
+  call: (target: Target) => ProviderCall,
+  metrics?: FailoverMetrics
+) =>
   withFailover(targets, (target) =>
     Effect.map(
       Stream.peel(target.provider.stream(call(target)), Sink.head<CompletionChunk>()),
       ([first, rest]) =>
         Option.match(first, { onNone: () => rest, onSome: (chunk) => Stream.concat(Stream.succeed(chunk), rest) })
-    ))
+    ), metrics)
 
 export class ChatCompletions extends Context.Service<ChatCompletions, {
   readonly complete: (context: ChatContext) => Effect.Effect<CompletionResult, ChatError>
@@ -103,6 +116,7 @@ export class ChatCompletions extends Context.Service<ChatCompletions, {
     const policy = yield* Policy
     const pending = yield* PendingCalls
     const config = yield* GatewayConfig
+    const metrics = yield* Metrics
 
     /** The conversation to send and the shared tools to offer, pending turn restored. */
     const prepare = Effect.fnUntraced(function*({ call, caller, requestId }: ChatContext) {
@@ -141,7 +155,7 @@ export class ChatCompletions extends Context.Service<ChatCompletions, {
         withFailover(targets, (target) =>
           target.provider.complete(
             toProviderCall(context.call, target.modelId, context.requestId, history, settings.svcTools)
-          )).pipe(
+          ), metrics).pipe(
             Effect.map(({ attempts, target, value }) => {
               first ??= target
               return { completion: value, attempts }
@@ -154,7 +168,7 @@ export class ChatCompletions extends Context.Service<ChatCompletions, {
       const { messages, settings, targets } = yield* prepare(context)
       const callFor = (history: ReadonlyArray<ChatMessage>) => (target: Target) =>
         toProviderCall(context.call, target.modelId, context.requestId, history, settings.svcTools)
-      const opened = yield* openStream(targets, callFor(messages))
+      const opened = yield* openStream(targets, callFor(messages), metrics)
       const summary: StreamSummary = {
         usage: emptyUsage,
         rounds: 1,
@@ -163,7 +177,7 @@ export class ChatCompletions extends Context.Service<ChatCompletions, {
         svcPendingId: undefined
       }
       const nextRound = (history: ReadonlyArray<ChatMessage>) =>
-        Stream.unwrap(Effect.map(openStream(targets, callFor(history)), ({ attempts, value }) => {
+        Stream.unwrap(Effect.map(openStream(targets, callFor(history), metrics), ({ attempts, value }) => {
           summary.attempts += attempts
           return value
         }))

@@ -16,7 +16,12 @@ export interface HttpOptions {
   readonly timeout?: Duration.Input
 }
 
-const OrgWire = Schema.Struct({ id: Schema.String, name: Schema.String, created_at: Schema.String })
+const OrgWire = Schema.Struct({
+  id: Schema.String,
+  name: Schema.String,
+  created_at: Schema.String,
+  log_content: Schema.Boolean
+})
 
 const keyInfoFields = {
   id: Schema.String,

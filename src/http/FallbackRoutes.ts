@@ -13,7 +13,8 @@ const KNOWN: ReadonlyArray<{ readonly path: `/${string}`; readonly methods: Read
   { path: "/chat/completions", methods: ["POST"] },
   { path: "/v1/models", methods: ["GET"] },
   { path: "/health", methods: ["GET"] },
-  { path: "/ready", methods: ["GET"] }
+  { path: "/ready", methods: ["GET"] },
+  { path: "/metrics", methods: ["GET"] }
 ]
 
 const notAllowed = (allowed: ReadonlyArray<string>) => (request: HttpServerRequest.HttpServerRequest) =>

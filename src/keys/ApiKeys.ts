@@ -38,6 +38,8 @@ export interface KeyRecord {
   readonly expiresAt: Date | null
   readonly revokedAt: Date | null
   readonly allowedSvcToolIds: ReadonlyArray<string> | null
+  /** The org's opt-in to storing prompt and completion text in the request log. */
+  readonly logContent: boolean
 }
 
 export interface NewKey {
@@ -150,8 +152,10 @@ export class ApiKeys extends Context.Service<ApiKeys, {
     })
 
     const findByHash = Effect.fn("ApiKeys.findByHash")(function*(hash: string) {
-      const rows = yield* sql<Omit<KeyRow, "prefix" | "created_at" | "last_used_at">>`
-        SELECT id, org_id, name, expires_at, revoked_at, allowed_svc_tool_ids FROM api_keys WHERE key_hash = ${hash}`
+      // the org's log setting rides along, so it is cached with the key
+      const rows = yield* sql<Omit<KeyRow, "prefix" | "created_at" | "last_used_at"> & { readonly log_content: boolean }>`
+        SELECT k.id, k.org_id, k.name, k.expires_at, k.revoked_at, k.allowed_svc_tool_ids, o.log_content
+        FROM api_keys k JOIN orgs o ON o.id = k.org_id WHERE k.key_hash = ${hash}`
       const row = rows[0]
       if (row === undefined) return undefined
       return {
@@ -160,7 +164,8 @@ export class ApiKeys extends Context.Service<ApiKeys, {
         name: row.name,
         expiresAt: row.expires_at,
         revokedAt: row.revoked_at,
-        allowedSvcToolIds: row.allowed_svc_tool_ids
+        allowedSvcToolIds: row.allowed_svc_tool_ids,
+        logContent: row.log_content
       }
     })
 

@@ -11,6 +11,7 @@ import { PendingCalls, type PendingState } from "../../src/tools/PendingCalls.ts
 import { defineTool, type SvcTool, ToolError } from "../../src/tools/SvcTool.ts"
 
 export const testCaller = (overrides: Partial<Caller> = {}): Caller => ({
+  logContent: false,
   keyId: "key_1",
   keyName: "test key",
   orgId: "org_1",

@@ -8,6 +8,7 @@ import { Effect, Random, Stream } from "effect"
 import type { Provider, ProviderCall } from "../Provider.ts"
 import { ProviderError, UpstreamStatus } from "../ProviderError.ts"
 import { answer, chunksOf, completionOf, ECHO_MODEL, usageOf } from "./LocalReply.ts"
+import { annotateGenAi, traceGenAiStream } from "../../observability/GenAi.ts"
 import { hotSpan } from "../../Tracing.ts"
 
 const NAME = "local"
@@ -40,12 +41,17 @@ const decide = Effect.fnUntraced(function*(call: ProviderCall) {
 })
 
 const complete = Effect.fnUntraced(function*(call: ProviderCall) {
+  const genAi = { system: NAME, requestModel: call.modelId }
+  yield* annotateGenAi(genAi)
   const { reply, usage } = yield* decide(call)
-  return completionOf(reply, usage)
+  const completion = completionOf(reply, usage)
+  yield* annotateGenAi(genAi, completion)
+  return completion
 }, hotSpan("LocalProvider.complete"))
 
 const stream = (call: ProviderCall) =>
   Stream.unwrap(Effect.map(decide(call), ({ reply, usage }) => Stream.fromIterable(chunksOf(reply, usage)))).pipe(
+    traceGenAiStream({ system: NAME, requestModel: call.modelId }),
     Stream.withSpan("LocalProvider.stream", { captureStackTrace: false })
   )
 

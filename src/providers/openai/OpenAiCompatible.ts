@@ -9,6 +9,7 @@ import { Sse } from "effect/encoding"
 import { HttpClient, HttpClientError, HttpClientRequest } from "effect/http"
 import type { HttpClientResponse } from "effect/http"
 import type { Completion, CompletionChunk } from "../../chat/ChatWire.ts"
+import { annotateGenAi, traceGenAiStream } from "../../observability/GenAi.ts"
 import { hotSpan } from "../../Tracing.ts"
 import type { Provider, ProviderCall } from "../Provider.ts"
 import {
@@ -129,10 +130,14 @@ export const make = (options: OpenAiCompatibleOptions): Effect.Effect<Provider, 
     const complete = Effect.fnUntraced(
       function*(call: ProviderCall) {
         yield* Effect.annotateCurrentSpan({ "gateway.provider": options.name, "gateway.model": call.modelId })
+        const genAi = { system: options.name, requestModel: call.modelId }
+        yield* annotateGenAi(genAi)
         const response = yield* send(call, false)
         const body = yield* response.text.pipe(Effect.mapError(fromClientError))
         const completion = decodeCompletion(body, call.modelId)
-        return Result.isSuccess(completion) ? completion.success : yield* Effect.fail(fail(completion.failure))
+        if (Result.isFailure(completion)) return yield* Effect.fail(fail(completion.failure))
+        yield* annotateGenAi(genAi, completion.success)
+        return completion.success
       },
       (effect): Effect.Effect<Completion, ProviderError> =>
         Effect.timeoutOrElse(effect, { duration: total, orElse: () => timedOut("total") }),
@@ -246,6 +251,7 @@ export const make = (options: OpenAiCompatibleOptions): Effect.Effect<Provider, 
         }))
         return body.pipe(Stream.interruptWhen(watchdog(activity)))
       })).pipe(
+        traceGenAiStream({ system: options.name, requestModel: call.modelId }),
         Stream.withSpan("OpenAiCompatible.stream", {
           attributes: { "gateway.provider": options.name, "gateway.model": call.modelId },
           captureStackTrace: false

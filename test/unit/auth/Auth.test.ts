@@ -11,6 +11,7 @@ import { ApiKeys, type KeyRecord } from "../../../src/keys/ApiKeys.ts"
 import { makeTestLayer } from "../../utils/TestLayer.ts"
 
 const record = (id: string, overrides: Partial<KeyRecord> = {}): KeyRecord => ({
+  logContent: false,
   id,
   orgId: "org_1",
   name: `name of ${id}`,
@@ -81,6 +82,7 @@ describe("Auth.authenticate", () => {
       Effect.gen(function*() {
         const caller = yield* auth.authenticate(`Bearer ${SECRETS.valid}`)
         assert.deepStrictEqual(caller, {
+          logContent: false,
           keyId: "key_valid",
           keyName: "name of key_valid",
           orgId: "org_1",

@@ -11,6 +11,7 @@ import { type ChatContext, ChatCompletions, toProviderCall } from "../../../src/
 import type { ChatCall } from "../../../src/chat/ChatRequest.ts"
 import type { CompletionChunk } from "../../../src/chat/ChatWire.ts"
 import { GatewayConfig } from "../../../src/Config.ts"
+import { Metrics } from "../../../src/observability/Metrics.ts"
 import { ProviderError } from "../../../src/providers/ProviderError.ts"
 import { PendingCalls } from "../../../src/tools/PendingCalls.ts"
 import { Policy } from "../../../src/tools/Policy.ts"
@@ -40,7 +41,7 @@ const call = (overrides: Partial<ChatCall> = {}): ChatCall => ({
   ...overrides
 })
 
-const caller: Caller = { keyId: "key_1", keyName: "k", orgId: "org_1", allowedSvcToolIds: null }
+const caller: Caller = { keyId: "key_1", keyName: "k", orgId: "org_1", allowedSvcToolIds: null, logContent: false }
 const context = (overrides: Partial<ChatCall> = {}): ChatContext => ({ call: call(overrides), caller, requestId: "req-1" })
 
 /**
@@ -49,6 +50,7 @@ const context = (overrides: Partial<ChatCall> = {}): ChatContext => ({ call: cal
  */
 const core = (fakes: ReadonlyArray<ScriptedProvider>) =>
   ChatCompletions.layer.pipe(
+    Layer.provide(Metrics.layer),
     Layer.provide(providersLayer(
       ["openai", "groq", "local"].map((name) =>
         (fakes.find((fake) => fake.provider.name === name) ?? scriptedProvider(name)).provider

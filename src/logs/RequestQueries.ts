@@ -1,0 +1,300 @@
+/**
+ * Reading the request log, one organization at a time: filtered pages newest first, one request's
+ * detail, and analytics per tag, model, key, UTC day or status.
+ *
+ * Pages are keyset-paginated on `(created_at, id)`, which walks the `request_log_org_time` index
+ * (`org_id, created_at DESC, id DESC`) whatever the depth; tag filters use `&&` / `@>` so the GIN index
+ * on `tags` can answer rare tags. The statement builders are exported so the bench can EXPLAIN exactly
+ * what the service runs.
+ */
+import { Context, Effect, Layer } from "effect"
+import { SqlClient, type SqlError, type Statement } from "effect/sql"
+import { AdminError } from "../admin/AdminError.ts"
+import { toIso } from "../store/Rows.ts"
+import { encodeCursor, type GroupBy, type PageRequest, type RequestFilter } from "./RequestFilter.ts"
+
+/** One request as the admin API shows it. */
+export interface RequestLogEntry {
+  readonly id: string
+  readonly created_at: string
+  readonly org_id: string | null
+  readonly key_id: string | null
+  readonly requested_model: string | null
+  readonly model: string | null
+  readonly provider: string | null
+  readonly status: number
+  readonly error_code: string | null
+  readonly stream: boolean
+  readonly tags: ReadonlyArray<string>
+  readonly prompt_tokens: number
+  readonly completion_tokens: number
+  readonly cached_tokens: number
+  readonly reasoning_tokens: number
+  /** prompt + completion (cached tokens are part of the prompt, reasoning tokens of the completion). */
+  readonly total_tokens: number
+  readonly svc_tools: ReadonlyArray<string>
+  readonly attempts: number
+  readonly latency_ms: number
+  readonly ttft_ms: number | null
+  readonly compression_saved_tokens: number | null
+  readonly user_agent: string | null
+  /** Present only when stored (the org opted in with `log_content`). */
+  readonly prompt_text?: string
+  readonly completion_text?: string
+}
+
+export interface RequestPage {
+  readonly object: "list"
+  readonly data: ReadonlyArray<RequestLogEntry>
+  /** Pass as `cursor` for the next (older) page; null on the last page. */
+  readonly next_cursor: string | null
+}
+
+export interface AnalyticsGroup {
+  /** The tag, model, key id, `YYYY-MM-DD` (UTC) or status; null for untagged requests, no key, no model. */
+  readonly group: string | null
+  readonly requests: number
+  /** Requests answered with status >= 400. */
+  readonly errors: number
+  readonly prompt_tokens: number
+  readonly completion_tokens: number
+  readonly cached_tokens: number
+  readonly reasoning_tokens: number
+  readonly total_tokens: number
+  readonly p50_latency_ms: number
+  readonly p95_latency_ms: number
+}
+
+export interface Analytics {
+  readonly object: "list"
+  readonly group_by: GroupBy
+  readonly data: ReadonlyArray<AnalyticsGroup>
+  /** More than MAX_GROUPS groups matched: narrow the filter to see the rest. */
+  readonly has_more: boolean
+}
+
+/** Caps the groups one analytics call returns (tags and keys are open-ended). */
+export const MAX_GROUPS = 1000
+
+interface LogRow {
+  readonly id: string
+  readonly created_at: Date
+  readonly org_id: string | null
+  readonly key_id: string | null
+  readonly requested_model: string | null
+  readonly model: string | null
+  readonly provider: string | null
+  readonly status: number
+  readonly error_code: string | null
+  readonly stream: boolean
+  readonly tags: ReadonlyArray<string>
+  readonly prompt_tokens: number
+  readonly completion_tokens: number
+  readonly cached_tokens: number
+  readonly reasoning_tokens: number
+  readonly svc_tools: ReadonlyArray<string>
+  readonly attempts: number
+  readonly latency_ms: number
+  readonly ttft_ms: number | null
+  readonly compression_saved_tokens: number | null
+  readonly user_agent: string | null
+  readonly prompt_text: string | null
+  readonly completion_text: string | null
+  /** `created_at` to the microsecond, for the cursor (a JS Date keeps only milliseconds). */
+  readonly cursor_time: string
+}
+
+interface GroupRow {
+  readonly grp: string | null
+  readonly requests: bigint
+  readonly errors: bigint
+  readonly prompt_tokens: bigint
+  readonly completion_tokens: bigint
+  readonly cached_tokens: bigint
+  readonly reasoning_tokens: bigint
+  readonly total_tokens: bigint
+  readonly p50: number
+  readonly p95: number
+}
+
+const COLUMNS = `id, created_at, org_id, key_id, requested_model, model, provider, status, error_code, stream, tags,
+  prompt_tokens, completion_tokens, cached_tokens, reasoning_tokens, svc_tools, attempts, latency_ms, ttft_ms,
+  compression_saved_tokens, user_agent, prompt_text, completion_text,
+  to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS cursor_time`
+
+export const toEntry = (row: LogRow): RequestLogEntry => ({
+  id: row.id,
+  created_at: toIso(row.created_at),
+  org_id: row.org_id,
+  key_id: row.key_id,
+  requested_model: row.requested_model,
+  model: row.model,
+  provider: row.provider,
+  status: row.status,
+  error_code: row.error_code,
+  stream: row.stream,
+  tags: row.tags,
+  prompt_tokens: row.prompt_tokens,
+  completion_tokens: row.completion_tokens,
+  cached_tokens: row.cached_tokens,
+  reasoning_tokens: row.reasoning_tokens,
+  total_tokens: row.prompt_tokens + row.completion_tokens,
+  svc_tools: row.svc_tools,
+  attempts: row.attempts,
+  latency_ms: row.latency_ms,
+  ttft_ms: row.ttft_ms,
+  compression_saved_tokens: row.compression_saved_tokens,
+  user_agent: row.user_agent,
+  ...(row.prompt_text === null ? {} : { prompt_text: row.prompt_text }),
+  ...(row.completion_text === null ? {} : { completion_text: row.completion_text })
+})
+
+/** The WHERE conditions of `filter` for one org, as one fragment. */
+export const whereClause = (sql: SqlClient.SqlClient, orgId: string, filter: RequestFilter) => {
+  const conditions: Array<Statement.Fragment> = [sql`org_id = ${orgId}`]
+  if (filter.tags !== undefined) {
+    const tags = filter.tags.values
+    // `&&` / `@>` against a text[] parameter: the operators the GIN index on `tags` serves
+    conditions.push(filter.tags.mode === "all" ? sql`tags @> ${tags}::text[]` : sql`tags && ${tags}::text[]`)
+  }
+  if (filter.model !== undefined) conditions.push(sql`(requested_model = ${filter.model} OR model = ${filter.model})`)
+  if (filter.keyId !== undefined) conditions.push(sql`key_id = ${filter.keyId}`)
+  const status = filter.status
+  if (status !== undefined) {
+    switch (status._tag) {
+      case "Exact":
+        conditions.push(sql`status = ${status.status}`)
+        break
+      case "Class":
+        conditions.push(sql`status >= ${status.hundreds * 100} AND status < ${status.hundreds * 100 + 100}`)
+        break
+      case "Error":
+        conditions.push(sql`status >= 400`)
+        break
+    }
+  }
+  if (filter.from !== undefined) conditions.push(sql`created_at >= ${filter.from}`)
+  if (filter.to !== undefined) conditions.push(sql`created_at < ${filter.to}`)
+  return sql.and(conditions)
+}
+
+/** One page, newest first; one row more than the limit tells whether another page follows. */
+export const listStatement = (sql: SqlClient.SqlClient, orgId: string, filter: RequestFilter, page: PageRequest) => {
+  const after = page.cursor === undefined
+    ? sql``
+    // a row comparison, so the index range starts right after the cursor's row
+    : sql`AND (created_at, id) < (${page.cursor.createdAt}::timestamptz, ${page.cursor.id})`
+  return sql<LogRow>`SELECT ${sql.literal(COLUMNS)} FROM request_log
+    WHERE ${whereClause(sql, orgId, filter)} ${after}
+    ORDER BY created_at DESC, id DESC LIMIT ${page.limit + 1}`
+}
+
+/** The group key per `groupBy`; constants only, never client text. */
+const GROUP_KEY: Record<GroupBy, string> = {
+  tag: "t.tag",
+  // the provider's model, or the requested one when the request failed before a provider answered
+  model: "coalesce(model, requested_model)",
+  key: "key_id",
+  day: "to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD')",
+  status: "status::text"
+}
+
+/** Per group: counts, token sums and latency percentiles; days and statuses ascending, others busiest first. */
+export const analyticsStatement = (
+  sql: SqlClient.SqlClient,
+  orgId: string,
+  groupBy: GroupBy,
+  filter: RequestFilter
+) => {
+  // one row per tag, so a request with two tags counts in both groups; untagged requests form the null group
+  const from = groupBy === "tag"
+    ? sql`request_log LEFT JOIN LATERAL unnest(tags) AS t(tag) ON true`
+    : sql`request_log`
+  const order = groupBy === "day" || groupBy === "status" ? "grp ASC" : "requests DESC, grp ASC NULLS LAST"
+  return sql<GroupRow>`SELECT ${sql.literal(GROUP_KEY[groupBy])} AS grp,
+      count(*)::int8 AS requests,
+      count(*) FILTER (WHERE status >= 400)::int8 AS errors,
+      coalesce(sum(prompt_tokens), 0)::int8 AS prompt_tokens,
+      coalesce(sum(completion_tokens), 0)::int8 AS completion_tokens,
+      coalesce(sum(cached_tokens), 0)::int8 AS cached_tokens,
+      coalesce(sum(reasoning_tokens), 0)::int8 AS reasoning_tokens,
+      coalesce(sum(prompt_tokens::int8 + completion_tokens), 0)::int8 AS total_tokens,
+      percentile_cont(0.5) WITHIN GROUP (ORDER BY latency_ms) AS p50,
+      percentile_cont(0.95) WITHIN GROUP (ORDER BY latency_ms) AS p95
+    FROM ${from}
+    WHERE ${whereClause(sql, orgId, filter)}
+    GROUP BY 1
+    ORDER BY ${sql.literal(order)}
+    LIMIT ${MAX_GROUPS + 1}`
+}
+
+const toGroup = (row: GroupRow): AnalyticsGroup => ({
+  group: row.grp,
+  requests: Number(row.requests),
+  errors: Number(row.errors),
+  prompt_tokens: Number(row.prompt_tokens),
+  completion_tokens: Number(row.completion_tokens),
+  cached_tokens: Number(row.cached_tokens),
+  reasoning_tokens: Number(row.reasoning_tokens),
+  total_tokens: Number(row.total_tokens),
+  p50_latency_ms: row.p50,
+  p95_latency_ms: row.p95
+})
+
+export class RequestQueries extends Context.Service<RequestQueries, {
+  /** A page of the org's requests matching `filter`, newest first. */
+  readonly list: (
+    orgId: string,
+    filter: RequestFilter,
+    page: PageRequest
+  ) => Effect.Effect<RequestPage, SqlError.SqlError>
+  /** One request of the org; NotFound when it does not exist or is another org's. */
+  readonly get: (orgId: string, requestId: string) => Effect.Effect<RequestLogEntry, SqlError.SqlError | AdminError>
+  /** The org's requests matching `filter`, aggregated per group. */
+  readonly analytics: (
+    orgId: string,
+    groupBy: GroupBy,
+    filter: RequestFilter
+  ) => Effect.Effect<Analytics, SqlError.SqlError>
+}>()("svc-gateway/RequestQueries") {
+  static readonly layer = Layer.effect(RequestQueries, Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+
+    const list = Effect.fn("RequestQueries.list")(function*(orgId: string, filter: RequestFilter, page: PageRequest) {
+      const rows = yield* listStatement(sql, orgId, filter, page)
+      const shown = rows.slice(0, page.limit)
+      const last = shown[shown.length - 1]
+      const next = rows.length > page.limit && last !== undefined
+        ? encodeCursor({ createdAt: last.cursor_time, id: last.id })
+        : null
+      const result: RequestPage = { object: "list", data: shown.map(toEntry), next_cursor: next }
+      return result
+    })
+
+    const get = Effect.fn("RequestQueries.get")(function*(orgId: string, requestId: string) {
+      const rows = yield* sql<LogRow>`SELECT ${sql.literal(COLUMNS)} FROM request_log
+        WHERE id = ${requestId} AND org_id = ${orgId}`
+      const row = rows[0]
+      // another org's request is answered exactly like a missing one: ids do not leak across orgs
+      if (row === undefined) return yield* AdminError.notFound("request", requestId)
+      return toEntry(row)
+    })
+
+    const analytics = Effect.fn("RequestQueries.analytics")(function*(
+      orgId: string,
+      groupBy: GroupBy,
+      filter: RequestFilter
+    ) {
+      const rows = yield* analyticsStatement(sql, orgId, groupBy, filter)
+      const result: Analytics = {
+        object: "list",
+        group_by: groupBy,
+        data: rows.slice(0, MAX_GROUPS).map(toGroup),
+        has_more: rows.length > MAX_GROUPS
+      }
+      return result
+    })
+
+    return RequestQueries.of({ list, get, analytics })
+  }))
+}

@@ -1,0 +1,41 @@
+/**
+ * One request as the request log keeps it: who called, what was asked and what answered, how it ended,
+ * what it cost and how long it took. Built once per request at the edge, recorded off the hot path.
+ */
+
+export interface RequestRecord {
+  /** The request id (`x-request-id`), unique: a replayed row is inserted once. */
+  readonly id: string
+  /** When the request arrived. */
+  readonly createdAt: Date
+  readonly orgId: string | null
+  readonly keyId: string | null
+  /** As the client addressed it (`author_id/model_id`). */
+  readonly requestedModel: string | null
+  /** As the provider reported it. */
+  readonly model: string | null
+  readonly provider: string | null
+  /** The HTTP status answered; a stream that failed after its headers reports the error's status. */
+  readonly status: number
+  /** The OpenAI-shaped error code, when the request failed (`client_closed` when the client left). */
+  readonly errorCode: string | null
+  readonly stream: boolean
+  readonly tags: ReadonlyArray<string>
+  readonly promptTokens: number
+  readonly completionTokens: number
+  readonly cachedTokens: number
+  readonly reasoningTokens: number
+  /** Ids of the shared tools that ran, in order, once per run. */
+  readonly svcTools: ReadonlyArray<string>
+  /** Upstream calls made, failovers and tool rounds included. */
+  readonly attempts: number
+  readonly latencyMs: number
+  /** Time to the first streamed content; null when not streamed or nothing came. */
+  readonly ttftMs: number | null
+  /** Tokens saved by prompt compression; null until compression exists. */
+  readonly compressionSavedTokens: number | null
+  readonly userAgent: string | null
+  /** Only when the org opted in (`log_content`); null otherwise. */
+  readonly promptText: string | null
+  readonly completionText: string | null
+}

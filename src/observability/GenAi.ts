@@ -1,0 +1,101 @@
+/**
+ * OpenTelemetry GenAI semantic-convention attributes on the span of one upstream attempt: which system
+ * (the configured provider instance), which model was asked for and which answered, and the tokens.
+ * The adapters call these inside their attempt span (`OpenAiCompatible.complete` / `.stream`, ...).
+ *
+ * With tracing off (Effect's native tracer) every helper here returns at once and a stream is passed
+ * through untouched, so the hot path pays nothing.
+ */
+import { Context, Effect, Stream, Tracer } from "effect"
+import type { Fiber } from "effect"
+import type { CompletionChunk, Usage } from "../chat/ChatWire.ts"
+
+export interface GenAiRequest {
+  /** `gen_ai.system`: the provider instance name, e.g. `openai`, `groq`, `local`. */
+  readonly system: string
+  /** `gen_ai.request.model`: the model id sent upstream. */
+  readonly requestModel: string
+}
+
+/** What answered: a `Completion` fits as is. */
+export interface GenAiResponse {
+  /** `gen_ai.response.model`: the model the provider says answered. */
+  readonly model: string
+  readonly usage: Usage | undefined
+}
+
+export const GEN_AI = {
+  operation: "gen_ai.operation.name",
+  system: "gen_ai.system",
+  requestModel: "gen_ai.request.model",
+  responseModel: "gen_ai.response.model",
+  inputTokens: "gen_ai.usage.input_tokens",
+  outputTokens: "gen_ai.usage.output_tokens"
+} as const
+
+/** The request-side attributes, for a span's `attributes` option. */
+export const genAiRequestAttributes = (request: GenAiRequest): Record<string, string> => ({
+  [GEN_AI.operation]: "chat",
+  [GEN_AI.system]: request.system,
+  [GEN_AI.requestModel]: request.requestModel
+})
+
+/** The current span when a real tracer records it, else undefined (tracing off, or not sampled). */
+const recordedSpan = (fiber: Fiber.Fiber<unknown, unknown>): Tracer.Span | undefined => {
+  if (!fiber.cache.tracerEnabled || fiber.getRef(Tracer.Tracer) === Tracer.nativeTracer) return undefined
+  const span = Context.getOrUndefined(fiber.context, Tracer.ParentSpan)
+  return span !== undefined && span._tag === "Span" && span.sampled ? span : undefined
+}
+
+const setRequest = (span: Tracer.Span, request: GenAiRequest): void => {
+  span.attribute(GEN_AI.operation, "chat")
+  span.attribute(GEN_AI.system, request.system)
+  span.attribute(GEN_AI.requestModel, request.requestModel)
+}
+
+const setUsage = (span: Tracer.Span, usage: Usage): void => {
+  span.attribute(GEN_AI.inputTokens, usage.promptTokens)
+  span.attribute(GEN_AI.outputTokens, usage.completionTokens)
+}
+
+/**
+ * Sets the GenAI attributes on the current span: the request's, and the response's when given.
+ * In a whole-completion attempt: `yield* annotateGenAi({ system, requestModel }, completion)`.
+ */
+export const annotateGenAi = (request: GenAiRequest, response?: GenAiResponse): Effect.Effect<void> =>
+  Effect.withFiber((fiber) => {
+    const span = recordedSpan(fiber)
+    if (span !== undefined) {
+      setRequest(span, request)
+      if (response !== undefined) {
+        if (response.model !== "") span.attribute(GEN_AI.responseModel, response.model)
+        if (response.usage !== undefined) setUsage(span, response.usage)
+      }
+    }
+    return Effect.void
+  })
+
+/**
+ * Sets the GenAI attributes of a streamed attempt on the span around the stream: the request's when
+ * the stream starts, the response model from the first chunk that names one, the tokens from the
+ * chunk that carries usage. Apply it inside the attempt's `Stream.withSpan`:
+ * `stream.pipe(traceGenAiStream({ system, requestModel }), Stream.withSpan("Provider.stream", ...))`.
+ */
+export const traceGenAiStream = (request: GenAiRequest) =>
+<E, R>(self: Stream.Stream<CompletionChunk, E, R>): Stream.Stream<CompletionChunk, E, R> =>
+  Stream.unwrap(Effect.withFiber((fiber) => {
+    const span = recordedSpan(fiber)
+    if (span === undefined) return Effect.succeed(self)
+    setRequest(span, request)
+    let modelSeen = false
+    return Effect.succeed(Stream.mapArray(self, (chunks) => {
+      for (const chunk of chunks) {
+        if (!modelSeen && chunk.model !== "") {
+          modelSeen = true
+          span.attribute(GEN_AI.responseModel, chunk.model)
+        }
+        if (chunk.usage !== undefined) setUsage(span, chunk.usage)
+      }
+      return chunks
+    }))
+  }))

@@ -1,0 +1,51 @@
+/**
+ * W3C trace context at the gateway's edges. Most of it is Effect's own, and needs no code here:
+ * - in: the HTTP server's span (`HttpMiddleware.tracer`, on whenever a real tracer is installed) takes
+ *   its parent from the request's `traceparent` (then `b3`, `x-b3-*`), so a request continues its
+ *   caller's trace and keeps the caller's sampled flag;
+ * - out: `HttpClient` writes `traceparent` (and `b3`) for its client span on every upstream request.
+ *
+ * What is here: `TraceIdHeader`, a router middleware that answers the trace id in `x-trace-id`, so a
+ * client can quote it. It is installed only when a real tracer is (and only sampled requests carry it):
+ * with tracing off the layer adds no middleware at all.
+ */
+import { Context, Effect, Layer, Tracer } from "effect"
+import { HttpRouter, HttpServerResponse } from "effect/http"
+
+export const TRACE_ID_HEADER = "x-trace-id"
+
+/** Whether spans go anywhere: a tracer other than Effect's native one is installed and enabled. */
+export const tracingActive: Effect.Effect<boolean> = Effect.withFiber((fiber) =>
+  Effect.succeed(fiber.cache.tracerEnabled && fiber.getRef(Tracer.Tracer) !== Tracer.nativeTracer)
+)
+
+/** The current span's trace id when it is sampled by a real tracer, else undefined. */
+export const currentTraceId: Effect.Effect<string | undefined> = Effect.withFiber((fiber) => {
+  const span = Context.getOrUndefined(fiber.context, Tracer.ParentSpan)
+  const active = fiber.cache.tracerEnabled && fiber.getRef(Tracer.Tracer) !== Tracer.nativeTracer
+  return Effect.succeed(active && span !== undefined && span.sampled ? span.traceId : undefined)
+})
+
+const addTraceId = <E, R>(
+  handler: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>
+): Effect.Effect<HttpServerResponse.HttpServerResponse, E, R> =>
+  Effect.withFiber((fiber) => {
+    // the server span (the global middleware runs inside it, before any route's own spans)
+    const span = Context.getOrUndefined(fiber.context, Tracer.ParentSpan)
+    if (span === undefined || !span.sampled) return handler
+    const traceId = span.traceId
+    return Effect.map(handler, (response) => HttpServerResponse.setHeader(response, TRACE_ID_HEADER, traceId))
+  })
+
+/**
+ * Adds `x-trace-id: <trace id>` to every response of the router when tracing is on. Merge it with the
+ * routes given to `HttpRouter.serve`; it reads the tracer when the routes are built, so the tracing
+ * layer must already be in the context then.
+ */
+export const TraceIdHeader: Layer.Layer<never, never, HttpRouter.HttpRouter> = HttpRouter.middleware(
+  Effect.map(tracingActive, (active) =>
+    active
+      ? addTraceId
+      : <E, R>(handler: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>) => handler),
+  { global: true }
+)

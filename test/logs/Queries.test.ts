@@ -1,0 +1,261 @@
+/**
+ * RequestQueries on the real store (PGlite, or PostgreSQL with DATABASE_URL): every filter, tag any/all,
+ * detail, cross-org isolation, and analytics checked against figures worked out by hand from the seed
+ * (see `QueriesSeed.ts` for the table they come from).
+ */
+import { assert, layer } from "@effect/vitest"
+import { Effect, Layer } from "effect"
+import type { RequestFilter } from "../../src/logs/RequestFilter.ts"
+import { type AnalyticsGroup, RequestQueries } from "../../src/logs/RequestQueries.ts"
+import { notFoundOf, StoreLive, unique } from "../utils/TestStore.ts"
+import { insertRows, OTHER_ORG_SEED, SEED } from "./QueriesSeed.ts"
+
+const ORG = unique("org_logs")
+const OTHER = unique("org_other")
+const id = (n: number) => `${ORG}-r${n}`
+
+const Seeded = Layer.effectDiscard(Effect.andThen(insertRows(ORG, SEED), insertRows(OTHER, OTHER_ORG_SEED)))
+const Live = Seeded.pipe(Layer.provideMerge(RequestQueries.layer), Layer.provideMerge(StoreLive))
+
+/** The ids of one page of ORG matching `filter` (the seed is smaller than the page). */
+const idsOf = (filter: RequestFilter) =>
+  Effect.gen(function*() {
+    const page = yield* (yield* RequestQueries).list(ORG, filter, { limit: 200 })
+    assert.isNull(page.next_cursor)
+    return page.data.map((entry) => entry.id)
+  })
+
+const ids = (...ns: ReadonlyArray<number>) => ns.map(id)
+
+type Figures = readonly [
+  group: string | null,
+  requests: number,
+  errors: number,
+  prompt: number,
+  completion: number,
+  cached: number,
+  reasoning: number,
+  total: number,
+  p50: number,
+  p95: number
+]
+
+/** Compares groups in order; percentiles to 1e-9 (percentile_cont interpolates in float8). */
+const assertGroups = (actual: ReadonlyArray<AnalyticsGroup>, expected: ReadonlyArray<Figures>) => {
+  assert.deepStrictEqual(actual.map((g) => g.group), expected.map((e) => e[0]))
+  expected.forEach(([group, requests, errors, prompt, completion, cached, reasoning, total, p50, p95], i) => {
+    const g = actual[i]!
+    assert.deepStrictEqual(
+      [g.requests, g.errors, g.prompt_tokens, g.completion_tokens, g.cached_tokens, g.reasoning_tokens, g.total_tokens],
+      [requests, errors, prompt, completion, cached, reasoning, total],
+      `group ${group}`
+    )
+    assert.closeTo(g.p50_latency_ms, p50, 1e-9, `p50 of ${group}`)
+    assert.closeTo(g.p95_latency_ms, p95, 1e-9, `p95 of ${group}`)
+  })
+}
+
+layer(Live)("RequestQueries", (it) => {
+  it.effect("lists the org's rows newest first, ties by id descending, microseconds kept apart", () =>
+    Effect.gen(function*() {
+      assert.deepStrictEqual(yield* idsOf({}), ids(8, 7, 6, 5, 4, 3, 2, 1))
+    }))
+
+  it.effect("rows come as snake_case JSON with ISO times; text only when stored", () =>
+    Effect.gen(function*() {
+      const page = yield* (yield* RequestQueries).list(ORG, {}, { limit: 200 })
+      const [eight, seven] = page.data
+      assert.deepStrictEqual(seven, {
+        id: id(7),
+        created_at: "2026-03-04T00:00:00.000Z",
+        org_id: ORG,
+        key_id: "key_c",
+        requested_model: "local/echo",
+        model: "echo",
+        provider: "test",
+        status: 404,
+        error_code: "some_error",
+        stream: false,
+        tags: ["batch"],
+        prompt_tokens: 0,
+        completion_tokens: 0,
+        cached_tokens: 0,
+        reasoning_tokens: 0,
+        total_tokens: 0,
+        svc_tools: [],
+        attempts: 1,
+        latency_ms: 2,
+        ttft_ms: null,
+        compression_saved_tokens: null,
+        user_agent: "seed"
+      })
+      assert.strictEqual(eight?.prompt_text, "hello")
+      assert.strictEqual(eight?.completion_text, "world")
+      assert.strictEqual(eight?.total_tokens, 100)
+      assert.isFalse(page.data.slice(1).some((entry) => "prompt_text" in entry || "completion_text" in entry))
+    }))
+
+  it.effect("tags: any-of and all-of", () =>
+    Effect.gen(function*() {
+      assert.deepStrictEqual(yield* idsOf({ tags: { values: ["prod", "dev"], mode: "any" } }), ids(6, 4, 3, 2, 1))
+      assert.deepStrictEqual(yield* idsOf({ tags: { values: ["chat", "batch"], mode: "any" } }), ids(8, 7, 6, 4, 1))
+      assert.deepStrictEqual(yield* idsOf({ tags: { values: ["chat"], mode: "all" } }), ids(8, 4, 1))
+      assert.deepStrictEqual(yield* idsOf({ tags: { values: ["batch", "chat"], mode: "all" } }), ids(8))
+      assert.deepStrictEqual(yield* idsOf({ tags: { values: ["prod", "dev"], mode: "all" } }), [])
+      assert.deepStrictEqual(yield* idsOf({ tags: { values: ["nope"], mode: "any" } }), [])
+    }))
+
+  it.effect("model matches the requested or the reported model", () =>
+    Effect.gen(function*() {
+      assert.deepStrictEqual(yield* idsOf({ model: "gpt-4o" }), ids(2, 1))
+      assert.deepStrictEqual(yield* idsOf({ model: "openai/gpt-4o" }), ids(5, 2, 1))
+      assert.deepStrictEqual(yield* idsOf({ model: "echo" }), ids(8, 7, 6))
+      assert.deepStrictEqual(yield* idsOf({ model: "gpt" }), [])
+    }))
+
+  it.effect("key id", () =>
+    Effect.gen(function*() {
+      assert.deepStrictEqual(yield* idsOf({ keyId: "key_b" }), ids(4, 3))
+      assert.deepStrictEqual(yield* idsOf({ keyId: "key_c" }), ids(8, 7))
+      assert.deepStrictEqual(yield* idsOf({ keyId: "key_z" }), [])
+    }))
+
+  it.effect("status: exact, class and error", () =>
+    Effect.gen(function*() {
+      assert.deepStrictEqual(yield* idsOf({ status: { _tag: "Exact", status: 200 } }), ids(8, 6, 4, 2, 1))
+      assert.deepStrictEqual(yield* idsOf({ status: { _tag: "Exact", status: 429 } }), ids(3))
+      assert.deepStrictEqual(yield* idsOf({ status: { _tag: "Class", hundreds: 2 } }), ids(8, 6, 4, 2, 1))
+      assert.deepStrictEqual(yield* idsOf({ status: { _tag: "Class", hundreds: 4 } }), ids(7, 3))
+      assert.deepStrictEqual(yield* idsOf({ status: { _tag: "Class", hundreds: 5 } }), ids(5))
+      assert.deepStrictEqual(yield* idsOf({ status: { _tag: "Error" } }), ids(7, 5, 3))
+    }))
+
+  it.effect("time range: from inclusive, to exclusive", () =>
+    Effect.gen(function*() {
+      const at = (iso: string) => new Date(iso)
+      assert.deepStrictEqual(
+        yield* idsOf({ from: at("2026-03-02T00:00:00Z"), to: at("2026-03-04T00:00:00Z") }),
+        ids(6, 5, 4, 3)
+      )
+      assert.deepStrictEqual(yield* idsOf({ from: at("2026-03-04T00:00:00Z") }), ids(8, 7))
+      assert.deepStrictEqual(yield* idsOf({ from: at("2026-03-02T10:00:00Z"), to: at("2026-03-02T10:00:00.001Z") }), ids(5, 4, 3))
+      assert.deepStrictEqual(yield* idsOf({ to: at("2026-03-01T09:00:00Z") }), ids(1))
+    }))
+
+  it.effect("filters combine", () =>
+    Effect.gen(function*() {
+      assert.deepStrictEqual(
+        yield* idsOf({ tags: { values: ["chat"], mode: "any" }, status: { _tag: "Exact", status: 200 }, keyId: "key_b" }),
+        ids(4)
+      )
+      assert.deepStrictEqual(yield* idsOf({ model: "echo", status: { _tag: "Error" } }), ids(7))
+    }))
+
+  it.effect("another org's rows never appear, in lists, details or analytics", () =>
+    Effect.gen(function*() {
+      const queries = yield* RequestQueries
+      const other = (yield* queries.list(OTHER, {}, { limit: 200 })).data.map((entry) => entry.id)
+      assert.deepStrictEqual(other, [`${OTHER}-r3`, `${OTHER}-r2`, `${OTHER}-r1`])
+      assert.deepStrictEqual(yield* idsOf({ keyId: "key_a", tags: { values: ["prod"], mode: "any" } }), ids(2, 1))
+      const error = yield* Effect.flip(queries.get(ORG, `${OTHER}-r1`))
+      assert.deepStrictEqual(notFoundOf(error), { entity: "request", id: `${OTHER}-r1` })
+      const byStatus = yield* queries.analytics(OTHER, "status", {})
+      assert.deepStrictEqual(byStatus.data.map((g) => [g.group, g.requests]), [["200", 2], ["500", 1]])
+    }))
+
+  it.effect("get returns one request's detail; unknown ids are NotFound", () =>
+    Effect.gen(function*() {
+      const queries = yield* RequestQueries
+      const eight = yield* queries.get(ORG, id(8))
+      assert.strictEqual(eight.id, id(8))
+      assert.strictEqual(eight.created_at, "2026-03-04T00:00:00.000Z")
+      assert.strictEqual(eight.prompt_text, "hello")
+      assert.isFalse("prompt_text" in (yield* queries.get(ORG, id(1))))
+      assert.deepStrictEqual(notFoundOf(yield* Effect.flip(queries.get(ORG, "missing"))), { entity: "request", id: "missing" })
+    }))
+
+  it.effect("analytics by status", () =>
+    Effect.gen(function*() {
+      const result = yield* (yield* RequestQueries).analytics(ORG, "status", {})
+      assert.strictEqual(result.group_by, "status")
+      assert.isFalse(result.has_more)
+      assertGroups(result.data, [
+        // rows 1, 2, 4, 6, 8: latencies 5, 50, 100, 200, 400 → p50 = 100, p95 at 3.8 → 200 + 0.8 × 200
+        ["200", 5, 0, 650, 420, 110, 70, 1070, 100, 360],
+        ["404", 1, 1, 0, 0, 0, 0, 0, 2, 2],
+        ["429", 1, 1, 50, 0, 0, 0, 50, 30, 30],
+        ["502", 1, 1, 80, 0, 0, 0, 80, 1000, 1000]
+      ])
+    }))
+
+  it.effect("analytics by key: busiest first, no key last", () =>
+    Effect.gen(function*() {
+      assertGroups((yield* (yield* RequestQueries).analytics(ORG, "key", {})).data, [
+        // 100, 200, 1000 → p50 = 200, p95 at 1.9 → 200 + 0.9 × 800
+        ["key_a", 3, 1, 380, 150, 10, 20, 530, 200, 920],
+        // 30, 400 → p50 = 215, p95 = 30 + 0.95 × 370
+        ["key_b", 2, 1, 350, 200, 100, 50, 550, 215, 381.5],
+        // 2, 50 → p50 = 26, p95 = 2 + 0.95 × 48
+        ["key_c", 2, 1, 40, 60, 0, 0, 100, 26, 47.6],
+        [null, 1, 0, 10, 10, 0, 0, 20, 5, 5]
+      ])
+    }))
+
+  it.effect("analytics by model: the reported model, else the requested one", () =>
+    Effect.gen(function*() {
+      assertGroups((yield* (yield* RequestQueries).analytics(ORG, "model", {})).data, [
+        // 2, 5, 50 → p50 = 5, p95 at 1.9 → 5 + 0.9 × 45
+        ["echo", 3, 1, 50, 70, 0, 0, 120, 5, 45.5],
+        ["claude-3", 2, 1, 350, 200, 100, 50, 550, 215, 381.5],
+        // 100, 200 → p50 = 150, p95 = 195
+        ["gpt-4o", 2, 0, 300, 150, 10, 20, 450, 150, 195],
+        ["openai/gpt-4o", 1, 1, 80, 0, 0, 0, 80, 1000, 1000]
+      ])
+    }))
+
+  it.effect("analytics by tag: a request counts once per tag; untagged requests are the null group", () =>
+    Effect.gen(function*() {
+      const result = yield* (yield* RequestQueries).analytics(ORG, "tag", {})
+      assertGroups(result.data, [
+        ["batch", 3, 1, 50, 70, 0, 0, 120, 5, 45.5],
+        // rows 1, 4, 8: 50, 100, 400 → p50 = 100, p95 at 1.9 → 100 + 0.9 × 300
+        ["chat", 3, 0, 440, 310, 110, 50, 750, 100, 370],
+        // rows 1, 2, 6: 5, 100, 200 → p50 = 100, p95 = 100 + 0.9 × 100
+        ["prod", 3, 0, 310, 160, 10, 20, 470, 100, 190],
+        ["dev", 2, 1, 350, 200, 100, 50, 550, 215, 381.5],
+        [null, 1, 1, 80, 0, 0, 0, 80, 1000, 1000]
+      ])
+      // eight requests, twelve group memberships
+      assert.strictEqual(result.data.reduce((n, g) => n + g.requests, 0), 12)
+    }))
+
+  it.effect("analytics by day: UTC dates, in order", () =>
+    Effect.gen(function*() {
+      assertGroups((yield* (yield* RequestQueries).analytics(ORG, "day", {})).data, [
+        ["2026-03-01", 2, 0, 300, 150, 10, 20, 450, 150, 195],
+        // 30, 400, 1000 → p50 = 400, p95 at 1.9 → 400 + 0.9 × 600
+        ["2026-03-02", 3, 2, 430, 200, 100, 50, 630, 400, 940],
+        ["2026-03-03", 1, 0, 10, 10, 0, 0, 20, 5, 5],
+        ["2026-03-04", 2, 1, 40, 60, 0, 0, 100, 26, 47.6]
+      ])
+    }))
+
+  it.effect("analytics are filtered like the list", () =>
+    Effect.gen(function*() {
+      const queries = yield* RequestQueries
+      // chat-tagged requests (1, 4, 8) all answered 200
+      assertGroups((yield* queries.analytics(ORG, "status", { tags: { values: ["chat"], mode: "any" } })).data, [
+        ["200", 3, 0, 440, 310, 110, 50, 750, 100, 370]
+      ])
+      // by tag, of key_b's requests (3, 4): every tag of those requests, not only the filtered ones
+      assertGroups((yield* queries.analytics(ORG, "tag", { keyId: "key_b" })).data, [
+        ["dev", 2, 1, 350, 200, 100, 50, 550, 215, 381.5],
+        ["chat", 1, 0, 300, 200, 100, 50, 500, 400, 400]
+      ])
+      const march2 = { from: new Date("2026-03-02T00:00:00Z"), to: new Date("2026-03-03T00:00:00Z") }
+      assertGroups((yield* queries.analytics(ORG, "day", { ...march2, status: { _tag: "Error" } })).data, [
+        ["2026-03-02", 2, 2, 130, 0, 0, 0, 130, 515, 951.5]
+      ])
+      assert.deepStrictEqual((yield* queries.analytics(ORG, "model", { model: "nope" })).data, [])
+    }))
+})

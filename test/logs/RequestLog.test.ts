@@ -1,0 +1,237 @@
+/**
+ * The request-log writer on the real store: every column round-trips, many records become few INSERT
+ * statements (each a traced `RequestLog.flush`), `record` never waits on the store, closing the layer
+ * flushes the queue, and `GATEWAY_REQUEST_LOG=off` writes nothing.
+ */
+import { assert, layer } from "@effect/vitest"
+import { Effect } from "effect"
+import { existsSync } from "node:fs"
+import type { RequestLog } from "../../src/logs/RequestLog.ts"
+import { RequestLogStore } from "../../src/logs/RequestLogStore.ts"
+import type { RequestRecord } from "../../src/logs/RequestRecord.ts"
+import {
+  countOf,
+  eventually,
+  insertSizes,
+  logEnv,
+  makeRecord,
+  makeRecords,
+  readLines,
+  recorder,
+  rowsOf,
+  storeControl,
+  tempSpillFile,
+  withRequestLog
+} from "../utils/RequestLogHarness.ts"
+import { StoreLive } from "../utils/TestStore.ts"
+
+const recordAll = (log: RequestLog["Service"], rows: ReadonlyArray<RequestRecord>) =>
+  Effect.forEach(rows, (row) => log.record(row), { discard: true })
+
+layer(StoreLive, { excludeTestServices: true })("RequestLog", (it) => {
+  it.effect("a row round-trips every column; an all-null row keeps the column defaults' shape", () =>
+    Effect.gen(function*() {
+      const full = makeRecord({
+        createdAt: new Date("2026-03-04T05:06:07.089Z"),
+        orgId: "org_a",
+        keyId: "key_b",
+        requestedModel: "openai/gpt-x",
+        model: "gpt-x-2026",
+        provider: "openai",
+        status: 502,
+        errorCode: "upstream_error",
+        stream: true,
+        tags: ["team:ml", "quote\"d", "comma,brace{}", "ünïcode ✓"],
+        promptTokens: 1200,
+        completionTokens: 345,
+        cachedTokens: 100,
+        reasoningTokens: 50,
+        svcTools: ["web_search", "calculator", "web_search"],
+        attempts: 3,
+        latencyMs: 1234.5,
+        ttftMs: 87.25,
+        compressionSavedTokens: 42,
+        userAgent: "OpenAI/JS 7.57.0",
+        promptText: "What is 2+2? 😀\nline two",
+        completionText: "4"
+      })
+      const empty = makeRecord({
+        orgId: null,
+        keyId: null,
+        requestedModel: null,
+        model: null,
+        provider: null,
+        errorCode: null,
+        tags: [],
+        svcTools: [],
+        ttftMs: null,
+        compressionSavedTokens: null,
+        userAgent: null,
+        promptText: null,
+        completionText: null
+      })
+      yield* withRequestLog(logEnv(), (log) => recordAll(log, [full, empty]))
+      const rows = yield* rowsOf([full.id, empty.id])
+      const byId = new Map(rows.map((row) => [row.id, row]))
+      assert.deepStrictEqual({ ...byId.get(full.id) }, {
+        id: full.id,
+        created_at: full.createdAt,
+        org_id: "org_a",
+        key_id: "key_b",
+        requested_model: "openai/gpt-x",
+        model: "gpt-x-2026",
+        provider: "openai",
+        status: 502,
+        error_code: "upstream_error",
+        stream: true,
+        tags: ["team:ml", "quote\"d", "comma,brace{}", "ünïcode ✓"],
+        prompt_tokens: 1200,
+        completion_tokens: 345,
+        cached_tokens: 100,
+        reasoning_tokens: 50,
+        svc_tools: ["web_search", "calculator", "web_search"],
+        attempts: 3,
+        latency_ms: 1234.5,
+        ttft_ms: 87.25,
+        compression_saved_tokens: 42,
+        user_agent: "OpenAI/JS 7.57.0",
+        prompt_text: "What is 2+2? 😀\nline two",
+        completion_text: "4"
+      })
+      const stored = byId.get(empty.id)
+      assert.isDefined(stored)
+      assert.deepStrictEqual([stored.org_id, stored.key_id, stored.model, stored.user_agent], [null, null, null, null])
+      assert.deepStrictEqual([stored.tags, stored.svc_tools], [[], []])
+      assert.deepStrictEqual([stored.ttft_ms, stored.compression_saved_tokens, stored.prompt_text], [null, null, null])
+    }))
+
+  it.effect("text PostgreSQL cannot hold and numbers its columns cannot hold are coerced, not lost", () =>
+    Effect.gen(function*() {
+      const odd = makeRecord({
+        promptText: "nul\u0000byte",
+        completionText: "lone \ud800 surrogate",
+        tags: ["a\u0000b"],
+        promptTokens: 10.6,
+        latencyMs: Number.NaN,
+        ttftMs: Number.POSITIVE_INFINITY
+      })
+      yield* withRequestLog(logEnv(), (log) => log.record(odd))
+      const [row] = yield* rowsOf([odd.id])
+      assert.isDefined(row)
+      assert.deepStrictEqual(
+        [row.prompt_text, row.completion_text, row.tags, row.prompt_tokens, row.latency_ms, row.ttft_ms],
+        ["nul\uFFFDbyte", "lone \uFFFD surrogate", ["a\uFFFDb"], 11, 0, null]
+      )
+    }))
+
+  it.effect("many records become few INSERT statements, each a RequestLog.flush span", () =>
+    Effect.gen(function*() {
+      const recorded = recorder()
+      const rows = makeRecords(250)
+      const ids = rows.map((row) => row.id)
+      const { log } = yield* withRequestLog(
+        logEnv({ GATEWAY_LOG_BATCH_SIZE: "100", GATEWAY_LOG_FLUSH_INTERVAL: "100 millis" }),
+        (log) =>
+          Effect.gen(function*() {
+            yield* recordAll(log, rows)
+            yield* eventually("250 rows stored", Effect.map(countOf(ids), (n) => n === 250))
+          }),
+        { recorder: recorded }
+      )
+      assert.deepStrictEqual(insertSizes(recorded), [100, 100, 50])
+      const flushes = recorded.spans.filter((span) => span.name === "RequestLog.flush")
+      assert.deepStrictEqual(flushes.map((span) => [span.attributes.get("rows"), span.attributes.get("outcome")]), [
+        [100, "written"],
+        [100, "written"],
+        [50, "written"]
+      ])
+      const stats = yield* log.stats
+      assert.deepInclude(stats, {
+        enabled: true,
+        queueDepth: 0,
+        rowsRecorded: 250,
+        rowsWritten: 250,
+        batchesWritten: 3,
+        writeFailures: 0,
+        rowsSpilled: 0,
+        rowsDropped: 0
+      })
+    }))
+
+  it.effect("record never waits on the store: a hanging store does not slow it down", () =>
+    Effect.gen(function*() {
+      const control = storeControl()
+      control.mode = "hang"
+      const spillFile = tempSpillFile()
+      const rows = makeRecords(2000)
+      const { log, result: elapsed } = yield* withRequestLog(
+        logEnv({ GATEWAY_LOG_SPILL_FILE: spillFile, GATEWAY_LOG_SHUTDOWN_TIMEOUT: "300 millis" }),
+        (log) =>
+          Effect.gen(function*() {
+            const started = performance.now()
+            yield* recordAll(log, rows)
+            const elapsed = performance.now() - started
+            assert.strictEqual((yield* log.stats).queueDepth, 2000)
+            return elapsed
+          }),
+        { store: control }
+      )
+      assert.isBelow(elapsed, 500, `2000 records took ${elapsed} ms`)
+      // the hung insert was given up at shutdown, within the bound, and every row went to the spill file
+      const stats = yield* log.stats
+      assert.deepInclude(stats, { queueDepth: 0, rowsWritten: 0, rowsSpilled: 2000, rowsDropped: 0 })
+      assert.strictEqual(new Set(readLines(spillFile).map((line) => JSON.parse(line).id)).size, 2000)
+    }))
+
+  it.effect("closing the layer flushes what is queued, without waiting for the flush interval", () =>
+    Effect.gen(function*() {
+      const rows = makeRecords(30)
+      const started = Date.now()
+      const { log } = yield* withRequestLog(
+        logEnv({ GATEWAY_LOG_FLUSH_INTERVAL: "1 minute", GATEWAY_LOG_BATCH_SIZE: "1000" }),
+        (log) => recordAll(log, rows)
+      )
+      assert.isBelow(Date.now() - started, 30_000)
+      assert.strictEqual(yield* countOf(rows.map((row) => row.id)), 30)
+      assert.deepInclude(yield* log.stats, { rowsWritten: 30, queueDepth: 0, rowsSpilled: 0 })
+    }))
+
+  it.effect("a row recorded after shutdown goes straight to the spill file", () =>
+    Effect.gen(function*() {
+      const spillFile = tempSpillFile()
+      const { log } = yield* withRequestLog(logEnv({ GATEWAY_LOG_SPILL_FILE: spillFile }), () => Effect.void)
+      const late = makeRecord()
+      yield* log.record(late)
+      assert.deepStrictEqual(readLines(spillFile).map((line) => JSON.parse(line).id), [late.id])
+      assert.deepInclude(yield* log.stats, { rowsRecorded: 1, rowsSpilled: 1 })
+    }))
+
+  it.effect("GATEWAY_REQUEST_LOG=off: record is a no-op and nothing touches the store", () =>
+    Effect.gen(function*() {
+      const recorded = recorder()
+      const control = storeControl()
+      const spillFile = tempSpillFile()
+      const rows = makeRecords(20)
+      const { log } = yield* withRequestLog(
+        logEnv({ GATEWAY_REQUEST_LOG: "off", GATEWAY_LOG_SPILL_FILE: spillFile, GATEWAY_LOG_FLUSH_INTERVAL: "1 millis" }),
+        (log) => recordAll(log, rows).pipe(Effect.andThen(Effect.sleep("50 millis"))),
+        { store: control, recorder: recorded }
+      )
+      assert.strictEqual(yield* countOf(rows.map((row) => row.id)), 0)
+      assert.deepStrictEqual([control.inserts.length, recorded.statements.length], [0, 0])
+      assert.isFalse(existsSync(spillFile))
+      assert.deepInclude(yield* log.stats, { enabled: false, rowsRecorded: 0, queueDepth: 0 })
+      assert.strictEqual(yield* log.purgeExpired, 0)
+    }))
+
+  it.effect("the store inserts a batch in one statement and skips ids it already has", () =>
+    Effect.gen(function*() {
+      const store = yield* RequestLogStore
+      const first = makeRecord({ status: 200 })
+      const second = makeRecord()
+      yield* store.insert([first])
+      yield* store.insert([{ ...first, status: 500 }, second])
+      const rows = yield* rowsOf([first.id, second.id])
+      assert.deepStrictEqual(rows.map((row) => [row.id, row.status]).sort(), [[first.id, 200], [second.id, 200]].sort())
+    }).pipe(Effect.provide(RequestLogStore.layer)))
+})

@@ -1,0 +1,228 @@
+/**
+ * Helpers for the request-log suite: records with unique ids, the writer over the test store with its
+ * settings from a record (not this process's environment), a store that can be taken down or made to
+ * hang, a statement and span recorder, and polling for background work.
+ */
+import { ConfigProvider, Effect, Layer, Schedule, Tracer } from "effect"
+import { SqlClient, SqlError, Statement } from "effect/sql"
+import { existsSync, mkdtempSync, readFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { RequestLog } from "../../src/logs/RequestLog.ts"
+import { replayPathOf } from "../../src/logs/RequestLogSpill.ts"
+import { RequestLogStore } from "../../src/logs/RequestLogStore.ts"
+import type { RequestRecord } from "../../src/logs/RequestRecord.ts"
+import { unique } from "./TestStore.ts"
+
+/** A complete record with a unique id; `overrides` replaces fields. */
+export const makeRecord = (overrides: Partial<RequestRecord> = {}): RequestRecord => ({
+  id: unique("req"),
+  createdAt: new Date(),
+  orgId: "org_test",
+  keyId: "key_test",
+  requestedModel: "local/echo",
+  model: "echo-1",
+  provider: "local",
+  status: 200,
+  errorCode: null,
+  stream: false,
+  tags: ["test"],
+  promptTokens: 12,
+  completionTokens: 34,
+  cachedTokens: 5,
+  reasoningTokens: 6,
+  svcTools: [],
+  attempts: 1,
+  latencyMs: 12.5,
+  ttftMs: null,
+  compressionSavedTokens: null,
+  userAgent: "vitest",
+  promptText: null,
+  completionText: null,
+  ...overrides
+})
+
+export const makeRecords = (count: number, overrides: Partial<RequestRecord> = {}): Array<RequestRecord> =>
+  Array.from({ length: count }, () => makeRecord(overrides))
+
+/**
+ * Quick settings for tests: short waits, and no retention unless a test asks for it (the PostgreSQL
+ * database is shared: other suites' old rows are not ours to delete).
+ */
+export const logEnv = (extra: Record<string, string> = {}): Record<string, string> => ({
+  GATEWAY_LOG_FLUSH_INTERVAL: "20 millis",
+  GATEWAY_LOG_RETRY_BASE: "10 millis",
+  GATEWAY_LOG_RETRY_MAX: "40 millis",
+  GATEWAY_LOG_SHUTDOWN_TIMEOUT: "3 seconds",
+  GATEWAY_LOG_RETENTION: "0 seconds",
+  GATEWAY_LOG_RETENTION_INTERVAL: "1 hour",
+  ...extra
+})
+
+/** A path for a spill file in a new temporary folder (the file itself does not exist yet). */
+export const tempSpillFile = (): string => join(mkdtempSync(join(tmpdir(), "svc-gateway-log-")), "spill.ndjson")
+
+export const readLines = (path: string): Array<string> =>
+  readFileSync(path, "utf8").split("\n").filter((line) => line !== "")
+
+/** The lines waiting in a spill file, including a replay under way (`<file>.replaying`). */
+export const spilledLines = (path: string): Array<string> =>
+  [path, replayPathOf(path)].flatMap((file) => existsSync(file) ? readLines(file) : [])
+
+/** How the flaky store behaves right now; tests flip `mode` while the writer runs. */
+export interface StoreControl {
+  mode: "up" | "down" | "hang" | "lose-ack" | "crash"
+  /** Insert calls seen, and the ids each carried. */
+  readonly inserts: Array<ReadonlyArray<string>>
+}
+
+export const storeControl = (): StoreControl => ({ mode: "up", inserts: [] })
+
+const outage = () =>
+  new SqlError.SqlError({
+    reason: new SqlError.ConnectionError({ cause: new Error("store down (test)"), message: "store down (test)" })
+  })
+
+/**
+ * The real store, wrapped: `down` fails every insert as a lost connection, `hang` never answers,
+ * `lose-ack` stores the rows and then reports a failure (the reply was lost), `crash` dies (a bug).
+ */
+export const flakyStore = (control: StoreControl) =>
+  Layer.effect(
+    RequestLogStore,
+    Effect.gen(function*() {
+      const real = yield* RequestLogStore
+      return RequestLogStore.of({
+        deleteBefore: real.deleteBefore,
+        insert: (rows) =>
+          Effect.suspend(() => {
+            control.inserts.push(rows.map((row) => row.id))
+            switch (control.mode) {
+              case "up":
+                return real.insert(rows)
+              case "down":
+                return Effect.fail(outage())
+              case "hang":
+                return Effect.never
+              case "lose-ack":
+                return real.insert(rows).pipe(Effect.andThen(Effect.fail(outage())))
+              case "crash":
+                return Effect.die(new Error("bug in the store (test)"))
+            }
+          })
+      })
+    })
+  ).pipe(Layer.provide(RequestLogStore.layer))
+
+/** What the writer's fibers did: SQL statements (text and parameters) and finished spans. */
+export interface Recorder {
+  readonly statements: Array<{ readonly sql: string; readonly params: ReadonlyArray<unknown> }>
+  readonly spans: Array<Tracer.NativeSpan>
+}
+
+export const recorder = (): Recorder => ({ statements: [], spans: [] })
+
+/** Rows per INSERT the recorder saw (the batch travels as one JSON parameter). */
+export const insertSizes = (recorded: Recorder): Array<number> =>
+  recorded.statements
+    .filter((statement) => /^\s*INSERT INTO request_log/.test(statement.sql))
+    .map((statement) => (JSON.parse(String(statement.params[0])) as ReadonlyArray<unknown>).length)
+
+const recording = (recorded: Recorder) =>
+  Layer.mergeAll(
+    Layer.succeed(Statement.CurrentTransformer, (statement) =>
+      Effect.sync(() => {
+        const [sql, params] = statement.compile()
+        recorded.statements.push({ sql, params })
+        return statement
+      })),
+    Layer.succeed(
+      Tracer.Tracer,
+      Tracer.make({
+        span(options) {
+          const span = new Tracer.NativeSpan(options)
+          recorded.spans.push(span)
+          return span
+        }
+      })
+    )
+  )
+
+export interface LogOptions {
+  readonly store?: StoreControl
+  readonly recorder?: Recorder
+}
+
+/** The writer with settings from `env`, over the test's `SqlClient` and `GatewayConfig`. */
+export const requestLogLayer = (env: Record<string, string>, options: LogOptions = {}) =>
+  RequestLog.layerNoDeps.pipe(
+    Layer.provide(options.store === undefined ? RequestLogStore.layer : flakyStore(options.store)),
+    Layer.provide(options.recorder === undefined ? Layer.empty : recording(options.recorder)),
+    Layer.provide(ConfigProvider.layer(ConfigProvider.fromEnvRecord(env)))
+  )
+
+/**
+ * Runs `body` with a writer of its own, then closes it (its shutdown flush included); returns the
+ * service so a test can still read its stats afterwards.
+ */
+export const withRequestLog = <A, E, R>(
+  env: Record<string, string>,
+  body: (log: RequestLog["Service"]) => Effect.Effect<A, E, R>,
+  options: LogOptions = {}
+) =>
+  Effect.gen(function*() {
+    const log = yield* RequestLog
+    const result = yield* body(log)
+    return { log, result }
+  }).pipe(Effect.provide(requestLogLayer(env, options)))
+
+/** Polls `check` every 20 ms until it returns true; fails the test after `seconds`. */
+export const eventually = <E, R>(what: string, check: Effect.Effect<boolean, E, R>, seconds = 10) =>
+  check.pipe(
+    Effect.filterOrFail((ok) => ok, () => new Error(`timed out waiting for: ${what}`)),
+    Effect.retry({ schedule: Schedule.spaced("20 millis"), times: seconds * 50 }),
+    Effect.asVoid
+  )
+
+export interface LogRow {
+  readonly id: string
+  readonly created_at: Date
+  readonly org_id: string | null
+  readonly key_id: string | null
+  readonly requested_model: string | null
+  readonly model: string | null
+  readonly provider: string | null
+  readonly status: number
+  readonly error_code: string | null
+  readonly stream: boolean
+  readonly tags: ReadonlyArray<string>
+  readonly prompt_tokens: number
+  readonly completion_tokens: number
+  readonly cached_tokens: number
+  readonly reasoning_tokens: number
+  readonly svc_tools: ReadonlyArray<string>
+  readonly attempts: number
+  readonly latency_ms: number
+  readonly ttft_ms: number | null
+  readonly compression_saved_tokens: number | null
+  readonly user_agent: string | null
+  readonly prompt_text: string | null
+  readonly completion_text: string | null
+}
+
+/** The stored rows among `ids`, by id. */
+export const rowsOf = (ids: ReadonlyArray<string>) =>
+  Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const rows = yield* sql<LogRow>`SELECT * FROM request_log WHERE id = ANY(${[...ids]}::text[]) ORDER BY id`
+    return rows
+  })
+
+/** How many of `ids` are stored. */
+export const countOf = (ids: ReadonlyArray<string>) =>
+  Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const rows = yield* sql<{ readonly n: number }>`
+      SELECT count(*)::int AS n FROM request_log WHERE id = ANY(${[...ids]}::text[])`
+    return rows[0]?.n ?? 0
+  })
