@@ -12,6 +12,7 @@ import { AdminAuth } from "./auth/AdminAuth.ts"
 import { Auth } from "./auth/Auth.ts"
 import { ChatCompletions } from "./chat/ChatCompletions.ts"
 import { GatewayConfig } from "./Config.ts"
+import { AdminLogRoutes } from "./http/AdminLogRoutes.ts"
 import { AdminRoutes } from "./http/AdminRoutes.ts"
 import { AdminToolRoutes } from "./http/AdminToolRoutes.ts"
 import { ChatRoutes } from "./http/ChatRoutes.ts"
@@ -19,6 +20,7 @@ import { FallbackRoutes } from "./http/FallbackRoutes.ts"
 import { SystemRoutes } from "./http/SystemRoutes.ts"
 import { ApiKeys } from "./keys/ApiKeys.ts"
 import { RequestLog } from "./logs/RequestLog.ts"
+import { RequestQueries } from "./logs/RequestQueries.ts"
 import { MetricsLogStatsLive } from "./observability/LogStatsSource.ts"
 import { Metrics } from "./observability/Metrics.ts"
 import { MetricsRoutes } from "./observability/MetricsRoutes.ts"
@@ -43,7 +45,7 @@ export const UpstreamClientLive = Layer.unwrap(Effect.gen(function*() {
  * Store-backed services: repositories, authentication, the request log. Released after the server
  * drained, so the log's last rows are flushed before the store closes.
  */
-export const StoreServices = Layer.mergeAll(AdminAuth.layer, Auth.layer, RequestLog.layer).pipe(
+export const StoreServices = Layer.mergeAll(AdminAuth.layer, Auth.layer, RequestLog.layer, RequestQueries.layer).pipe(
   Layer.provideMerge(ApiKeys.layer),
   Layer.provideMerge(Orgs.layer),
   Layer.provideMerge(DatabaseLive)
@@ -75,6 +77,7 @@ export const Routes = Layer.mergeAll(
   ChatRoutes,
   AdminRoutes,
   AdminToolRoutes,
+  AdminLogRoutes,
   SystemRoutes,
   MetricsRoutes,
   FallbackRoutes,

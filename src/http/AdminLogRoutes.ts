@@ -1,8 +1,26 @@
 /**
- * Admin routes for the request log: an org's requests (filtered, newest first, cursor-paged), one
- * request's detail, analytics per tag/model/key/day/status, and the org's opt-in for storing prompt and
- * completion text. Query parameters are documented in `RequestQueryParams.ts`; every bad one is a 400
- * naming it, an unknown org a 404.
+ * Admin routes for the request log (admin token required, like every admin route):
+ *
+ * - `GET /admin/v1/orgs/{org_id}/requests` → `{"object":"list","data":[request],"next_cursor":string|null}`,
+ *   newest first. Filters, all optional and combined with AND: `tag` (repeatable) with `tag_mode=any`
+ *   (default: at least one of the tags) or `all` (every tag); `model` (the requested *or* the reported
+ *   model); `key_id`; `status` (`404`, a class `4xx`/`5xx`, or `error` = status >= 400); `from`
+ *   (inclusive) and `to` (exclusive), ISO 8601 dates (UTC midnight) or date-times with a zone. Paging:
+ *   `limit` 1..200 (default 50) and `cursor`, the previous page's `next_cursor` as is. A request is
+ *   snake_case JSON with ISO times; `prompt_text`/`completion_text` appear only when stored.
+ * - `GET /admin/v1/orgs/{org_id}/requests/{request_id}` → one request; 404 when it is not this org's.
+ * - `GET /admin/v1/orgs/{org_id}/analytics?group_by=tag|model|key|day|status` + the same filters →
+ *   `{"object":"list","group_by","data":[{group, requests, errors, prompt_tokens, completion_tokens,
+ *   cached_tokens, reasoning_tokens, total_tokens, p50_latency_ms, p95_latency_ms}],"has_more"}`.
+ *   `group` is a string or null. By tag, a request counts once in the group of *each* of its tags (so the
+ *   groups' requests add up to more than the requests), untagged requests form the null group, and a tag
+ *   filter selects requests, not groups: their other tags show too. By model: the reported model, else
+ *   the requested one. By day: the UTC date `YYYY-MM-DD`. Days and statuses come in order, the other
+ *   groupings busiest first; at most 1000 groups (`has_more` says when there are more).
+ * - `PATCH /admin/v1/orgs/{org_id}` `{"log_content": boolean}` → the org: turns storing prompt and
+ *   completion text in the log on or off for the org.
+ *
+ * A bad or unknown query parameter is a 400 naming it; an unknown org is a 404.
  */
 import { Effect, Layer, Schema } from "effect"
 import { HttpServerRequest, HttpServerResponse } from "effect/http"

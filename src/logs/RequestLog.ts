@@ -112,7 +112,11 @@ export class RequestLog extends Context.Service<RequestLog, {
     Effect.gen(function*() {
       const settings = yield* loadSettings
       if (!settings.enabled) {
-        return RequestLog.of({ record: () => Effect.void, stats: Effect.succeed(NO_STATS), purgeExpired: Effect.succeed(0) })
+        return RequestLog.of({
+          record: () => Effect.void,
+          stats: Effect.succeed(NO_STATS),
+          purgeExpired: Effect.succeed(0)
+        })
       }
       return RequestLog.of(yield* makeWriter(settings, yield* RequestLogStore))
     })

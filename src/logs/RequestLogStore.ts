@@ -1,7 +1,7 @@
 /**
  * The SQL side of the request log: one multi-row insert per batch and one small retention delete. The
- * writer (`RequestLog.ts`) decides when and what; this module only talks to the `request_log` table
- * (migration 0003), so tests can wrap it with a store that fails or hangs.
+ * writer (`RequestLogWriter.ts`) decides when and what; this module only talks to the `request_log`
+ * table (migration 0003), so tests can wrap it with a store that fails or hangs.
  */
 import { Context, Effect, Layer } from "effect"
 import { SqlClient, SqlError } from "effect/sql"

@@ -122,7 +122,7 @@ const COLUMNS = `id, created_at, org_id, key_id, requested_model, model, provide
   compression_saved_tokens, user_agent, prompt_text, completion_text,
   to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS cursor_time`
 
-export const toEntry = (row: LogRow): RequestLogEntry => ({
+const toEntry = (row: LogRow): RequestLogEntry => ({
   id: row.id,
   created_at: toIso(row.created_at),
   org_id: row.org_id,
@@ -150,7 +150,7 @@ export const toEntry = (row: LogRow): RequestLogEntry => ({
 })
 
 /** The WHERE conditions of `filter` for one org, as one fragment. */
-export const whereClause = (sql: SqlClient.SqlClient, orgId: string, filter: RequestFilter) => {
+const whereClause = (sql: SqlClient.SqlClient, orgId: string, filter: RequestFilter) => {
   const conditions: Array<Statement.Fragment> = [sql`org_id = ${orgId}`]
   if (filter.tags !== undefined) {
     const tags = filter.tags.values

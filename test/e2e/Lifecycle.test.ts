@@ -5,21 +5,17 @@
  * Every wait is bounded; the child is killed if a test fails before it exits.
  */
 import OpenAI from "openai"
-import { type ChildProcess, spawn } from "node:child_process"
-import { mkdtempSync, rmSync } from "node:fs"
+import type { ChildProcess } from "node:child_process"
+import { rmSync } from "node:fs"
 import { Agent, type IncomingMessage, request } from "node:http"
 import { connect } from "node:net"
-import { tmpdir } from "node:os"
-import { join } from "node:path"
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest"
-import { chunk, type FakeUpstream, fakeGatewayEnv, refusedUrl, reply, startFakeUpstream } from "../utils/FakeUpstream.ts"
-import { ADMIN_TOKEN, postChat, sseData, startGateway, type TestGateway } from "../utils/TestGateway.ts"
+import { chunk, type FakeUpstream, fakeGatewayEnv, reply, startFakeUpstream } from "../utils/FakeUpstream.ts"
+import { startGatewayProcess, within } from "../utils/GatewayProcess.ts"
+import { postChat, sseData, startGateway, type TestGateway } from "../utils/TestGateway.ts"
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms))
 
-/** Rejects when `promise` has not settled within `ms`. */
-const within = <A>(ms: number, what: string, promise: Promise<A>): Promise<A> =>
-  Promise.race([promise, sleep(ms).then(() => Promise.reject(new Error(`timed out after ${ms} ms: ${what}`)))])
 
 /** `count` content chunks, one every `delayMs`, then `[DONE]`. */
 const slowStream = (count: number, delayMs: number) =>
@@ -134,52 +130,13 @@ describe("SIGTERM drains the server process", () => {
 
   /** Starts `src/main.ts` on a free port with a fresh data directory and waits until it listens. */
   const startServer = async () => {
-    const port = Number(new URL(await refusedUrl()).port)
-    const dataDir = mkdtempSync(join(tmpdir(), "svc-gateway-drain-"))
-    dataDirs.push(dataDir)
+    const server = await startGatewayProcess(upstream, { GATEWAY_SHUTDOWN_GRACE: `${GRACE_MS / 1000} seconds` })
+    dataDirs.push(server.dataDir)
+    child = server.proc
     output = ""
-    const env: Record<string, string> = {
-      PORT: String(port),
-      HOST: "127.0.0.1",
-      GATEWAY_DATA_DIR: dataDir,
-      GATEWAY_ADMIN_TOKEN: ADMIN_TOKEN,
-      GATEWAY_BOOTSTRAP: "false",
-      GATEWAY_SHUTDOWN_GRACE: `${GRACE_MS / 1000} seconds`,
-      ...fakeGatewayEnv(upstream)
-    }
-    for (const name of ["PATH", "HOME", "TMPDIR", "DATABASE_URL"]) {
-      const value = process.env[name]
-      if (value !== undefined) env[name] = value
-    }
-    const proc = spawn(process.execPath, ["src/main.ts"], {
-      cwd: join(import.meta.dirname, "../.."),
-      env,
-      stdio: ["ignore", "pipe", "pipe"]
-    })
-    child = proc
-    const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null; at: number }>((resolve) =>
-      proc.once("exit", (code, signal) => resolve({ code, signal, at: Date.now() }))
-    )
-    const listening = new Promise<void>((resolve, reject) => {
-      proc.stdout.on("data", (data: Buffer) => {
-        output += data.toString()
-        if (output.includes("svc-gateway listening on")) resolve()
-      })
-      proc.stderr.on("data", (data: Buffer) => (output += data.toString()))
-      void exited.then(({ code }) => reject(new Error(`the server exited early (${code}):\n${output}`)))
-    })
-    await within(45_000, "server start", listening).catch((error: Error) => {
-      throw new Error(`${error.message}\n${output}`)
-    })
-    const admin = (path: string, body: unknown) =>
-      fetch(`http://127.0.0.1:${port}/admin/v1${path}`, {
-        method: "POST",
-        headers: { authorization: `Bearer ${ADMIN_TOKEN}`, "content-type": "application/json", connection: "close" },
-        body: JSON.stringify(body)
-      }).then((r) => r.json() as Promise<{ id: string; key: string }>)
-    const org = await admin("/orgs", { name: "drain" })
-    const { key } = await admin(`/orgs/${org.id}/keys`, { name: "drain" })
-    return { url: `http://127.0.0.1:${port}`, port, proc, exited, key }
+    server.proc.stdout?.on("data", (data: Buffer) => (output += data.toString()))
+    server.proc.stderr?.on("data", (data: Buffer) => (output += data.toString()))
+    return server
   }
 
   /** Whether a new TCP connection to the port is refused (true) or accepted (false). */

@@ -12,9 +12,16 @@ import { insertRows, OTHER_ORG_SEED, SEED } from "./QueriesSeed.ts"
 
 const ORG = unique("org_logs")
 const OTHER = unique("org_other")
+const ODD = unique("org_odd")
+/** Tags that would break a hand-built array literal; they must travel as one bound text[] value. */
+const ODD_TAGS = ["a,b", "\"quoted\"", "{braces}", "NULL", "back\\slash"]
 const id = (n: number) => `${ORG}-r${n}`
 
-const Seeded = Layer.effectDiscard(Effect.andThen(insertRows(ORG, SEED), insertRows(OTHER, OTHER_ORG_SEED)))
+const Seeded = Layer.effectDiscard(Effect.all([
+  insertRows(ORG, SEED),
+  insertRows(OTHER, OTHER_ORG_SEED),
+  insertRows(ODD, [{ ...SEED[0]!, tags: ODD_TAGS }])
+]))
 const Live = Seeded.pipe(Layer.provideMerge(RequestQueries.layer), Layer.provideMerge(StoreLive))
 
 /** The ids of one page of ORG matching `filter` (the seed is smaller than the page). */
@@ -103,6 +110,18 @@ layer(Live)("RequestQueries", (it) => {
       assert.deepStrictEqual(yield* idsOf({ tags: { values: ["batch", "chat"], mode: "all" } }), ids(8))
       assert.deepStrictEqual(yield* idsOf({ tags: { values: ["prod", "dev"], mode: "all" } }), [])
       assert.deepStrictEqual(yield* idsOf({ tags: { values: ["nope"], mode: "any" } }), [])
+    }))
+
+  it.effect("tags with commas, quotes, braces and backslashes are matched exactly", () =>
+    Effect.gen(function*() {
+      const queries = yield* RequestQueries
+      const find = (values: readonly [string, ...Array<string>], mode: "any" | "all") =>
+        Effect.map(queries.list(ODD, { tags: { values, mode } }, { limit: 10 }), (page) => page.data.map((e) => e.tags))
+      assert.deepStrictEqual(yield* find(["a,b"], "any"), [ODD_TAGS])
+      assert.deepStrictEqual(yield* find([...ODD_TAGS] as [string, ...Array<string>], "all"), [ODD_TAGS])
+      assert.deepStrictEqual(yield* find(["a"], "any"), [])
+      assert.deepStrictEqual(yield* find(["quoted"], "any"), [])
+      assert.deepStrictEqual(yield* find(["back\\slash"], "any"), [ODD_TAGS])
     }))
 
   it.effect("model matches the requested or the reported model", () =>

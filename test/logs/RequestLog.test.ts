@@ -16,9 +16,9 @@ import {
   logEnv,
   makeRecord,
   makeRecords,
-  readLines,
   recorder,
   rowsOf,
+  spilledIds,
   storeControl,
   tempSpillFile,
   withRequestLog
@@ -180,7 +180,7 @@ layer(StoreLive, { excludeTestServices: true })("RequestLog", (it) => {
       // the hung insert was given up at shutdown, within the bound, and every row went to the spill file
       const stats = yield* log.stats
       assert.deepInclude(stats, { queueDepth: 0, rowsWritten: 0, rowsSpilled: 2000, rowsDropped: 0 })
-      assert.strictEqual(new Set(readLines(spillFile).map((line) => JSON.parse(line).id)).size, 2000)
+      assert.strictEqual(new Set(spilledIds(spillFile)).size, 2000)
     }))
 
   it.effect("closing the layer flushes what is queued, without waiting for the flush interval", () =>
@@ -202,7 +202,7 @@ layer(StoreLive, { excludeTestServices: true })("RequestLog", (it) => {
       const { log } = yield* withRequestLog(logEnv({ GATEWAY_LOG_SPILL_FILE: spillFile }), () => Effect.void)
       const late = makeRecord()
       yield* log.record(late)
-      assert.deepStrictEqual(readLines(spillFile).map((line) => JSON.parse(line).id), [late.id])
+      assert.deepStrictEqual(spilledIds(spillFile), [late.id])
       assert.deepInclude(yield* log.stats, { rowsRecorded: 1, rowsSpilled: 1 })
     }))
 
@@ -213,7 +213,11 @@ layer(StoreLive, { excludeTestServices: true })("RequestLog", (it) => {
       const spillFile = tempSpillFile()
       const rows = makeRecords(20)
       const { log } = yield* withRequestLog(
-        logEnv({ GATEWAY_REQUEST_LOG: "off", GATEWAY_LOG_SPILL_FILE: spillFile, GATEWAY_LOG_FLUSH_INTERVAL: "1 millis" }),
+        logEnv({
+          GATEWAY_REQUEST_LOG: "off",
+          GATEWAY_LOG_SPILL_FILE: spillFile,
+          GATEWAY_LOG_FLUSH_INTERVAL: "1 millis"
+        }),
         (log) => recordAll(log, rows).pipe(Effect.andThen(Effect.sleep("50 millis"))),
         { store: control, recorder: recorded }
       )

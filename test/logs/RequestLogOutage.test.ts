@@ -6,9 +6,9 @@
  */
 import { assert, layer } from "@effect/vitest"
 import { Effect } from "effect"
+import { randomBytes } from "node:crypto"
 import { existsSync, mkdirSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
-import { randomBytes } from "node:crypto"
 import type { RequestLog } from "../../src/logs/RequestLog.ts"
 import { appendRows, replayPathOf } from "../../src/logs/RequestLogSpill.ts"
 import type { RequestRecord } from "../../src/logs/RequestRecord.ts"
@@ -18,9 +18,9 @@ import {
   logEnv,
   makeRecord,
   makeRecords,
-  spilledLines,
   recorder,
   rowsOf,
+  spilledLines,
   storeControl,
   tempSpillFile,
   withRequestLog
@@ -119,7 +119,11 @@ layer(StoreLive, { excludeTestServices: true })("RequestLog outages", (it) => {
       control.mode = "down"
       const spillFile = tempSpillFile()
       const rows = makeRecords(40)
-      const env = logEnv({ GATEWAY_LOG_QUEUE_LIMIT: "10", GATEWAY_LOG_BATCH_SIZE: "5", GATEWAY_LOG_SPILL_FILE: spillFile })
+      const env = logEnv({
+        GATEWAY_LOG_QUEUE_LIMIT: "10",
+        GATEWAY_LOG_BATCH_SIZE: "5",
+        GATEWAY_LOG_SPILL_FILE: spillFile
+      })
       const { log } = yield* withRequestLog(env, (log) =>
         Effect.gen(function*() {
           yield* recordAll(log, rows)
@@ -127,10 +131,8 @@ layer(StoreLive, { excludeTestServices: true })("RequestLog outages", (it) => {
           assert.strictEqual(spilledLines(spillFile).length, 30)
           assert.strictEqual((yield* log.stats).queueDepth, 10)
           control.mode = "up"
-          yield* eventually(
-            "everything stored, the spill file gone",
-            Effect.map(countOf(idsOf(rows)), (n) => n === 40 && !existsSync(spillFile) && !existsSync(replayPathOf(spillFile)))
-          )
+          const gone = () => !existsSync(spillFile) && !existsSync(replayPathOf(spillFile))
+          yield* eventually("all stored, no spill file", Effect.map(countOf(idsOf(rows)), (n) => n === 40 && gone()))
         }), { store: control })
       assert.strictEqual(yield* countOf(idsOf(rows)), 40)
       assert.deepInclude(yield* log.stats, {
@@ -215,7 +217,8 @@ layer(StoreLive, { excludeTestServices: true })("RequestLog outages", (it) => {
       mkdirSync(blocker) // the spill file's folder would have to be inside a file
       writeFileSync(join(blocker, "file"), "")
       const rows = makeRecords(8)
-      const env = logEnv({ GATEWAY_LOG_QUEUE_LIMIT: "3", GATEWAY_LOG_SPILL_FILE: join(blocker, "file", "spill.ndjson") })
+      const unwritable = join(blocker, "file", "spill.ndjson")
+      const env = logEnv({ GATEWAY_LOG_QUEUE_LIMIT: "3", GATEWAY_LOG_SPILL_FILE: unwritable })
       const { log } = yield* withRequestLog(env, (log) =>
         Effect.gen(function*() {
           yield* recordAll(log, rows)

@@ -69,6 +69,10 @@ export const readLines = (path: string): Array<string> =>
 export const spilledLines = (path: string): Array<string> =>
   [path, replayPathOf(path)].flatMap((file) => existsSync(file) ? readLines(file) : [])
 
+/** The ids of the rows waiting in a spill file. */
+export const spilledIds = (path: string): Array<string> =>
+  spilledLines(path).map((line) => (JSON.parse(line) as { readonly id: string }).id)
+
 /** How the flaky store behaves right now; tests flip `mode` while the writer runs. */
 export interface StoreControl {
   mode: "up" | "down" | "hang" | "lose-ack" | "crash"

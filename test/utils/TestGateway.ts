@@ -40,6 +40,8 @@ export const testEnv = (env: Record<string, string> = {}): Record<string, string
   GATEWAY_DATA_DIR: "memory://",
   GATEWAY_ADMIN_TOKEN: ADMIN_TOKEN,
   GATEWAY_BOOTSTRAP: "false",
+  // keep every request-log row: other suites seed old rows in the shared PostgreSQL database
+  GATEWAY_LOG_RETENTION: "0 seconds",
   ...(process.env.DATABASE_URL ? { DATABASE_URL: process.env.DATABASE_URL } : {}),
   ...env
 })
