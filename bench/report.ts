@@ -107,6 +107,17 @@ const judge = (
   return { variant, name, value, unit, threshold, verdict: pass(value) ? "PASS" : "FAIL", note: "" }
 }
 
+/**
+ * What the request log costs: throughput lost at c=16 with the log on, against the same gateway with
+ * `GATEWAY_REQUEST_LOG=off`, measured in the same rounds. The target is under 10%.
+ */
+export const deriveLoggingCost = (cells: ReadonlyArray<Cell>, on: string, off: string): Array<Derived> =>
+  (["non-stream", "stream"] as const).map((mode) =>
+    judge(on, `logging cost, RPS c=16 ${mode}: (off - on) / off`, "%", "< 10%",
+      [find(cells, on, mode, 16), find(cells, off, mode, 16)],
+      ([g, o]) => (100 * ((o?.result.rps ?? 0) - (g?.result.rps ?? 0))) / (o?.result.rps ?? 1), (x) => x < 10)
+  )
+
 /** The project's targets for one gateway variant, against the pass-through. */
 export const deriveTargets = (cells: ReadonlyArray<Cell>, gateway: GatewayReport, passthrough = "passthrough"): Array<Derived> => {
   const v = gateway.name

@@ -25,6 +25,7 @@ import {
   type Cell,
   cellsText,
   type Derived,
+  deriveLoggingCost,
   deriveTargets,
   derivedText,
   firstErrors,
@@ -45,7 +46,9 @@ import { requestBody, sanityCheck, STREAM_END, type Target } from "./sanity.ts"
  * Every variant gets its own rows in the table and its own set of targets against the pass-through.
  */
 const gatewayVariants = (store: Readonly<Record<string, string>>): ReadonlyArray<GatewayVariant> => [
-  { name: "gateway", env: { ...store } }
+  { name: "gateway", env: { ...store } },
+  // the same gateway without its request log: what logging costs
+  { name: "gateway-log-off", env: { ...store, GATEWAY_REQUEST_LOG: "off" } }
 ]
 
 /**
@@ -306,7 +309,10 @@ const main = async (): Promise<number> => {
     await gateway?.stop()
   }
 
-  const derived: Array<Derived> = gateways.filter((g) => g.status !== "unavailable").flatMap((g) => deriveTargets(cells, g))
+  const derived: Array<Derived> = [
+    ...gateways.filter((g) => g.status !== "unavailable" && g.name !== "gateway-log-off").flatMap((g) => deriveTargets(cells, g)),
+    ...deriveLoggingCost(cells, "gateway", "gateway-log-off")
+  ]
   console.log(`\n${cellsText(cells)}`)
   const errors = firstErrors(cells)
   if (errors.length > 0) console.log(`\nerrors:\n${errors.map((e) => `  ${e}`).join("\n")}`)
