@@ -31,7 +31,7 @@ import type { SqlError } from "effect/sql"
 import { join } from "node:path"
 import { GatewayConfig } from "../Config.ts"
 import { RequestLogStore } from "./RequestLogStore.ts"
-import { makeWriter, type RequestLogSettings, type RequestLogStats } from "./RequestLogWriter.ts"
+import { makeWriter, type RequestLogSettings, type RequestLogStats, zeroCounters } from "./RequestLogWriter.ts"
 import type { RequestRecord } from "./RequestRecord.ts"
 
 export type { RequestLogSettings, RequestLogStats } from "./RequestLogWriter.ts"
@@ -82,18 +82,7 @@ export const loadSettings = Effect.gen(function*() {
   return settings
 })
 
-const NO_STATS: RequestLogStats = {
-  enabled: false,
-  queueDepth: 0,
-  rowsRecorded: 0,
-  rowsWritten: 0,
-  batchesWritten: 0,
-  writeFailures: 0,
-  rowsSpilled: 0,
-  rowsReplayed: 0,
-  rowsDropped: 0,
-  rowsDeleted: 0
-}
+const NO_STATS: RequestLogStats = { enabled: false, queueDepth: 0, ...zeroCounters() }
 
 export class RequestLog extends Context.Service<RequestLog, {
   /** Queues the row for writing: never fails, never waits on the store (or on disk). */

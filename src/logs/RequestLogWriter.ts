@@ -77,19 +77,22 @@ const bytesOf = (rows: ReadonlyArray<RequestRecord>): number => {
   return bytes
 }
 
+/** Every counter of `RequestLogStats`, at zero. */
+export const zeroCounters = () => ({
+  rowsRecorded: 0,
+  rowsWritten: 0,
+  batchesWritten: 0,
+  writeFailures: 0,
+  rowsSpilled: 0,
+  rowsReplayed: 0,
+  rowsDropped: 0,
+  rowsDeleted: 0
+})
+
 /** Starts the fibers in the current scope; closing the scope flushes (see the module comment). */
 export const makeWriter = Effect.fnUntraced(function*(settings: RequestLogSettings, store: RequestLogStore["Service"]) {
   const { batchSize, queueLimit, queueMaxBytes, spillFile } = settings
-  const counters = {
-    rowsRecorded: 0,
-    rowsWritten: 0,
-    batchesWritten: 0,
-    writeFailures: 0,
-    rowsSpilled: 0,
-    rowsReplayed: 0,
-    rowsDropped: 0,
-    rowsDeleted: 0
-  }
+  const counters = zeroCounters()
   let queue: Array<RequestRecord> = []
   let queueBytes = 0
   let inFlight: ReadonlyArray<RequestRecord> = []

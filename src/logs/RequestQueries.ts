@@ -76,7 +76,8 @@ export interface Analytics {
 /** Caps the groups one analytics call returns (tags and keys are open-ended). */
 export const MAX_GROUPS = 1000
 
-interface LogRow {
+/** A `request_log` row as the SQL client returns it. */
+export interface LogRow {
   readonly id: string
   readonly created_at: Date
   readonly org_id: string | null

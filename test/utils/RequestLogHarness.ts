@@ -13,6 +13,7 @@ import { replayPathOf } from "../../src/logs/RequestLogSpill.ts"
 import { RequestLogStore } from "../../src/logs/RequestLogStore.ts"
 import type { RequestRecord } from "../../src/logs/RequestRecord.ts"
 import { unique } from "./TestStore.ts"
+import type { LogRow as QueryRow } from "../../src/logs/RequestQueries.ts"
 
 /** A complete record with a unique id; `overrides` replaces fields. */
 export const makeRecord = (overrides: Partial<RequestRecord> = {}): RequestRecord => ({
@@ -188,31 +189,8 @@ export const eventually = <E, R>(what: string, check: Effect.Effect<boolean, E, 
     Effect.asVoid
   )
 
-export interface LogRow {
-  readonly id: string
-  readonly created_at: Date
-  readonly org_id: string | null
-  readonly key_id: string | null
-  readonly requested_model: string | null
-  readonly model: string | null
-  readonly provider: string | null
-  readonly status: number
-  readonly error_code: string | null
-  readonly stream: boolean
-  readonly tags: ReadonlyArray<string>
-  readonly prompt_tokens: number
-  readonly completion_tokens: number
-  readonly cached_tokens: number
-  readonly reasoning_tokens: number
-  readonly svc_tools: ReadonlyArray<string>
-  readonly attempts: number
-  readonly latency_ms: number
-  readonly ttft_ms: number | null
-  readonly compression_saved_tokens: number | null
-  readonly user_agent: string | null
-  readonly prompt_text: string | null
-  readonly completion_text: string | null
-}
+/** A stored row, as the queries read it (without their cursor column). */
+export type LogRow = Omit<QueryRow, "cursor_time">
 
 /** The stored rows among `ids`, by id. */
 export const rowsOf = (ids: ReadonlyArray<string>) =>
