@@ -46,7 +46,7 @@ describe("svc_generate_uuid", () => {
       assert.match((yield* uuid({ version: 7, count: 3 })).uuid, V4)
     }))
 
-  // Schema.Struct({}) is the TypeScript type `{}`: any value but null and undefined, so arrays, numbers,
+  // Schema.Struct({}) is the TypeScript type `{}`, every value but null and undefined, so arrays, numbers,
   // strings and booleans decode too (a struct with fields, such as svc_current_time's, refuses them).
   // Harmless here: the tool reads no argument. Only invalid JSON and `null` are refused.
   it.effect("any JSON value but null is accepted as arguments, as Schema.Struct({}) decodes it", () =>
