@@ -13,31 +13,11 @@ import { AdminError } from "../admin/AdminError.ts"
 import { toIso } from "../store/Rows.ts"
 import { encodeCursor, type GroupBy, type PageRequest, type RequestFilter } from "./RequestFilter.ts"
 
-/** One request as the admin API shows it. */
-export interface RequestLogEntry {
-  readonly id: string
+/** One request as the admin API shows it: the stored row, with an ISO time and the total tokens. */
+export type RequestLogEntry = Omit<LogRow, "created_at" | "cursor_time" | "prompt_text" | "completion_text"> & {
   readonly created_at: string
-  readonly org_id: string | null
-  readonly key_id: string | null
-  readonly requested_model: string | null
-  readonly model: string | null
-  readonly provider: string | null
-  readonly status: number
-  readonly error_code: string | null
-  readonly stream: boolean
-  readonly tags: ReadonlyArray<string>
-  readonly prompt_tokens: number
-  readonly completion_tokens: number
-  readonly cached_tokens: number
-  readonly reasoning_tokens: number
   /** prompt + completion (cached tokens are part of the prompt, reasoning tokens of the completion). */
   readonly total_tokens: number
-  readonly svc_tools: ReadonlyArray<string>
-  readonly attempts: number
-  readonly latency_ms: number
-  readonly ttft_ms: number | null
-  readonly compression_saved_tokens: number | null
-  readonly user_agent: string | null
   /** Present only when stored (the org opted in with `log_content`). */
   readonly prompt_text?: string
   readonly completion_text?: string

@@ -13,6 +13,7 @@ import { join } from "node:path"
 import { expect } from "vitest"
 import { AppServices, appServices, HttpApp } from "../../src/App.ts"
 import { GatewayConfig } from "../../src/Config.ts"
+import { Metrics, type MetricsShape } from "../../src/observability/Metrics.ts"
 import type { SvcTool } from "../../src/tools/SvcTool.ts"
 import { ToolRegistry } from "../../src/tools/ToolRegistry.ts"
 
@@ -24,6 +25,8 @@ export interface TestGateway {
   readonly admin: (method: string, path: string, body?: unknown) => Promise<{ status: number; json: any }>
   /** Creates an org and a key in it; returns the secret. */
   readonly newKey: (options?: { readonly expiresAt?: string }) => Promise<{ orgId: string; keyId: string; key: string }>
+  /** The gateway's metrics registry, to read what it recorded. */
+  readonly metrics: MetricsShape
   readonly close: () => Promise<void>
 }
 
@@ -48,23 +51,24 @@ export const testEnv = (env: Record<string, string> = {}): Record<string, string
 
 /**
  * `tools`: the shared tools to install instead of the plugins (tests add tools that fail, hang or
- * return too much).
+ * return too much). `tracing`: a tracer layer provided outermost, as main.ts provides TracingLive.
  */
-export const startGateway = async (
+export const startGateway = async <TA = never, TE = never>(
   env: Record<string, string> = {},
-  options: { readonly tools?: ReadonlyArray<SvcTool> } = {}
+  options: { readonly tools?: ReadonlyArray<SvcTool>; readonly tracing?: Layer.Layer<TA, TE> } = {}
 ): Promise<TestGateway> => {
   const settings = testEnv(env)
   const services = options.tools === undefined ? AppServices : appServices(ToolRegistry.layerFrom(options.tools))
-  const layer = HttpApp.pipe(
+  const gateway = HttpApp.pipe(
     Layer.provideMerge(NodeHttpServer.layer(createServer, { port: 0, host: "127.0.0.1" })),
     Layer.provideMerge(services),
-    Layer.provideMerge(GatewayConfig.layerFrom(settings)),
-    // Every setting read anywhere comes from `env`, not from this process's environment: the routing
-    // file reads provider API keys (`api_key_env`) itself, and a developer's OPENAI_API_KEY must not
-    // route a test to a live API.
-    Layer.provide(ConfigProvider.layer(ConfigProvider.fromEnvRecord(settings)))
+    Layer.provideMerge(GatewayConfig.layerFrom(settings))
   )
+  const traced = options.tracing === undefined ? gateway : gateway.pipe(Layer.provide(options.tracing))
+  // Every setting read anywhere comes from `env`, not from this process's environment: the routing file
+  // reads provider API keys (`api_key_env`) itself, and a developer's OPENAI_API_KEY must not route a test
+  // to a live API.
+  const layer = traced.pipe(Layer.provide(ConfigProvider.layer(ConfigProvider.fromEnvRecord(settings))))
   const runtime = ManagedRuntime.make(layer)
   const address = await runtime.runPromise(Effect.map(Effect.service(HttpServer.HttpServer), (s) => s.address))
   if (address._tag === "UnixPathAddress") throw new Error("expected a TCP address")
@@ -91,7 +95,7 @@ export const startGateway = async (
     return { orgId: org.json.id as string, keyId: key.json.id as string, key: key.json.key as string }
   }
 
-  return { url, admin, newKey, close: () => runtime.dispose() }
+  return { url, admin, newKey, metrics: await runtime.runPromise(Effect.service(Metrics)), close: () => runtime.dispose() }
 }
 
 // ---------------------------------------------------------------------------------------------------
