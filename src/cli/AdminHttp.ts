@@ -16,7 +16,8 @@ export interface HttpOptions {
   readonly timeout?: Duration.Input
 }
 
-const OrgWire = Schema.Struct({
+/** The admin API's JSON shapes, checked on every answer (and by the CLI tests on its --json output). */
+export const OrgWire = Schema.Struct({
   id: Schema.String,
   name: Schema.String,
   created_at: Schema.String,
@@ -34,8 +35,8 @@ const keyInfoFields = {
   last_used_at: Schema.NullOr(Schema.String),
   allowed_svc_tool_ids: Schema.NullOr(Schema.Array(Schema.String))
 }
-const KeyInfoWire = Schema.Struct(keyInfoFields)
-const CreatedKeyWire = Schema.Struct({ ...keyInfoFields, key: Schema.String })
+export const KeyInfoWire = Schema.Struct(keyInfoFields)
+export const CreatedKeyWire = Schema.Struct({ ...keyInfoFields, key: Schema.String })
 
 const SvcToolWire = Schema.Struct({
   id: Schema.String,

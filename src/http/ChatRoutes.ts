@@ -63,7 +63,7 @@ const answer = (
     if (entry.keepContent) entry.promptText = JSON.stringify(call.messages)
     const chat = yield* ChatCompletions
     const identity = { id: `chatcmpl-${randomBase62(24)}`, created: Math.floor(Date.now() / 1000), model: call.model }
-    const context = { call: { ...call, tags }, caller, requestId }
+    const context = { call, caller, requestId }
     if (!call.stream) {
       const result = yield* chat.complete(context)
       entry.model = result.completion.model

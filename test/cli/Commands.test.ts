@@ -9,20 +9,11 @@ import { parseExpiry } from "../../src/admin/AdminInput.ts"
 import { SHOWN_ONCE } from "../../src/cli/KeysCommand.ts"
 import { unique } from "../utils/TestStore.ts"
 import { CliStoreLive, runArgs, sharedStore, stdoutJson, untouchableStore } from "./CliHarness.ts"
+import { CreatedKeyWire, KeyInfoWire, OrgWire } from "../../src/cli/AdminHttp.ts"
 
-const OrgJson = Schema.Struct({ id: Schema.String, name: Schema.String, created_at: Schema.String })
-const KeyJson = Schema.Struct({
-  id: Schema.String,
-  org_id: Schema.String,
-  name: Schema.String,
-  prefix: Schema.String,
-  created_at: Schema.String,
-  expires_at: Schema.NullOr(Schema.String),
-  revoked_at: Schema.NullOr(Schema.String),
-  last_used_at: Schema.NullOr(Schema.String),
-  allowed_svc_tool_ids: Schema.NullOr(Schema.Array(Schema.String))
-})
-const CreatedKeyJson = Schema.Struct({ ...KeyJson.fields, key: Schema.String })
+const OrgJson = OrgWire
+const KeyJson = KeyInfoWire
+const CreatedKeyJson = CreatedKeyWire
 const listOf = <S extends Schema.Top>(item: S) => Schema.Struct({ object: Schema.Literal("list"), data: Schema.Array(item) })
 
 const decode = <S extends Schema.Top & { readonly DecodingServices: never }>(schema: S, value: unknown) =>
