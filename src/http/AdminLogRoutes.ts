@@ -9,13 +9,14 @@
  *   `limit` 1..200 (default 50) and `cursor`, the previous page's `next_cursor` as is. A request is
  *   snake_case JSON with ISO times; `prompt_text`/`completion_text` appear only when stored.
  * - `GET /admin/v1/orgs/{org_id}/requests/{request_id}` → one request; 404 when it is not this org's.
- * - `GET /admin/v1/orgs/{org_id}/analytics?group_by=tag|model|key|day|status` + the same filters →
+ * - `GET /admin/v1/orgs/{org_id}/analytics?group_by=none|tag|model|key|hour|day|status` + the same filters →
  *   `{"object":"list","group_by","data":[{group, requests, errors, prompt_tokens, completion_tokens,
  *   cached_tokens, reasoning_tokens, total_tokens, p50_latency_ms, p95_latency_ms}],"has_more"}`.
  *   `group` is a string or null. By tag, a request counts once in the group of *each* of its tags (so the
  *   groups' requests add up to more than the requests), untagged requests form the null group, and a tag
  *   filter selects requests, not groups: their other tags show too. By model: the reported model, else
- *   the requested one. By day: the UTC date `YYYY-MM-DD`. Days and statuses come in order, the other
+ *   the requested one. `none`: one null group, the totals. By hour: `YYYY-MM-DDTHH:00:00Z`; by day: the UTC
+ *   date `YYYY-MM-DD`. Hours, days and statuses come in order, the other
  *   groupings busiest first; at most 1000 groups (`has_more` says when there are more).
  * - `PATCH /admin/v1/orgs/{org_id}` `{"log_content": boolean}` → the org: turns storing prompt and
  *   completion text in the log on or off for the org.
@@ -61,7 +62,7 @@ const getRequest = adminRoute(
   })
 )
 
-/** `GET /admin/v1/orgs/{org_id}/analytics?group_by=tag|model|key|day|status` + the list's filters. */
+/** `GET /admin/v1/orgs/{org_id}/analytics?group_by=none|tag|model|key|hour|day|status` + the list's filters. */
 const analytics = adminRoute(
   "GET",
   "/orgs/:org_id/analytics",

@@ -1,6 +1,6 @@
 /**
  * Reading the request log, one organization at a time: filtered pages newest first, one request's
- * detail, and analytics per tag, model, key, UTC day or status.
+ * detail, and analytics in total or per tag, model, key, UTC hour or day, or status.
  *
  * Pages are keyset-paginated on `(created_at, id)`, which walks the `request_log_org_time` index
  * (`org_id, created_at DESC, id DESC`) whatever the depth; tag filters use `&&` / `@>` so the GIN index
@@ -172,15 +172,17 @@ export const listStatement = (sql: SqlClient.SqlClient, orgId: string, filter: R
 
 /** The group key per `groupBy`; constants only, never client text. */
 const GROUP_KEY: Record<GroupBy, string> = {
+  none: "NULL::text",
   tag: "t.tag",
   // the provider's model, or the requested one when the request failed before a provider answered
   model: "coalesce(model, requested_model)",
   key: "key_id",
+  hour: `to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24":00:00Z"')`,
   day: "to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD')",
   status: "status::text"
 }
 
-/** Per group: counts, token sums and latency percentiles; days and statuses ascending, others busiest first. */
+/** Per group: counts, token sums and latency percentiles; hours, days and statuses ascending, others busiest first. */
 export const analyticsStatement = (
   sql: SqlClient.SqlClient,
   orgId: string,
@@ -191,7 +193,7 @@ export const analyticsStatement = (
   const from = groupBy === "tag"
     ? sql`request_log LEFT JOIN LATERAL unnest(tags) AS t(tag) ON true`
     : sql`request_log`
-  const order = groupBy === "day" || groupBy === "status" ? "grp ASC" : "requests DESC, grp ASC NULLS LAST"
+  const order = groupBy === "hour" || groupBy === "day" || groupBy === "status" ? "grp ASC" : "requests DESC, grp ASC NULLS LAST"
   return sql<GroupRow>`SELECT ${sql.literal(GROUP_KEY[groupBy])} AS grp,
       count(*)::int8 AS requests,
       count(*) FILTER (WHERE status >= 400)::int8 AS errors,

@@ -259,6 +259,27 @@ layer(Live)("RequestQueries", (it) => {
       ])
     }))
 
+  it.effect("analytics in total: one null group over every matching request", () =>
+    Effect.gen(function*() {
+      const queries = yield* RequestQueries
+      // latencies 2, 5, 30, 50, 100, 200, 400, 1000 → p50 = 75, p95 at 6.65 → 400 + 0.65 × 600
+      assertGroups((yield* queries.analytics(ORG, "none", {})).data, [[null, 8, 3, 780, 420, 110, 70, 1200, 75, 790]])
+      assertGroups((yield* queries.analytics(ORG, "none", { keyId: "key_c" })).data, [[null, 2, 1, 40, 60, 0, 0, 100, 26, 47.6]])
+      assert.deepStrictEqual((yield* queries.analytics(ORG, "none", { keyId: "nobody" })).data, [])
+    }))
+
+  it.effect("analytics by hour: UTC hours, in order", () =>
+    Effect.gen(function*() {
+      const groups = (yield* (yield* RequestQueries).analytics(ORG, "hour", {})).data
+      assert.deepStrictEqual(groups.map((g) => [g.group, g.requests, g.errors]), [
+        ["2026-03-01T08:00:00Z", 1, 0],
+        ["2026-03-01T09:00:00Z", 1, 0],
+        ["2026-03-02T10:00:00Z", 3, 2],
+        ["2026-03-03T23:00:00Z", 1, 0],
+        ["2026-03-04T00:00:00Z", 2, 1]
+      ])
+    }))
+
   it.effect("analytics are filtered like the list", () =>
     Effect.gen(function*() {
       const queries = yield* RequestQueries
