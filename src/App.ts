@@ -12,6 +12,7 @@ import { AdminAuth } from "./auth/AdminAuth.ts"
 import { Auth } from "./auth/Auth.ts"
 import { ChatCompletions } from "./chat/ChatCompletions.ts"
 import { GatewayConfig } from "./Config.ts"
+import { ConsoleRoutes } from "./console/ConsoleRoutes.ts"
 import { AdminLogRoutes } from "./http/AdminLogRoutes.ts"
 import { AdminRoutes } from "./http/AdminRoutes.ts"
 import { AdminToolRoutes } from "./http/AdminToolRoutes.ts"
@@ -80,6 +81,7 @@ export const Routes = Layer.mergeAll(
   AdminLogRoutes,
   SystemRoutes,
   MetricsRoutes,
+  ConsoleRoutes,
   FallbackRoutes,
   TraceIdHeader
 )

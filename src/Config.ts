@@ -4,6 +4,10 @@
  * `GatewayConfig.layerFrom` instead of touching `process.env`.
  */
 import { Config, ConfigProvider, Context, Duration, Layer, Option, Redacted } from "effect"
+import { fileURLToPath } from "node:url"
+
+/** Where `npm run build` writes the console (see src/console/vite.config.ts). */
+const BUILT_CONSOLE = fileURLToPath(new URL("../dist/console", import.meta.url))
 
 const settings = Config.all({
   port: Config.Port("PORT").pipe(Config.withDefault(8080)),
@@ -25,7 +29,8 @@ const settings = Config.all({
   toolTimeout: Config.Duration("GATEWAY_SVC_TOOL_TIMEOUT").pipe(Config.withDefault(Duration.seconds(10))),
   toolMaxOutputBytes: Config.Int("GATEWAY_SVC_TOOL_MAX_OUTPUT_BYTES").pipe(Config.withDefault(64 * 1024)),
   toolMaxRounds: Config.Int("GATEWAY_SVC_TOOL_MAX_ROUNDS").pipe(Config.withDefault(5)),
-  pendingTtl: Config.Duration("GATEWAY_SVC_PENDING_TTL").pipe(Config.withDefault(Duration.hours(1)))
+  pendingTtl: Config.Duration("GATEWAY_SVC_PENDING_TTL").pipe(Config.withDefault(Duration.hours(1))),
+  consoleDir: Config.String("GATEWAY_CONSOLE_DIR").pipe(Config.withDefault(BUILT_CONSOLE))
 })
 
 export interface GatewaySettings {
@@ -55,6 +60,8 @@ export interface GatewaySettings {
   readonly toolMaxRounds: number
   /** How long a `svc_pending_id` can be continued. */
   readonly pendingTtl: Duration.Duration
+  /** The built console's files, served at `/console`. */
+  readonly consoleDir: string
 }
 
 export class GatewayConfig extends Context.Service<GatewayConfig, GatewaySettings>()("svc-gateway/GatewayConfig") {

@@ -17,6 +17,10 @@ const Announce = Layer.effectDiscard(Effect.gen(function*() {
   const { host } = yield* GatewayConfig
   const where = address._tag === "UnixPathAddress" ? address.path : `http://${host}:${address.port}`
   yield* Console.log(`svc-gateway listening on ${where}`)
+  if (address._tag !== "UnixPathAddress") {
+    const local = host === "0.0.0.0" || host === "::" ? "127.0.0.1" : host
+    yield* Console.log(`console: http://${local}:${address.port}/console`)
+  }
 }))
 
 const Main = Announce.pipe(

@@ -1,0 +1,161 @@
+/**
+ * The console's frame: sign-in until a token is kept, then the header (pages, the organization being
+ * looked at, sign-out) and the page the URL names.
+ */
+import { useEffect, useRef, useState } from "preact/hooks"
+import { api, type Org, whenUnauthorized } from "./Api.ts"
+import { AnalyticsPage } from "./pages/AnalyticsPage.tsx"
+import { KeysPage } from "./pages/KeysPage.tsx"
+import { OrgsPage } from "./pages/OrgsPage.tsx"
+import { QuickStartPage } from "./pages/QuickStartPage.tsx"
+import { RequestsPage } from "./pages/RequestsPage.tsx"
+import { SignIn } from "./pages/SignIn.tsx"
+import { ToolsPage } from "./pages/ToolsPage.tsx"
+import { Notice } from "./parts/Notice.tsx"
+import { useLoad } from "./parts/useLoad.ts"
+import { href, navigate, type Page, type Route, useRoute } from "./Route.ts"
+import { session } from "./Session.ts"
+
+const NAV: ReadonlyArray<{ readonly page: Page; readonly label: string }> = [
+  { page: "orgs", label: "Organizations" },
+  { page: "keys", label: "API keys" },
+  { page: "tools", label: "Shared tools" },
+  { page: "requests", label: "Requests" },
+  { page: "analytics", label: "Analytics" },
+  { page: "quick-start", label: "Quick start" }
+]
+
+export const App = () => {
+  const [signedIn, setSignedIn] = useState(session.token() !== null)
+  const [reason, setReason] = useState<string | null>(null)
+  useEffect(() =>
+    whenUnauthorized(() => {
+      session.signOut()
+      setReason("the gateway no longer accepts this admin token.")
+      setSignedIn(false)
+    }), [])
+
+  if (!signedIn) {
+    return (
+      <SignIn
+        reason={reason}
+        onSignedIn={(token) => {
+          session.signIn(token)
+          setReason(null)
+          setSignedIn(true)
+        }}
+      />
+    )
+  }
+  return (
+    <Console
+      onSignOut={() => {
+        session.signOut()
+        setSignedIn(false)
+      }}
+    />
+  )
+}
+
+const Console = (props: { readonly onSignOut: () => void }) => {
+  const route = useRoute()
+  const orgs = useLoad(api.orgs, [])
+  const list = orgs.data ?? []
+  // a page of an org with no org named: the first org, so the header's links always lead somewhere
+  const orgId = route.orgId ?? list[0]?.id
+  const org = list.find((o) => o.id === orgId)
+
+  const main = useRef<HTMLElement>(null)
+  const first = useRef(true)
+  useEffect(() => {
+    // after a move to another page, focus its heading so keyboard and screen-reader users start there
+    if (first.current) {
+      first.current = false
+      return
+    }
+    main.current?.querySelector("h1")?.focus()
+  }, [route.page, route.orgId, route.requestId])
+
+  return (
+    <>
+      <a class="skip" href="#main" onClick={(event) => {
+        event.preventDefault()
+        main.current?.querySelector("h1")?.focus()
+      }}>
+        Skip to content
+      </a>
+      <header class="top">
+        <a class="brand" href={href("orgs")}>svc-gateway</a>
+        <nav aria-label="Pages">
+          <ul>
+            {NAV.map((item) => (
+              <li key={item.page}>
+                <a
+                  href={href(item.page, orgId)}
+                  aria-current={item.page === route.page ? "page" : undefined}
+                >
+                  {item.label}
+                </a>
+              </li>
+            ))}
+          </ul>
+        </nav>
+        <div class="top-end">
+          <OrgPicker orgs={list} current={orgId} route={route} />
+          <button type="button" onClick={props.onSignOut}>Sign out</button>
+        </div>
+      </header>
+      <main id="main" ref={main}>
+        {orgs.error === null ? null : <Notice message={{ kind: "error", text: orgs.error }} />}
+        <PageView route={route} org={org} orgs={list} orgsLoading={orgs.loading} reloadOrgs={orgs.reload} />
+      </main>
+    </>
+  )
+}
+
+const OrgPicker = (props: { readonly orgs: ReadonlyArray<Org>; readonly current: string | undefined; readonly route: Route }) => {
+  if (props.orgs.length === 0) return null
+  const page = props.route.page === "orgs" || props.route.page === "quick-start" ? "keys" : props.route.page
+  return (
+    <label class="org-picker">
+      <span>Organization</span>
+      <select value={props.current} onChange={(event) => navigate(href(page, event.currentTarget.value))}>
+        {props.orgs.map((org) => <option key={org.id} value={org.id}>{org.name}</option>)}
+      </select>
+    </label>
+  )
+}
+
+const PageView = (props: {
+  readonly route: Route
+  readonly org: Org | undefined
+  readonly orgs: ReadonlyArray<Org>
+  readonly orgsLoading: boolean
+  readonly reloadOrgs: () => Promise<void>
+}) => {
+  const { route, org } = props
+  if (route.page === "orgs") return <OrgsPage orgs={props.orgs} loading={props.orgsLoading} reload={props.reloadOrgs} />
+  if (route.page === "quick-start") return <QuickStartPage />
+  if (org === undefined) {
+    if (props.orgsLoading) return <p aria-busy="true">Loading…</p>
+    return (
+      <section>
+        <h1 tabIndex={-1}>No such organization</h1>
+        <p>
+          {props.orgs.length === 0 ? "There are no organizations yet. " : `No organization has the id ${route.orgId ?? ""}. `}
+          <a href={href("orgs")}>Go to Organizations</a> to pick or create one.
+        </p>
+      </section>
+    )
+  }
+  switch (route.page) {
+    case "keys":
+      return <KeysPage org={org} />
+    case "tools":
+      return <ToolsPage org={org} />
+    case "requests":
+      return <RequestsPage org={org} route={route} />
+    case "analytics":
+      return <AnalyticsPage org={org} route={route} />
+  }
+}

@@ -1,0 +1,57 @@
+/**
+ * Where the console is, kept in the URL's fragment (`#/orgs/org_1/requests?tag=prod`) so a reload or a
+ * shared link opens the same page with the same filters, and the gateway serves one page for all.
+ */
+import { useEffect, useState } from "preact/hooks"
+
+export type Page = "orgs" | "keys" | "tools" | "requests" | "analytics" | "quick-start"
+
+export interface Route {
+  readonly page: Page
+  readonly orgId?: string
+  /** A request's id, on the requests page: its detail. */
+  readonly requestId?: string
+  readonly params: URLSearchParams
+}
+
+const ORG_PAGES: ReadonlyArray<Page> = ["keys", "tools", "requests", "analytics"]
+
+export const parseRoute = (hash: string): Route => {
+  const [path = "", search = ""] = hash.replace(/^#/, "").split("?")
+  const parts = path.split("/").filter((part) => part !== "").map(decodeURIComponent)
+  const params = new URLSearchParams(search)
+  if (parts[0] === "orgs" && parts[1] !== undefined) {
+    const page = ORG_PAGES.find((p) => p === parts[2]) ?? "keys"
+    return parts[3] !== undefined && page === "requests"
+      ? { page, orgId: parts[1], requestId: parts[3], params }
+      : { page, orgId: parts[1], params }
+  }
+  if (parts[0] === "quick-start") return { page: "quick-start", params }
+  return { page: "orgs", params }
+}
+
+export const href = (
+  page: Page,
+  orgId?: string,
+  options: { readonly requestId?: string; readonly params?: URLSearchParams } = {}
+): string => {
+  const search = options.params === undefined || options.params.size === 0 ? "" : `?${options.params}`
+  if (page === "orgs" || page === "quick-start") return `#/${page}${search}`
+  if (orgId === undefined) return "#/orgs"
+  const request = options.requestId === undefined ? "" : `/${encodeURIComponent(options.requestId)}`
+  return `#/orgs/${encodeURIComponent(orgId)}/${page}${request}${search}`
+}
+
+export const navigate = (to: string) => {
+  if (location.hash !== to) location.hash = to
+}
+
+export const useRoute = (): Route => {
+  const [route, setRoute] = useState(() => parseRoute(location.hash))
+  useEffect(() => {
+    const update = () => setRoute(parseRoute(location.hash))
+    addEventListener("hashchange", update)
+    return () => removeEventListener("hashchange", update)
+  }, [])
+  return route
+}

@@ -1,0 +1,91 @@
+/** Organizations: the list, a form to create one, and whether each stores prompt and completion text. */
+import { useState } from "preact/hooks"
+import { api, type Org } from "../Api.ts"
+import { time } from "../parts/Format.ts"
+import { Empty, type Message, Notice } from "../parts/Notice.tsx"
+import { useAction } from "../parts/useLoad.ts"
+import { href } from "../Route.ts"
+
+export const OrgsPage = (props: {
+  readonly orgs: ReadonlyArray<Org>
+  readonly loading: boolean
+  readonly reload: () => Promise<void>
+}) => {
+  const [name, setName] = useState("")
+  const [message, setMessage] = useState<Message | null>(null)
+  const { busy, run } = useAction()
+
+  const create = async (event: Event) => {
+    event.preventDefault()
+    const result = await run(() => api.createOrg(name.trim()))
+    if (!result.ok) return setMessage({ kind: "error", text: result.error })
+    setName("")
+    setMessage({ kind: "info", text: `Created organization '${result.value.name}'.` })
+    await props.reload()
+  }
+
+  const setLogContent = async (org: Org, on: boolean) => {
+    const result = await run(() => api.setLogContent(org.id, on))
+    setMessage(result.ok
+      ? { kind: "info", text: `${org.name}: prompt and completion text ${on ? "are now stored" : "are no longer stored"} in the request log.` }
+      : { kind: "error", text: result.error })
+    await props.reload()
+  }
+
+  return (
+    <section>
+      <h1 tabIndex={-1}>Organizations</h1>
+      <Notice message={message} onDismiss={() => setMessage(null)} />
+      <form class="card inline-form" onSubmit={create}>
+        <h2>Create an organization</h2>
+        <label for="org-name">Name</label>
+        <input id="org-name" value={name} onInput={(event) => setName(event.currentTarget.value)} required maxLength={200} />
+        <button type="submit" class="primary" disabled={busy}>Create organization</button>
+      </form>
+      {props.orgs.length === 0
+        ? props.loading ? <p aria-busy="true">Loading…</p> : <Empty>No organizations yet: create the first one above.</Empty>
+        : (
+          <div class="table-wrap">
+            <table>
+              <caption class="visually-hidden">Organizations</caption>
+              <thead>
+                <tr>
+                  <th scope="col">Name</th>
+                  <th scope="col">ID</th>
+                  <th scope="col">Created</th>
+                  <th scope="col">Stores prompts</th>
+                  <th scope="col"><span class="visually-hidden">Pages</span></th>
+                </tr>
+              </thead>
+              <tbody>
+                {props.orgs.map((org) => (
+                  <tr key={org.id}>
+                    <td>{org.name}</td>
+                    <td><code>{org.id}</code></td>
+                    <td title={org.created_at}>{time(org.created_at)}</td>
+                    <td>
+                      <label class="check">
+                        <input
+                          type="checkbox"
+                          checked={org.log_content}
+                          disabled={busy}
+                          onChange={(event) => setLogContent(org, event.currentTarget.checked)}
+                        />
+                        <span class="visually-hidden">Store prompt and completion text for {org.name}</span>
+                        {org.log_content ? "yes" : "no"}
+                      </label>
+                    </td>
+                    <td class="links">
+                      <a href={href("keys", org.id)}>API keys</a>
+                      <a href={href("tools", org.id)}>Shared tools</a>
+                      <a href={href("requests", org.id)}>Requests</a>
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+        )}
+    </section>
+  )
+}

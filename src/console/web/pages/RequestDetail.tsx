@@ -1,0 +1,49 @@
+/** One logged request: every field the log keeps, and the prompt and completion when the org stores them. */
+import { api, type ApiKey, type Org } from "../Api.ts"
+import { count, ms, time } from "../parts/Format.ts"
+import { Notice } from "../parts/Notice.tsx"
+import { useLoad } from "../parts/useLoad.ts"
+
+export const RequestDetail = (props: {
+  readonly org: Org
+  readonly requestId: string
+  readonly back: string
+  readonly keys: ReadonlyArray<ApiKey>
+}) => {
+  const request = useLoad(() => api.request(props.org.id, props.requestId), [props.org.id, props.requestId])
+  const r = request.data
+  const key = props.keys.find((k) => k.id === r?.key_id)
+  return (
+    <section>
+      <p><a href={props.back}>← Back to the requests</a></p>
+      <h1 tabIndex={-1}>Request <code>{props.requestId}</code></h1>
+      {request.error === null ? null : <Notice message={{ kind: "error", text: request.error }} />}
+      {r === undefined ? (request.loading ? <p aria-busy="true">Loading…</p> : null) : (
+        <>
+          <dl class="detail">
+            <dt>Time</dt><dd title={r.created_at}>{time(r.created_at)} <span class="muted">({r.created_at})</span></dd>
+            <dt>Status</dt><dd>{r.status}{r.error_code === null ? "" : ` (${r.error_code})`}</dd>
+            <dt>Model requested</dt><dd>{r.requested_model ?? "–"}</dd>
+            <dt>Model answered</dt><dd>{r.model ?? "–"}{r.provider === null ? "" : ` via ${r.provider}`}</dd>
+            <dt>Key</dt><dd>{key === undefined ? r.key_id ?? "–" : `${key.name} (${key.prefix}…)`}</dd>
+            <dt>Tags</dt><dd>{r.tags.length === 0 ? "–" : r.tags.map((tag) => <span class="tag" key={tag}>{tag}</span>)}</dd>
+            <dt>Streamed</dt><dd>{r.stream ? "yes" : "no"}</dd>
+            <dt>Tokens</dt>
+            <dd>
+              {count(r.prompt_tokens)} prompt ({count(r.cached_tokens)} cached) + {count(r.completion_tokens)} completion
+              ({count(r.reasoning_tokens)} reasoning) = {count(r.total_tokens)}
+            </dd>
+            <dt>Latency</dt><dd>{ms(r.latency_ms)}{r.ttft_ms === null ? "" : `, first token after ${ms(r.ttft_ms)}`}</dd>
+            <dt>Upstream calls</dt><dd>{r.attempts}</dd>
+            <dt>Shared tools run</dt><dd>{r.svc_tools.length === 0 ? "–" : r.svc_tools.join(", ")}</dd>
+            <dt>Client</dt><dd>{r.user_agent ?? "–"}</dd>
+          </dl>
+          <h2>Prompt</h2>
+          {r.prompt_text === undefined ? <p class="muted">Not stored: the organization does not keep prompt and completion text.</p> : <pre class="content">{r.prompt_text}</pre>}
+          <h2>Completion</h2>
+          {r.completion_text === undefined ? <p class="muted">Not stored.</p> : <pre class="content">{r.completion_text}</pre>}
+        </>
+      )}
+    </section>
+  )
+}

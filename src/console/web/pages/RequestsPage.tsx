@@ -1,0 +1,88 @@
+/** The request log of an organization: filtered pages, newest first, and one request's detail. */
+import { useEffect, useState } from "preact/hooks"
+import { api, type LoggedRequest, type Org } from "../Api.ts"
+import { count, ms, time } from "../parts/Format.ts"
+import { filterOf, LogFilters } from "../parts/LogFilters.tsx"
+import { Empty, Notice } from "../parts/Notice.tsx"
+import { useAction, useLoad } from "../parts/useLoad.ts"
+import { href, navigate, type Route } from "../Route.ts"
+import { RequestDetail } from "./RequestDetail.tsx"
+
+export const RequestsPage = (props: { readonly org: Org; readonly route: Route }) => {
+  const orgId = props.org.id
+  const query = props.route.params.toString()
+  const keys = useLoad(() => api.keys(orgId), [orgId])
+  const first = useLoad(() => api.requests(orgId, filterOf(props.route.params)), [orgId, query])
+  const [more, setMore] = useState<{ rows: ReadonlyArray<LoggedRequest>; cursor: string | null } | null>(null)
+  const [moreError, setMoreError] = useState<string | null>(null)
+  const { busy, run } = useAction()
+  useEffect(() => setMore(null), [orgId, query])
+
+  if (props.route.requestId !== undefined) {
+    return <RequestDetail org={props.org} requestId={props.route.requestId} back={href("requests", orgId, { params: props.route.params })} keys={keys.data ?? []} />
+  }
+
+  const rows = [...(first.data?.data ?? []), ...(more?.rows ?? [])]
+  const cursor = more === null ? first.data?.next_cursor ?? null : more.cursor
+  const keyName = (id: string | null) => (keys.data ?? []).find((key) => key.id === id)?.name ?? id ?? "–"
+
+  const loadMore = async () => {
+    if (cursor === null) return
+    const result = await run(() => api.requests(orgId, filterOf(props.route.params), cursor))
+    if (!result.ok) return setMoreError(result.error)
+    setMoreError(null)
+    setMore({ rows: [...(more?.rows ?? []), ...result.value.data], cursor: result.value.next_cursor })
+  }
+
+  return (
+    <section>
+      <h1 tabIndex={-1}>Requests <span class="sub">of {props.org.name}</span></h1>
+      <LogFilters
+        key={query}
+        params={props.route.params}
+        keys={keys.data ?? []}
+        onApply={(params) => navigate(href("requests", orgId, { params }))}
+      />
+      {first.error === null ? null : <Notice message={{ kind: "error", text: first.error }} />}
+      {rows.length === 0
+        ? first.loading ? <p aria-busy="true">Loading…</p> : <Empty>No requests match these filters.</Empty>
+        : (
+          <div class="table-wrap">
+            <table class="requests">
+              <caption class="visually-hidden">Requests, newest first</caption>
+              <thead>
+                <tr>
+                  <th scope="col">Time</th>
+                  <th scope="col">Model</th>
+                  <th scope="col">Key</th>
+                  <th scope="col">Status</th>
+                  <th scope="col">Tags</th>
+                  <th scope="col" class="num">Tokens</th>
+                  <th scope="col" class="num">Latency</th>
+                  <th scope="col"><span class="visually-hidden">Detail</span></th>
+                </tr>
+              </thead>
+              <tbody>
+                {rows.map((row) => (
+                  <tr key={row.id} data-request-id={row.id}>
+                    <td title={row.created_at}>{time(row.created_at)}</td>
+                    <td>{row.model ?? row.requested_model ?? "–"}</td>
+                    <td>{keyName(row.key_id)}</td>
+                    <td><span class={row.status >= 400 ? "badge badge-revoked" : "badge badge-active"}>{row.status}</span></td>
+                    <td>{row.tags.map((tag) => <span class="tag" key={tag}>{tag}</span>)}</td>
+                    <td class="num">{count(row.total_tokens)}</td>
+                    <td class="num">{ms(row.latency_ms)}</td>
+                    <td><a href={href("requests", orgId, { requestId: row.id, params: props.route.params })}>Detail<span class="visually-hidden"> of {row.id}</span></a></td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+        )}
+      {moreError === null ? null : <Notice message={{ kind: "error", text: moreError }} />}
+      {cursor === null ? null : (
+        <button type="button" onClick={loadMore} disabled={busy}>{busy ? "Loading…" : "Load older requests"}</button>
+      )}
+    </section>
+  )
+}

@@ -1,0 +1,106 @@
+/**
+ * What the console's browser tests share: Debian's Chromium (installed when missing, as CI does), the
+ * console built fresh into a temporary folder, and a real gateway serving it on 127.0.0.1.
+ */
+import { execFileSync } from "node:child_process"
+import { existsSync, mkdtempSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { type Browser, chromium, type Page } from "playwright-core"
+import { build } from "vite"
+import { ADMIN_TOKEN, startGateway, type TestGateway } from "../utils/TestGateway.ts"
+
+export const CHROMIUM = "/usr/bin/chromium"
+
+/** The flags the machine needs: no sandbox as root, and no calls home (the network is closed). */
+const FLAGS = [
+  "--headless",
+  "--no-sandbox",
+  "--disable-gpu",
+  "--disable-background-networking",
+  "--disable-component-update",
+  "--disable-sync",
+  "--no-first-run"
+]
+
+/** Installs Debian's Chromium when it is missing; only root can, so anyone else is told how. */
+export const ensureChromium = () => {
+  if (existsSync(CHROMIUM)) return
+  if (process.getuid?.() !== 0) {
+    throw new Error(`The browser tests need Debian's Chromium at ${CHROMIUM}: run 'sudo apt-get install -y chromium'.`)
+  }
+  const apt = (...args: ReadonlyArray<string>) =>
+    execFileSync("apt-get", args, { stdio: "inherit", env: { ...process.env, DEBIAN_FRONTEND: "noninteractive" } })
+  try {
+    apt("install", "-y", "chromium")
+  } catch {
+    apt("update")
+    apt("install", "-y", "chromium")
+  }
+}
+
+/** Builds the console from the sources into a new folder, so a test never reads a stale build. */
+export const buildConsole = async (): Promise<string> => {
+  const outDir = mkdtempSync(join(tmpdir(), "svc-gateway-console-"))
+  await build({
+    configFile: new URL("../../src/console/vite.config.ts", import.meta.url).pathname,
+    build: { outDir, emptyOutDir: true },
+    logLevel: "warn"
+  })
+  return outDir
+}
+
+export interface ConsoleUnderTest {
+  readonly gw: TestGateway
+  readonly browser: Browser
+  /** A fresh browser context (its own session storage) on the console, signed in unless told not to. */
+  readonly open: (options?: { readonly signIn?: boolean; readonly width?: number }) => Promise<Page>
+  readonly close: () => Promise<void>
+}
+
+export const startConsole = async (env: Record<string, string> = {}): Promise<ConsoleUnderTest> => {
+  ensureChromium()
+  const consoleDir = await buildConsole()
+  const gw = await startGateway({ GATEWAY_CONSOLE_DIR: consoleDir, ...env })
+  const browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: FLAGS })
+
+  const open = async (options: { readonly signIn?: boolean; readonly width?: number } = {}) => {
+    const context = await browser.newContext({
+      viewport: { width: options.width ?? 1280, height: 900 },
+      permissions: ["clipboard-read", "clipboard-write"]
+    })
+    const page = await context.newPage()
+    page.setDefaultTimeout(10_000)
+    await page.goto(`${gw.url}/console`)
+    if (options.signIn ?? true) await signIn(page)
+    return page
+  }
+
+  return {
+    gw,
+    browser,
+    open,
+    close: async () => {
+      await browser.close()
+      await gw.close()
+    }
+  }
+}
+
+export const signIn = async (page: Page, token = ADMIN_TOKEN) => {
+  await page.getByLabel("Admin token").fill(token)
+  await page.getByRole("button", { name: "Sign in" }).click()
+  await page.getByRole("heading", { level: 1, name: "Organizations" }).waitFor()
+}
+
+/** Creates an organization through the console's form; returns its id from the table. */
+export const createOrgInConsole = async (page: Page, name: string): Promise<string> => {
+  await page.goto(`${new URL(page.url()).origin}/console#/orgs`)
+  await page.getByLabel("Name").fill(name)
+  await page.getByRole("button", { name: "Create organization" }).click()
+  const row = page.getByRole("row").filter({ hasText: name })
+  await row.waitFor()
+  const id = await row.locator("code").first().textContent()
+  if (id === null) throw new Error("the new org's row has no id")
+  return id
+}

@@ -1,0 +1,159 @@
+/**
+ * The console in Chromium, signing in and managing keys: a key's secret is shown once (and copied),
+ * a revoked key is refused by /v1/chat/completions, allowed tools can be edited, and the API's
+ * refusals read as messages on the page.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { postChat } from "../utils/TestGateway.ts"
+import { type ConsoleUnderTest, createOrgInConsole, startConsole } from "./ConsoleBrowser.ts"
+
+const SECRET = /^sk-svc-[0-9A-Za-z]{40}$/
+
+describe("console: sign-in and API keys, in Chromium", () => {
+  let c: ConsoleUnderTest
+  beforeAll(async () => {
+    c = await startConsole()
+  })
+  afterAll(() => c?.close())
+
+  const echo = (key: string) =>
+    postChat(c.gw.url, { model: "local/echo", messages: [{ role: "user", content: "hi" }] }, { key })
+
+  it("a wrong admin token is refused with the API's message; the right one is kept in session storage only", async () => {
+    const page = await c.open({ signIn: false })
+    await page.getByLabel("Admin token").fill("not-the-token")
+    await page.getByRole("button", { name: "Sign in" }).click()
+    await expect.poll(() => page.getByRole("alert").textContent()).toBe("The gateway did not accept this admin token.")
+    expect(await page.evaluate(() => sessionStorage.length)).toBe(0)
+
+    await page.getByLabel("Admin token").fill("test-admin-token")
+    await page.getByRole("button", { name: "Sign in" }).click()
+    await page.getByRole("heading", { level: 1, name: "Organizations" }).waitFor()
+    expect(await page.evaluate(() => sessionStorage.getItem("svc-gateway.admin-token"))).toBe("test-admin-token")
+    expect(await page.evaluate(() => localStorage.length)).toBe(0)
+    expect(page.url()).not.toContain("test-admin-token")
+
+    // a reload keeps the session; signing out forgets the token
+    await page.reload()
+    await page.getByRole("heading", { level: 1, name: "Organizations" }).waitFor()
+    await page.getByRole("button", { name: "Sign out" }).click()
+    await page.getByLabel("Admin token").waitFor()
+    expect(await page.evaluate(() => sessionStorage.length)).toBe(0)
+    await page.context().close()
+  })
+
+  it("creates a key and shows its secret once, with a copy button and a warning; the secret works", async () => {
+    const page = await c.open()
+    const orgId = await createOrgInConsole(page, `Keys Org ${Date.now()}`)
+    await page.getByRole("link", { name: "API keys" }).first().click()
+    await page.getByRole("heading", { level: 1, name: /API keys/ }).waitFor()
+    expect(page.url()).toContain(`#/orgs/${orgId}/keys`)
+
+    await page.getByLabel("Name").fill("laptop")
+    await page.getByRole("button", { name: "Create key" }).click()
+    const secretBox = page.getByLabel("The new API key")
+    await secretBox.waitFor()
+    const secret = await secretBox.inputValue()
+    expect(secret).toMatch(SECRET)
+    await expect.poll(() => page.locator(".secret").textContent()).toContain("This is the only time this key is shown")
+
+    await page.getByRole("button", { name: "Copy" }).click()
+    await expect.poll(() => page.getByText("Copied to the clipboard.").count()).toBe(1)
+    expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(secret)
+
+    // the table shows the prefix only
+    const row = page.locator("tr", { hasText: "laptop" })
+    await expect.poll(() => row.textContent()).toContain(`${secret.slice(0, 12)}`)
+    expect(await row.textContent()).not.toContain(secret)
+
+    await page.getByRole("button", { name: "I have copied the key" }).click()
+    await expect.poll(() => page.getByLabel("The new API key").count()).toBe(0)
+    expect(await page.content()).not.toContain(secret)
+    await page.reload()
+    await page.locator("tr", { hasText: "laptop" }).waitFor()
+    expect(await page.content()).not.toContain(secret)
+    const stored = await page.evaluate(() => JSON.stringify({ ...localStorage }) + JSON.stringify({ ...sessionStorage }))
+    expect(stored).not.toContain(secret)
+
+    expect((await echo(secret)).status).toBe(200)
+    await page.context().close()
+  })
+
+  it("revokes a key after a confirmation; /v1/chat/completions then answers 401 with it", async () => {
+    const page = await c.open()
+    const orgId = await createOrgInConsole(page, `Revoke Org ${Date.now()}`)
+    await page.goto(`${c.gw.url}/console#/orgs/${orgId}/keys`)
+    await page.getByLabel("Name").fill("doomed")
+    await page.getByRole("button", { name: "Create key" }).click()
+    const secret = await page.getByLabel("The new API key").inputValue()
+    await page.getByRole("button", { name: "I have copied the key" }).click()
+    expect((await echo(secret)).status).toBe(200)
+
+    // cancelling changes nothing
+    await page.getByRole("button", { name: "Revoke doomed" }).click()
+    const dialog = page.getByRole("dialog", { name: "Revoke key 'doomed'?" })
+    await dialog.waitFor()
+    await dialog.getByRole("button", { name: "Cancel" }).click()
+    await expect.poll(() => dialog.isVisible()).toBe(false)
+    expect((await echo(secret)).status).toBe(200)
+
+    await page.getByRole("button", { name: "Revoke doomed" }).click()
+    await dialog.getByRole("button", { name: "Revoke key" }).click()
+    await expect.poll(() => page.getByRole("status").textContent()).toContain("Revoked key 'doomed'")
+    await expect.poll(() => page.locator("tr", { hasText: "doomed" }).textContent()).toContain("revoked")
+    expect(await page.getByRole("button", { name: "Revoke doomed" }).count()).toBe(0)
+
+    const refused = await echo(secret)
+    expect(refused.status).toBe(401)
+    expect(((await refused.json()) as { error: { code: string } }).error.code).toBe("revoked_api_key")
+    await page.context().close()
+  })
+
+  it("edits a key's allowed shared tools; the API keeps the choice", async () => {
+    const page = await c.open()
+    const orgId = await createOrgInConsole(page, `Tools Key Org ${Date.now()}`)
+    await page.goto(`${c.gw.url}/console#/orgs/${orgId}/keys`)
+    await page.getByLabel("Name").fill("limited")
+    await page.getByRole("button", { name: "Create key" }).click()
+    await page.getByRole("button", { name: "I have copied the key" }).click()
+    const row = page.locator("tr", { hasText: "limited" })
+    await expect.poll(() => row.textContent()).toContain("all activated")
+
+    await page.getByRole("button", { name: "Edit tools of limited" }).click()
+    const form = page.locator("form", { has: page.getByRole("heading", { name: "Shared tools of key 'limited'" }) })
+    await form.getByLabel("Only these:").check()
+    await form.getByRole("checkbox", { name: "svc_current_time" }).check()
+    await form.getByRole("button", { name: "Save tools" }).click()
+    await expect.poll(() => row.textContent()).toContain("svc_current_time")
+
+    const keys = await c.gw.admin("GET", `/orgs/${orgId}/keys`)
+    expect(keys.json.data[0].allowed_svc_tool_ids).toEqual(["svc_current_time"])
+    await page.context().close()
+  })
+
+  it("the API's refusals show as readable messages and the form keeps what was typed", async () => {
+    const page = await c.open()
+    const orgId = await createOrgInConsole(page, `Errors Org ${Date.now()}`)
+    await page.goto(`${c.gw.url}/console#/orgs/${orgId}/keys`)
+    // a name of spaces passes the browser's `required` and is refused by the API
+    await page.getByLabel("Name").fill("   ")
+    await page.getByRole("button", { name: "Create key" }).click()
+    await expect.poll(() => page.getByRole("alert").textContent()).toMatch(/name/i)
+    expect(await page.getByLabel("Name").inputValue()).toBe("   ")
+    expect(await page.getByLabel("The new API key").count()).toBe(0)
+
+    // an org that does not exist: a message, and a way back
+    await page.goto(`${c.gw.url}/console#/orgs/org_missing/keys`)
+    await page.getByRole("heading", { level: 1, name: "No such organization" }).waitFor()
+    await page.getByRole("link", { name: "Go to Organizations" }).click()
+    await page.getByRole("heading", { level: 1, name: "Organizations" }).waitFor()
+
+    // the gateway's token is changed under the page: the next call signs out with the reason
+    await page.evaluate(() => sessionStorage.setItem("svc-gateway.admin-token", "stale"))
+    await page.getByLabel("Name").fill("late")
+    await page.getByRole("button", { name: "Create organization" }).click()
+    await page.getByLabel("Admin token").waitFor()
+    await expect.poll(() => page.getByRole("status").textContent()).toBe("Signed out: the gateway no longer accepts this admin token.")
+    await page.context().close()
+  })
+})
