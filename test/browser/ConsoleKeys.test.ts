@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { postChat } from "../utils/TestGateway.ts"
-import { type ConsoleUnderTest, createOrgInConsole, startConsole } from "./ConsoleBrowser.ts"
+import { type ConsoleUnderTest, createOrgInConsole, inPage, startConsole } from "./ConsoleBrowser.ts"
 
 const SECRET = /^sk-svc-[0-9A-Za-z]{40}$/
 
@@ -24,13 +24,13 @@ describe("console: sign-in and API keys, in Chromium", () => {
     await page.getByLabel("Admin token").fill("not-the-token")
     await page.getByRole("button", { name: "Sign in" }).click()
     await expect.poll(() => page.getByRole("alert").textContent()).toBe("The gateway did not accept this admin token.")
-    expect(await page.evaluate(() => sessionStorage.length)).toBe(0)
+    expect(await inPage(page, "sessionStorage.length")).toBe(0)
 
     await page.getByLabel("Admin token").fill("test-admin-token")
     await page.getByRole("button", { name: "Sign in" }).click()
     await page.getByRole("heading", { level: 1, name: "Organizations" }).waitFor()
-    expect(await page.evaluate(() => sessionStorage.getItem("svc-gateway.admin-token"))).toBe("test-admin-token")
-    expect(await page.evaluate(() => localStorage.length)).toBe(0)
+    expect(await inPage(page, "sessionStorage.getItem('svc-gateway.admin-token')")).toBe("test-admin-token")
+    expect(await inPage(page, "localStorage.length")).toBe(0)
     expect(page.url()).not.toContain("test-admin-token")
 
     // a reload keeps the session; signing out forgets the token
@@ -38,7 +38,7 @@ describe("console: sign-in and API keys, in Chromium", () => {
     await page.getByRole("heading", { level: 1, name: "Organizations" }).waitFor()
     await page.getByRole("button", { name: "Sign out" }).click()
     await page.getByLabel("Admin token").waitFor()
-    expect(await page.evaluate(() => sessionStorage.length)).toBe(0)
+    expect(await inPage(page, "sessionStorage.length")).toBe(0)
     await page.context().close()
   })
 
@@ -59,7 +59,7 @@ describe("console: sign-in and API keys, in Chromium", () => {
 
     await page.getByRole("button", { name: "Copy" }).click()
     await expect.poll(() => page.getByText("Copied to the clipboard.").count()).toBe(1)
-    expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(secret)
+    expect(await inPage(page, "navigator.clipboard.readText()")).toBe(secret)
 
     // the table shows the prefix only
     const row = page.locator("tr", { hasText: "laptop" })
@@ -72,7 +72,7 @@ describe("console: sign-in and API keys, in Chromium", () => {
     await page.reload()
     await page.locator("tr", { hasText: "laptop" }).waitFor()
     expect(await page.content()).not.toContain(secret)
-    const stored = await page.evaluate(() => JSON.stringify({ ...localStorage }) + JSON.stringify({ ...sessionStorage }))
+    const stored = await inPage<string>(page, "JSON.stringify({ ...localStorage }) + JSON.stringify({ ...sessionStorage })")
     expect(stored).not.toContain(secret)
 
     expect((await echo(secret)).status).toBe(200)
@@ -149,7 +149,7 @@ describe("console: sign-in and API keys, in Chromium", () => {
     await page.getByRole("heading", { level: 1, name: "Organizations" }).waitFor()
 
     // the gateway's token is changed under the page: the next call signs out with the reason
-    await page.evaluate(() => sessionStorage.setItem("svc-gateway.admin-token", "stale"))
+    await inPage(page, "sessionStorage.setItem('svc-gateway.admin-token', 'stale')")
     await page.getByLabel("Name").fill("late")
     await page.getByRole("button", { name: "Create organization" }).click()
     await page.getByLabel("Admin token").waitFor()

@@ -7,7 +7,7 @@
 import type { Page } from "playwright-core"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { postChat } from "../utils/TestGateway.ts"
-import { type ConsoleUnderTest, startConsole } from "./ConsoleBrowser.ts"
+import { type ConsoleUnderTest, inPage, startConsole } from "./ConsoleBrowser.ts"
 
 const PARIS = "call svc_current_time {\"timezone\":\"Europe/Paris\"}"
 
@@ -137,7 +137,7 @@ describe("console: shared tools, requests and analytics, in Chromium", () => {
       await page.goto(`${c.gw.url}/console#/${path}`)
       await page.locator("main h1").waitFor()
       await page.waitForLoadState("networkidle")
-      const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth)
+      const overflow = await inPage<number>(page, "document.documentElement.scrollWidth - window.innerWidth")
       expect(overflow, path).toBeLessThanOrEqual(0)
     }
     await page.context().close()
@@ -156,10 +156,10 @@ describe("console: shared tools, requests and analytics, in Chromium", () => {
     await page.keyboard.press("Enter")
     await page.getByRole("heading", { level: 1, name: "Quick start" }).waitFor()
     await expect.poll(() => focusedText(page)).toBe("Quick start")
-    expect(await page.evaluate(() => document.activeElement?.tagName)).toBe("H1")
+    expect(await inPage(page, "document.activeElement?.tagName")).toBe("H1")
     expect(await page.locator(".base-url").textContent()).toBe(`${c.gw.url}/v1`)
     await page.context().close()
   })
 })
 
-const focusedText = (page: Page) => page.evaluate(() => document.activeElement?.textContent?.trim() ?? "")
+const focusedText = (page: Page) => inPage<string>(page, "document.activeElement?.textContent?.trim() ?? ''")

@@ -13,6 +13,8 @@ import { join } from "node:path"
 import { expect } from "vitest"
 import { AppServices, appServices, HttpApp } from "../../src/App.ts"
 import { GatewayConfig } from "../../src/Config.ts"
+import { RequestLog } from "../../src/logs/RequestLog.ts"
+import type { RequestRecord } from "../../src/logs/RequestRecord.ts"
 import { Metrics, type MetricsShape } from "../../src/observability/Metrics.ts"
 import type { SvcTool } from "../../src/tools/SvcTool.ts"
 import { ToolRegistry } from "../../src/tools/ToolRegistry.ts"
@@ -27,6 +29,8 @@ export interface TestGateway {
   readonly newKey: (options?: { readonly expiresAt?: string }) => Promise<{ orgId: string; keyId: string; key: string }>
   /** The gateway's metrics registry, to read what it recorded. */
   readonly metrics: MetricsShape
+  /** Writes rows to the request log as the gateway would (history for the docs' screenshots). */
+  readonly record: (records: ReadonlyArray<RequestRecord>) => Promise<void>
   readonly close: () => Promise<void>
 }
 
@@ -95,7 +99,17 @@ export const startGateway = async <TA = never, TE = never>(
     return { orgId: org.json.id as string, keyId: key.json.id as string, key: key.json.key as string }
   }
 
-  return { url, admin, newKey, metrics: await runtime.runPromise(Effect.service(Metrics)), close: () => runtime.dispose() }
+  const record = (records: ReadonlyArray<RequestRecord>) =>
+    runtime.runPromise(Effect.flatMap(Effect.service(RequestLog), (log) => Effect.forEach(records, log.record, { discard: true })))
+
+  return {
+    url,
+    admin,
+    newKey,
+    metrics: await runtime.runPromise(Effect.service(Metrics)),
+    record,
+    close: () => runtime.dispose()
+  }
 }
 
 // ---------------------------------------------------------------------------------------------------

@@ -4,6 +4,15 @@ import { count, ms, time } from "../parts/Format.ts"
 import { Notice } from "../parts/Notice.tsx"
 import { useLoad } from "../parts/useLoad.ts"
 
+/** The stored prompt is the messages as JSON: indented, it reads as a conversation. */
+const readable = (text: string): string => {
+  try {
+    return JSON.stringify(JSON.parse(text), null, 2)
+  } catch {
+    return text
+  }
+}
+
 export const RequestDetail = (props: {
   readonly org: Org
   readonly requestId: string
@@ -39,7 +48,7 @@ export const RequestDetail = (props: {
             <dt>Client</dt><dd>{r.user_agent ?? "–"}</dd>
           </dl>
           <h2>Prompt</h2>
-          {r.prompt_text === undefined ? <p class="muted">Not stored: the organization does not keep prompt and completion text.</p> : <pre class="content">{r.prompt_text}</pre>}
+          {r.prompt_text === undefined ? <p class="muted">Not stored: the organization does not keep prompt and completion text.</p> : <pre class="content">{readable(r.prompt_text)}</pre>}
           <h2>Completion</h2>
           {r.completion_text === undefined ? <p class="muted">Not stored.</p> : <pre class="content">{r.completion_text}</pre>}
         </>
