@@ -1,7 +1,8 @@
 /**
- * The admin operations the command line runs, behind one service with two ways to the data:
- * `layerStore` opens the store itself (the server's repositories, shared-tool policy and catalogue,
- * settings from the environment) and `layerHttp` goes through a running gateway's admin API. Both take
+ * The admin operations the command line runs (organizations, keys, shared tools, the request log and its
+ * analytics), behind one service with two ways to the data: `layerStore` opens the store itself (the
+ * server's repositories, shared-tool policy and catalogue, request-log queries, settings from the
+ * environment) and `layerHttp` goes through a running gateway's admin API. Both take
  * the admin API's input, validate it the same way and fail with the same messages, so a command never
  * knows which one it talks to.
  */
@@ -15,12 +16,15 @@ import { describeError } from "../http/ErrorResponse.ts"
 import { checkAllowedTools, Name, parseExpiry } from "../admin/AdminInput.ts"
 import type { RequestError } from "../http/RequestError.ts"
 import { type ApiKeyInfo, ApiKeys, type CreatedApiKey } from "../keys/ApiKeys.ts"
+import { type Analytics, type RequestLogEntry, type RequestPage, RequestQueries } from "../logs/RequestQueries.ts"
+import { parseAnalyticsParams, parseListParams } from "../logs/RequestQueryParams.ts"
 import { type OrgToolChange, type OrgToolSetting, Policy } from "../tools/Policy.ts"
 import { ToolRegistry } from "../tools/ToolRegistry.ts"
 import { DatabaseLive } from "../store/Database.ts"
 import { type DataDirLockError, DataDirLockLive } from "../store/DataDirLock.ts"
 import { AdminClientError } from "./AdminClientError.ts"
 import { type HttpOptions, makeHttpAdmin } from "./AdminHttp.ts"
+import { analyticsParams, listParams, type RequestFilterInput, type RequestListInput } from "./LogQuery.ts"
 
 /** A new key as the admin API takes it: `expiresAt` is the ISO 8601 text, validated like `expires_at`. */
 export interface KeyInput {
@@ -65,11 +69,24 @@ export interface AdminClientShape {
     toolId: string,
     change: OrgToolChange
   ) => Effect.Effect<OrgToolSetting, AdminClientError>
+  /** Turns storing prompt and completion text in the request log on or off; the org as it now is. */
+  readonly setOrgLogContent: (orgId: string, enabled: boolean) => Effect.Effect<Org, AdminClientError>
+  /** A page of the org's request log, newest first; the filters are checked as the admin API checks them. */
+  readonly listRequests: (orgId: string, input: RequestListInput) => Effect.Effect<RequestPage, AdminClientError>
+  /** One request of the org; NotFound when it is not the org's. */
+  readonly getRequest: (orgId: string, requestId: string) => Effect.Effect<RequestLogEntry, AdminClientError>
+  /** The org's requests matching the filters, per group (`groupBy` as typed: checked by the admin API). */
+  readonly analytics: (
+    orgId: string,
+    groupBy: string,
+    input: RequestFilterInput
+  ) => Effect.Effect<Analytics, AdminClientError>
 }
 
 // the admin API's input checks, so the store path refuses exactly what the API refuses, in its words
 const decodeName = decodeInput(Schema.Struct({ name: Name }))
 const decodeRename = decodeInput(Schema.Struct({ name: Schema.optionalKey(Name) }))
+const decodeLogContent = decodeInput(Schema.Struct({ log_content: Schema.Boolean }))
 
 /** Store failures in the admin API's words: the same message whichever way the CLI went. */
 const fromStore = (error: RequestError | AdminError | SqlError.SqlError): AdminClientError => {
@@ -97,8 +114,8 @@ const lockedMessage = (error: DataDirLockError, pid: number, port: number) =>
     `If no svc-gateway process is running, delete ${error.lockFile}.`
   ].join("\n")
 
-/** What `layerRepositories` needs, over a migrated store: as the server builds them, without `AdminAuth`. */
-const storeServices = Policy.layer.pipe(
+/** What `layerRepositories` needs, over a migrated store: as the server builds them, without `AdminAuth` (nor the log writer). */
+const storeServices = Layer.mergeAll(Policy.layer, RequestQueries.layer).pipe(
   Layer.provideMerge(ToolRegistry.layer),
   Layer.provideMerge(ApiKeys.layer),
   Layer.provideMerge(Orgs.layer)
@@ -109,7 +126,7 @@ export class AdminClient extends Context.Service<AdminClient, AdminClientShape>(
   static readonly layerRepositories: Layer.Layer<
     AdminClient,
     never,
-    Orgs | ApiKeys | Policy | ToolRegistry
+    Orgs | ApiKeys | Policy | ToolRegistry | RequestQueries
   > = Layer.effect(
     AdminClient,
     Effect.gen(function*() {
@@ -117,6 +134,7 @@ export class AdminClient extends Context.Service<AdminClient, AdminClientShape>(
       const keys = yield* ApiKeys
       const policy = yield* Policy
       const registry = yield* ToolRegistry
+      const queries = yield* RequestQueries
       const allowedTools = (ids: ReadonlyArray<string> | null | undefined) =>
         checkAllowedTools(ids).pipe(Effect.provideService(ToolRegistry, registry))
 
@@ -143,6 +161,33 @@ export class AdminClient extends Context.Service<AdminClient, AdminClientShape>(
         })
       }, Effect.mapError(fromStore))
 
+      // the request-log routes' steps in their order: the query first, then the org, so the first refusal is the same
+      const setOrgLogContent = Effect.fn("AdminClient.setOrgLogContent")(function*(orgId: string, enabled: boolean) {
+        const input = yield* decodeLogContent({ log_content: enabled })
+        return yield* orgs.setLogContent(orgId, input.log_content)
+      }, Effect.mapError(fromStore))
+
+      const listRequests = Effect.fn("AdminClient.listRequests")(function*(orgId: string, input: RequestListInput) {
+        const { filter, page } = yield* parseListParams(listParams(input))
+        yield* orgs.get(orgId)
+        return yield* queries.list(orgId, filter, page)
+      }, Effect.mapError(fromStore))
+
+      const getRequest = Effect.fn("AdminClient.getRequest")(function*(orgId: string, requestId: string) {
+        yield* orgs.get(orgId)
+        return yield* queries.get(orgId, requestId)
+      }, Effect.mapError(fromStore))
+
+      const analytics = Effect.fn("AdminClient.analytics")(function*(
+        orgId: string,
+        groupBy: string,
+        input: RequestFilterInput
+      ) {
+        const params = yield* parseAnalyticsParams(analyticsParams(groupBy, input))
+        yield* orgs.get(orgId)
+        return yield* queries.analytics(orgId, params.groupBy, params.filter)
+      }, Effect.mapError(fromStore))
+
       const catalogue: ReadonlyArray<SvcToolInfo> = registry.all.map((tool) => ({
         id: tool.id,
         description: tool.description,
@@ -158,15 +203,19 @@ export class AdminClient extends Context.Service<AdminClient, AdminClientShape>(
         updateKey,
         listTools: Effect.succeed(catalogue),
         orgTools: (orgId) => policy.orgTools(orgId).pipe(Effect.mapError(fromStore)),
-        setOrgTool: (orgId, toolId, change) => policy.setOrgTool(orgId, toolId, change).pipe(Effect.mapError(fromStore))
+        setOrgTool: (orgId, toolId, change) => policy.setOrgTool(orgId, toolId, change).pipe(Effect.mapError(fromStore)),
+        setOrgLogContent,
+        listRequests,
+        getRequest,
+        analytics
       })
     })
   )
 
   /**
    * Opens the store the settings name, as the server does: the data folder's lock first (refused while
-   * the gateway serves it), then the migrated database, then the repositories and the shared-tool policy
-   * over the installed catalogue. Only the repositories of the server's `StoreServices`: its `AdminAuth`
+   * the gateway serves it), then the migrated database, then the repositories, the request-log queries and
+   * the shared-tool policy over the installed catalogue. Only the repositories of the server's `StoreServices`: its `AdminAuth`
    * would create and print an admin token on a fresh store, which is the server's business (and would
    * spoil `--json` output).
    */

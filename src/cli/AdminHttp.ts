@@ -5,8 +5,10 @@
  */
 import { Duration, Effect, Redacted, Schema } from "effect"
 import { HttpClient, type HttpClientError, HttpClientRequest, type HttpClientResponse } from "effect/http"
+import { GROUP_BY } from "../logs/RequestFilter.ts"
 import { AdminClientError } from "./AdminClientError.ts"
 import type { AdminClientShape, KeyInput, KeyUpdate } from "./AdminClient.ts"
+import { analyticsParams, listParams, queryString } from "./LogQuery.ts"
 
 export interface HttpOptions {
   /** The gateway's base URL, e.g. `http://127.0.0.1:8080`; `/admin/v1` is appended. */
@@ -52,6 +54,58 @@ const OrgToolWire = Schema.Struct({
 })
 
 const ListOf = <S extends Schema.Top>(item: S) => Schema.Struct({ object: Schema.Literal("list"), data: Schema.Array(item) })
+
+/** One request-log row as `GET /admin/v1/orgs/{org_id}/requests[/{request_id}]` shows it. */
+export const RequestWire = Schema.Struct({
+  id: Schema.String,
+  created_at: Schema.String,
+  org_id: Schema.NullOr(Schema.String),
+  key_id: Schema.NullOr(Schema.String),
+  requested_model: Schema.NullOr(Schema.String),
+  model: Schema.NullOr(Schema.String),
+  provider: Schema.NullOr(Schema.String),
+  status: Schema.Number,
+  error_code: Schema.NullOr(Schema.String),
+  stream: Schema.Boolean,
+  tags: Schema.Array(Schema.String),
+  prompt_tokens: Schema.Number,
+  completion_tokens: Schema.Number,
+  cached_tokens: Schema.Number,
+  reasoning_tokens: Schema.Number,
+  total_tokens: Schema.Number,
+  svc_tools: Schema.Array(Schema.String),
+  attempts: Schema.Number,
+  latency_ms: Schema.Number,
+  ttft_ms: Schema.NullOr(Schema.Number),
+  compression_saved_tokens: Schema.NullOr(Schema.Number),
+  user_agent: Schema.NullOr(Schema.String),
+  prompt_text: Schema.optionalKey(Schema.String),
+  completion_text: Schema.optionalKey(Schema.String)
+})
+
+export const RequestPageWire = Schema.Struct({
+  object: Schema.Literal("list"),
+  data: Schema.Array(RequestWire),
+  next_cursor: Schema.NullOr(Schema.String)
+})
+
+export const AnalyticsWire = Schema.Struct({
+  object: Schema.Literal("list"),
+  group_by: Schema.Literals(GROUP_BY),
+  data: Schema.Array(Schema.Struct({
+    group: Schema.NullOr(Schema.String),
+    requests: Schema.Number,
+    errors: Schema.Number,
+    prompt_tokens: Schema.Number,
+    completion_tokens: Schema.Number,
+    cached_tokens: Schema.Number,
+    reasoning_tokens: Schema.Number,
+    total_tokens: Schema.Number,
+    p50_latency_ms: Schema.Number,
+    p95_latency_ms: Schema.Number
+  })),
+  has_more: Schema.Boolean
+})
 
 const isError = Schema.is(Schema.Struct({ error: Schema.Struct({ message: Schema.String }) }))
 
@@ -184,7 +238,23 @@ export const makeHttpAdmin = (options: HttpOptions) =>
           activated: change.activated,
           ...(change.hydrateOrg === undefined ? {} : { hydrate_org: change.hydrateOrg }),
           ...(change.hydrateKeyIds === undefined ? {} : { hydrate_key_ids: change.hydrateKeyIds })
-        }).pipe(Effect.withSpan("AdminClient.setOrgTool"))
+        }).pipe(Effect.withSpan("AdminClient.setOrgTool")),
+      setOrgLogContent: (orgId, enabled) =>
+        call(OrgWire, "PATCH", `/orgs/${id(orgId)}`, { log_content: enabled }).pipe(
+          Effect.withSpan("AdminClient.setOrgLogContent")
+        ),
+      listRequests: (orgId, input) =>
+        call(RequestPageWire, "GET", `/orgs/${id(orgId)}/requests${queryString(listParams(input))}`).pipe(
+          Effect.withSpan("AdminClient.listRequests")
+        ),
+      getRequest: (orgId, requestId) =>
+        call(RequestWire, "GET", `/orgs/${id(orgId)}/requests/${id(requestId)}`).pipe(
+          Effect.withSpan("AdminClient.getRequest")
+        ),
+      analytics: (orgId, groupBy, input) =>
+        call(AnalyticsWire, "GET", `/orgs/${id(orgId)}/analytics${queryString(analyticsParams(groupBy, input))}`).pipe(
+          Effect.withSpan("AdminClient.analytics")
+        )
     }
     return shape
   })

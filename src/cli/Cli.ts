@@ -10,12 +10,14 @@ import pkg from "../../package.json" with { type: "json" }
 import type { AdminClientError } from "./AdminClientError.ts"
 import { CLI_NAME, root } from "./Connection.ts"
 import { ExitCode } from "./ExitCode.ts"
+import { AnalyticsCommand } from "./AnalyticsCommand.ts"
 import { KeysCommand } from "./KeysCommand.ts"
 import { OrgsCommand } from "./OrgsCommand.ts"
+import { RequestsCommand } from "./RequestsCommand.ts"
 import { ToolsCommand } from "./ToolsCommand.ts"
 
 /** Every command group, in the order help lists them. */
-const commands = [OrgsCommand, KeysCommand, ToolsCommand] as const
+const commands = [OrgsCommand, KeysCommand, ToolsCommand, RequestsCommand, AnalyticsCommand] as const
 
 export const cli = root.pipe(Command.withSubcommands(commands))
 

@@ -40,8 +40,9 @@ export const json = Flag.Boolean("json").pipe(
 export const root = Command.make(CLI_NAME).pipe(
   Command.withSharedFlags({ url, adminToken }),
   Command.withDescription(
-    "Administer svc-gateway: organizations, API keys and shared tools. Works on the local store (DATABASE_URL or " +
-      "GATEWAY_DATA_DIR, default ./.data), or with --url through a running gateway's admin API."
+    "Administer svc-gateway: organizations, API keys, shared tools, the request log and analytics. Works on the " +
+      "local store (DATABASE_URL or GATEWAY_DATA_DIR, default ./.data), or with --url through a running gateway's " +
+      "admin API."
   )
 )
 

@@ -8,6 +8,7 @@ import { ConfigProvider, Console, Effect, Layer } from "effect"
 import { format } from "node:util"
 import type { ApiKeys } from "../../src/keys/ApiKeys.ts"
 import type { Orgs } from "../../src/admin/Orgs.ts"
+import { RequestQueries } from "../../src/logs/RequestQueries.ts"
 import { Policy } from "../../src/tools/Policy.ts"
 import { ToolRegistry } from "../../src/tools/ToolRegistry.ts"
 import { AdminClient } from "../../src/cli/AdminClient.ts"
@@ -24,13 +25,13 @@ export interface CliResult {
 
 export type StoreLayer = Layer.Layer<AdminClient, AdminClientError>
 
-type StoreServices = Orgs | ApiKeys | Policy | ToolRegistry
+type StoreServices = Orgs | ApiKeys | Policy | ToolRegistry | RequestQueries
 
 /**
  * What the CLI's store path runs on, over the shared test store: the repositories, and the shared-tool
- * policy over the installed plugins (the catalogue `startGateway()` serves too).
+ * policy over the installed plugins (the catalogue `startGateway()` serves too), and the request-log queries.
  */
-export const CliStoreLive = Policy.layer.pipe(
+export const CliStoreLive = Layer.mergeAll(Policy.layer, RequestQueries.layer).pipe(
   Layer.provideMerge(ToolRegistry.layer),
   Layer.provideMerge(RepositoriesLive)
 )

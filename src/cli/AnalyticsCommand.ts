@@ -1,0 +1,83 @@
+/**
+ * `svc-gateway analytics`: an organization's requests counted per tag, model, key, UTC hour or day, or
+ * status (or in total with `--group-by none`), with errors, token sums and latency percentiles, over the
+ * same filters as `requests list`.
+ */
+import { Console, Effect } from "effect"
+import { Command, Flag } from "effect/cli"
+import { GROUP_BY, type GroupBy } from "../logs/RequestFilter.ts"
+import type { Analytics, AnalyticsGroup } from "../logs/RequestQueries.ts"
+import { AdminClient } from "./AdminClient.ts"
+import { json, withAdminClient } from "./Connection.ts"
+import { org } from "./Flags.ts"
+import { filterFlags, filterInput, ms, noRequests } from "./LogFlags.ts"
+import { printJson, table } from "./Output.ts"
+
+/** The first column's header, and what its null group means. */
+const GROUP_COLUMN: Record<GroupBy, readonly [header: string, none: string]> = {
+  none: ["GROUP", "all"],
+  tag: ["TAG", "(untagged)"],
+  model: ["MODEL", "(no model)"],
+  key: ["KEY", "(no key)"],
+  hour: ["HOUR", "-"],
+  day: ["DAY", "-"],
+  status: ["STATUS", "-"]
+}
+
+export const TAG_NOTE = "A request with several tags counts in the group of each, so the groups add up to more."
+export const MORE_GROUPS = "Only the first groups are shown; narrow the filters (--from, --to, ...) to see the others."
+
+export const formatAnalytics = (orgId: string, analytics: Analytics, filtered: boolean): string => {
+  if (analytics.data.length === 0) return noRequests(orgId, filtered)
+  const [header, none] = GROUP_COLUMN[analytics.group_by]
+  const row = (g: AnalyticsGroup) => [
+    g.group ?? none,
+    String(g.requests),
+    String(g.errors),
+    String(g.prompt_tokens),
+    String(g.completion_tokens),
+    String(g.total_tokens),
+    ms(g.p50_latency_ms),
+    ms(g.p95_latency_ms)
+  ]
+  return [
+    table(
+      [header, "REQUESTS", "ERRORS", "PROMPT TOKENS", "COMPLETION TOKENS", "TOTAL TOKENS", "P50 MS", "P95 MS"],
+      analytics.data.map(row)
+    ),
+    ...(analytics.group_by === "tag" ? ["", TAG_NOTE] : []),
+    ...(analytics.has_more ? ["", MORE_GROUPS] : [])
+  ].join("\n")
+}
+
+export const AnalyticsCommand = Command.make(
+  "analytics",
+  {
+    org,
+    groupBy: Flag.String("group-by").pipe(
+      Flag.withDescription(
+        "Count requests per tag, model (the one that answered), key, UTC hour or day, or status; none: the totals"
+      ),
+      Flag.withMetavar(GROUP_BY.join("|"))
+    ),
+    ...filterFlags,
+    json
+  },
+  Effect.fn("cli.analytics")(function*(input) {
+    const filter = filterInput(input)
+    const analytics = yield* (yield* AdminClient).analytics(input.org, input.groupBy, filter)
+    yield* input.json
+      ? printJson(analytics)
+      : Console.log(formatAnalytics(input.org, analytics, Object.keys(filter).length > 0))
+  })
+).pipe(
+  Command.withDescription(
+    "Requests, errors, tokens and p50/p95 latency of an organization, per group, over the filters of requests list"
+  ),
+  Command.withExamples([
+    { command: "svc-gateway analytics --org org_123 --group-by none --from 2026-03-01 --to 2026-04-01" },
+    { command: "svc-gateway analytics --org org_123 --group-by tag --status error" },
+    { command: "svc-gateway analytics --org org_123 --group-by day --model openai/gpt-4o" }
+  ]),
+  withAdminClient
+)
