@@ -42,10 +42,24 @@ describe("console: sign-in and API keys, in Chromium", () => {
     await page.context().close()
   })
 
+  it("creates an organization and turns storing prompts on for it", async () => {
+    const page = await c.open()
+    const name = `Content Org ${Date.now()}`
+    const orgId = await createOrgInConsole(page, name)
+    expect(orgId).toMatch(/^org_[0-9A-Za-z]{20}$/)
+    await expect.poll(() => page.getByRole("status").textContent()).toBe(`Created organization '${name}'.`)
+    await page.getByRole("checkbox", { name: `Store prompt and completion text for ${name}` }).check()
+    await expect.poll(() => page.getByRole("status").textContent())
+      .toBe(`${name}: prompt and completion text are now stored in the request log.`)
+    expect((await c.gw.admin("GET", `/orgs/${orgId}`)).json.log_content).toBe(true)
+    await page.context().close()
+  })
+
   it("creates a key and shows its secret once, with a copy button and a warning; the secret works", async () => {
     const page = await c.open()
-    const orgId = await createOrgInConsole(page, `Keys Org ${Date.now()}`)
-    await page.getByRole("link", { name: "API keys" }).first().click()
+    const name = `Keys Org ${Date.now()}`
+    const orgId = await createOrgInConsole(page, name)
+    await page.locator("tr", { hasText: name }).getByRole("link", { name: "API keys" }).click()
     await page.getByRole("heading", { level: 1, name: /API keys/ }).waitFor()
     expect(page.url()).toContain(`#/orgs/${orgId}/keys`)
 

@@ -5,11 +5,39 @@
  * screen and is reachable with the keyboard.
  */
 import type { Page } from "playwright-core"
+import type { RequestRecord } from "../../src/logs/RequestRecord.ts"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { postChat } from "../utils/TestGateway.ts"
 import { type ConsoleUnderTest, inPage, startConsole } from "./ConsoleBrowser.ts"
 
 const PARIS = "call svc_current_time {\"timezone\":\"Europe/Paris\"}"
+
+/** A logged request as the gateway records it; tests override what they look at. */
+const ROW: RequestRecord = {
+  id: "",
+  createdAt: new Date(),
+  orgId: null,
+  keyId: null,
+  requestedModel: "local/echo",
+  model: "echo",
+  provider: "local",
+  status: 200,
+  errorCode: null,
+  stream: false,
+  tags: [],
+  promptTokens: 3,
+  completionTokens: 3,
+  cachedTokens: 0,
+  reasoningTokens: 0,
+  svcTools: [],
+  attempts: 1,
+  latencyMs: 5,
+  ttftMs: null,
+  compressionSavedTokens: null,
+  userAgent: null,
+  promptText: null,
+  completionText: null
+}
 
 describe("console: shared tools, requests and analytics, in Chromium", () => {
   let c: ConsoleUnderTest
@@ -111,6 +139,32 @@ describe("console: shared tools, requests and analytics, in Chromium", () => {
     await expect.poll(() => page.getByRole("alert").textContent()).toContain("status")
     await page.getByRole("button", { name: "Clear" }).click()
     await expect.poll(() => rows.count()).toBe(start + 3)
+    await page.context().close()
+  })
+
+  it("pages through the log: 50 rows, then older ones on demand, until there are none", async () => {
+    const base = Date.now() - 3_600_000
+    await c.gw.record(Array.from({ length: 55 }, (_, i) => ({
+      ...ROW,
+      id: `req_paged_${orgId}_${i}`,
+      createdAt: new Date(base + i * 1000),
+      orgId,
+      keyId,
+      tags: ["paged"]
+    })))
+    await expect.poll(async () =>
+      (await c.gw.admin("GET", `/orgs/${orgId}/requests?tag=paged&limit=200`)).json.data.length, { timeout: 10_000 }
+    ).toBe(55)
+
+    const page = await c.open()
+    await page.goto(`${c.gw.url}/console#/orgs/${orgId}/requests?tag=paged`)
+    const rows = page.locator("tbody tr[data-request-id]")
+    await expect.poll(() => rows.count()).toBe(50)
+    expect(await rows.first().getAttribute("data-request-id")).toBe(`req_paged_${orgId}_54`)
+    await page.getByRole("button", { name: "Load older requests" }).click()
+    await expect.poll(() => rows.count()).toBe(55)
+    expect(await rows.last().getAttribute("data-request-id")).toBe(`req_paged_${orgId}_0`)
+    expect(await page.getByRole("button", { name: "Load older requests" }).count()).toBe(0)
     await page.context().close()
   })
 

@@ -2,6 +2,10 @@
  * The admin API as the console calls it: same origin, the admin token as a bearer, JSON both ways.
  * Every failure becomes an `ApiError` whose message a person can read: the API's own message when it
  * sent one, otherwise what went wrong on the way.
+ *
+ * The types describe the wire as the README documents it. They are written out here rather than
+ * imported from the server's modules, which would pull Node and Effect into the page's program; the
+ * browser tests run this page against the real API, so a drift between the two fails them.
  */
 import { session } from "./Session.ts"
 

@@ -2,7 +2,7 @@
  * An organization's API keys: create one (its secret shown once), see every key with its prefix, dates
  * and allowed shared tools, change those tools, revoke a key after a confirmation.
  */
-import { useState } from "preact/hooks"
+import { useEffect, useRef, useState } from "preact/hooks"
 import { type ApiKey, api, type CreatedKey, type Org } from "../Api.ts"
 import { ConfirmDialog } from "../parts/ConfirmDialog.tsx"
 import { time } from "../parts/Format.ts"
@@ -32,6 +32,9 @@ export const KeysPage = (props: { readonly org: Org }) => {
   const [expires, setExpires] = useState("")
   const [allowed, setAllowed] = useState<ReadonlyArray<string> | null>(null)
   const { busy, run } = useAction()
+  // the tools form opens below the table: take focus there, so keyboard users land in it
+  const editTitle = useRef<HTMLHeadingElement>(null)
+  useEffect(() => editTitle.current?.focus(), [editing?.key.id])
 
   const create = async (event: Event) => {
     event.preventDefault()
@@ -150,7 +153,7 @@ export const KeysPage = (props: { readonly org: Org }) => {
 
       {editing === null ? null : (
         <form class="card" onSubmit={saveTools} aria-labelledby="edit-tools-title">
-          <h2 id="edit-tools-title">Shared tools of key '{editing.key.name}'</h2>
+          <h2 id="edit-tools-title" ref={editTitle} tabIndex={-1}>Shared tools of key '{editing.key.name}'</h2>
           <ToolChoice
             name="edit-key-tools"
             tools={catalogue}

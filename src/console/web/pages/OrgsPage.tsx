@@ -14,6 +14,8 @@ export const OrgsPage = (props: {
   const [name, setName] = useState("")
   const [message, setMessage] = useState<Message | null>(null)
   const { busy, run } = useAction()
+  // what a box was just set to, shown while the change is saved (the list reloads after)
+  const [saving, setSaving] = useState<Readonly<Record<string, boolean>>>({})
 
   const create = async (event: Event) => {
     event.preventDefault()
@@ -25,11 +27,13 @@ export const OrgsPage = (props: {
   }
 
   const setLogContent = async (org: Org, on: boolean) => {
+    setSaving({ ...saving, [org.id]: on })
     const result = await run(() => api.setLogContent(org.id, on))
     setMessage(result.ok
       ? { kind: "info", text: `${org.name}: prompt and completion text ${on ? "are now stored" : "are no longer stored"} in the request log.` }
       : { kind: "error", text: result.error })
     await props.reload()
+    setSaving(({ [org.id]: _, ...rest }) => rest)
   }
 
   return (
@@ -67,12 +71,12 @@ export const OrgsPage = (props: {
                       <label class="check">
                         <input
                           type="checkbox"
-                          checked={org.log_content}
+                          checked={saving[org.id] ?? org.log_content}
                           disabled={busy}
                           onChange={(event) => setLogContent(org, event.currentTarget.checked)}
                         />
                         <span class="visually-hidden">Store prompt and completion text for {org.name}</span>
-                        {org.log_content ? "yes" : "no"}
+                        {saving[org.id] ?? org.log_content ? "yes" : "no"}
                       </label>
                     </td>
                     <td class="links">

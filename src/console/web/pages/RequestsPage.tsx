@@ -1,5 +1,5 @@
 /** The request log of an organization: filtered pages, newest first, and one request's detail. */
-import { useEffect, useState } from "preact/hooks"
+import { useState } from "preact/hooks"
 import { api, type LoggedRequest, type Org } from "../Api.ts"
 import { count, ms, time } from "../parts/Format.ts"
 import { filterOf, LogFilters } from "../parts/LogFilters.tsx"
@@ -13,10 +13,12 @@ export const RequestsPage = (props: { readonly org: Org; readonly route: Route }
   const query = props.route.params.toString()
   const keys = useLoad(() => api.keys(orgId), [orgId])
   const first = useLoad(() => api.requests(orgId, filterOf(props.route.params)), [orgId, query])
-  const [more, setMore] = useState<{ rows: ReadonlyArray<LoggedRequest>; cursor: string | null } | null>(null)
+  // older pages, for the list they were loaded under: another org or filter starts from the first page
+  const [loaded, setLoaded] = useState<{ list: string; rows: ReadonlyArray<LoggedRequest>; cursor: string | null } | null>(null)
   const [moreError, setMoreError] = useState<string | null>(null)
   const { busy, run } = useAction()
-  useEffect(() => setMore(null), [orgId, query])
+  const list = `${orgId}?${query}`
+  const more = loaded?.list === list ? loaded : null
 
   if (props.route.requestId !== undefined) {
     return <RequestDetail org={props.org} requestId={props.route.requestId} back={href("requests", orgId, { params: props.route.params })} keys={keys.data ?? []} />
@@ -31,7 +33,7 @@ export const RequestsPage = (props: { readonly org: Org; readonly route: Route }
     const result = await run(() => api.requests(orgId, filterOf(props.route.params), cursor))
     if (!result.ok) return setMoreError(result.error)
     setMoreError(null)
-    setMore({ rows: [...(more?.rows ?? []), ...result.value.data], cursor: result.value.next_cursor })
+    setLoaded({ list, rows: [...(more?.rows ?? []), ...result.value.data], cursor: result.value.next_cursor })
   }
 
   return (
