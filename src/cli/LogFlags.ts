@@ -17,7 +17,7 @@ export const filterFlags = {
     Flag.atLeast(1),
     Flag.optional
   ),
-  tagMode: optionalString("tag-mode", "any|all", "With several --tag: any (the default) or all of them"),
+  tagMode: optionalString("tag-mode", "any|all", "With several --tag, match any of them (the default) or all"),
   model: optionalString("model", "model", "Only requests for this model, requested (openai/gpt-4o) or reported (gpt-4o)"),
   key: optionalString("key", "key_id", "Only requests made with this API key"),
   status: optionalString("status", "404|4xx|5xx|error", "Only requests answered with this status, class, or any error (>= 400)"),
