@@ -50,11 +50,18 @@ export const buildConsole = async (): Promise<string> => {
   return outDir
 }
 
+export interface OpenOptions {
+  readonly signIn?: boolean
+  readonly width?: number
+  /** Lets a test inject a script (the accessibility checker) past the page's content policy. */
+  readonly bypassCSP?: boolean
+}
+
 export interface ConsoleUnderTest {
   readonly gw: TestGateway
   readonly browser: Browser
   /** A fresh browser context (its own session storage) on the console, signed in unless told not to. */
-  readonly open: (options?: { readonly signIn?: boolean; readonly width?: number }) => Promise<Page>
+  readonly open: (options?: OpenOptions) => Promise<Page>
   readonly close: () => Promise<void>
 }
 
@@ -64,9 +71,10 @@ export const startConsole = async (env: Record<string, string> = {}): Promise<Co
   const gw = await startGateway({ GATEWAY_CONSOLE_DIR: consoleDir, ...env })
   const browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: FLAGS })
 
-  const open = async (options: { readonly signIn?: boolean; readonly width?: number } = {}) => {
+  const open = async (options: OpenOptions = {}) => {
     const context = await browser.newContext({
       viewport: { width: options.width ?? 1280, height: 900 },
+      bypassCSP: options.bypassCSP ?? false,
       permissions: ["clipboard-read", "clipboard-write"]
     })
     const page = await context.newPage()

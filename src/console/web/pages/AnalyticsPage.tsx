@@ -7,6 +7,7 @@ import { type Bucket, Chart } from "../parts/Chart.tsx"
 import { count, ms, percent } from "../parts/Format.ts"
 import { filterOf, LogFilters } from "../parts/LogFilters.tsx"
 import { Empty, Notice } from "../parts/Notice.tsx"
+import { TableFrame } from "../parts/TableFrame.tsx"
 import { useLoad } from "../parts/useLoad.ts"
 import { href, navigate, type Route } from "../Route.ts"
 
@@ -83,7 +84,7 @@ export const AnalyticsPage = (props: { readonly org: Org; readonly route: Route 
         ))}
       </div>
       {grouped === undefined ? null : grouped.data.length === 0 ? <Empty>No requests match these filters.</Empty> : (
-        <div class="table-wrap">
+        <TableFrame label="Figures by group">
           <table>
             <thead>
               <tr>
@@ -113,7 +114,7 @@ export const AnalyticsPage = (props: { readonly org: Org; readonly route: Route 
             </tbody>
           </table>
           {grouped.has_more ? <p class="hint">Only the first 1,000 groups are shown: narrow the filters to see the rest.</p> : null}
-        </div>
+        </TableFrame>
       )}
     </section>
   )

@@ -8,6 +8,7 @@ import { ConfirmDialog } from "../parts/ConfirmDialog.tsx"
 import { time } from "../parts/Format.ts"
 import { Empty, type Message, Notice } from "../parts/Notice.tsx"
 import { SecretReveal } from "../parts/SecretReveal.tsx"
+import { TableFrame } from "../parts/TableFrame.tsx"
 import { ToolChoice, toolsText } from "../parts/ToolChoice.tsx"
 import { useAction, useLoad } from "../parts/useLoad.ts"
 
@@ -104,7 +105,7 @@ export const KeysPage = (props: { readonly org: Org }) => {
       {list.length === 0
         ? keys.loading ? <p aria-busy="true">Loading…</p> : <Empty>This organization has no keys yet.</Empty>
         : (
-          <div class="table-wrap">
+          <TableFrame label="API keys">
             <table>
               <caption class="visually-hidden">API keys of {props.org.name}</caption>
               <thead>
@@ -148,7 +149,7 @@ export const KeysPage = (props: { readonly org: Org }) => {
                 })}
               </tbody>
             </table>
-          </div>
+          </TableFrame>
         )}
 
       {editing === null ? null : (

@@ -3,6 +3,7 @@ import { useState } from "preact/hooks"
 import { api, type Org } from "../Api.ts"
 import { time } from "../parts/Format.ts"
 import { Empty, type Message, Notice } from "../parts/Notice.tsx"
+import { TableFrame } from "../parts/TableFrame.tsx"
 import { useAction } from "../parts/useLoad.ts"
 import { href } from "../Route.ts"
 
@@ -49,7 +50,7 @@ export const OrgsPage = (props: {
       {props.orgs.length === 0
         ? props.loading ? <p aria-busy="true">Loading…</p> : <Empty>No organizations yet: create the first one above.</Empty>
         : (
-          <div class="table-wrap">
+          <TableFrame label="Organizations">
             <table>
               <caption class="visually-hidden">Organizations</caption>
               <thead>
@@ -88,7 +89,7 @@ export const OrgsPage = (props: {
                 ))}
               </tbody>
             </table>
-          </div>
+          </TableFrame>
         )}
     </section>
   )

@@ -4,6 +4,7 @@ import { api, type LoggedRequest, type Org } from "../Api.ts"
 import { count, ms, time } from "../parts/Format.ts"
 import { filterOf, LogFilters } from "../parts/LogFilters.tsx"
 import { Empty, Notice } from "../parts/Notice.tsx"
+import { TableFrame } from "../parts/TableFrame.tsx"
 import { useAction, useLoad } from "../parts/useLoad.ts"
 import { href, navigate, type Route } from "../Route.ts"
 import { RequestDetail } from "./RequestDetail.tsx"
@@ -49,7 +50,7 @@ export const RequestsPage = (props: { readonly org: Org; readonly route: Route }
       {rows.length === 0
         ? first.loading ? <p aria-busy="true">Loading…</p> : <Empty>No requests match these filters.</Empty>
         : (
-          <div class="table-wrap">
+          <TableFrame label="Requests">
             <table class="requests">
               <caption class="visually-hidden">Requests, newest first</caption>
               <thead>
@@ -79,7 +80,7 @@ export const RequestsPage = (props: { readonly org: Org; readonly route: Route }
                 ))}
               </tbody>
             </table>
-          </div>
+          </TableFrame>
         )}
       {moreError === null ? null : <Notice message={{ kind: "error", text: moreError }} />}
       {cursor === null ? null : (

@@ -6,6 +6,7 @@
 import { useState } from "preact/hooks"
 import { type ApiKey, api, type JsonSchema, type Org, type SvcTool, type ToolSetting } from "../Api.ts"
 import { Empty, type Message, Notice } from "../parts/Notice.tsx"
+import { TableFrame } from "../parts/TableFrame.tsx"
 import { useAction, useLoad } from "../parts/useLoad.ts"
 import { keyStatus } from "./KeysPage.tsx"
 
@@ -140,7 +141,7 @@ const Parameters = (props: { readonly schema: JsonSchema }) => {
     <details class="parameters">
       <summary>Parameters ({properties.length})</summary>
       {properties.length === 0 ? <p class="muted">This tool takes no parameters.</p> : (
-        <div class="table-wrap">
+        <TableFrame label="Parameters">
           <table>
             <thead>
               <tr><th scope="col">Name</th><th scope="col">Type</th><th scope="col">Required</th><th scope="col">Description</th></tr>
@@ -156,7 +157,7 @@ const Parameters = (props: { readonly schema: JsonSchema }) => {
               ))}
             </tbody>
           </table>
-        </div>
+        </TableFrame>
       )}
       <pre class="schema">{JSON.stringify(props.schema, null, 2)}</pre>
     </details>

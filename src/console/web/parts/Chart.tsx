@@ -5,6 +5,7 @@
  */
 import type { AnalyticsGroup } from "../Api.ts"
 import { count } from "./Format.ts"
+import { TableFrame } from "./TableFrame.tsx"
 
 export type Bucket = "hour" | "day"
 
@@ -82,7 +83,7 @@ export const Chart = (props: { readonly groups: ReadonlyArray<AnalyticsGroup>; r
       </figcaption>
       <details>
         <summary>As a table</summary>
-        <div class="table-wrap">
+        <TableFrame label="Requests and errors per bucket">
           <table>
             <thead><tr><th scope="col">{props.bucket === "day" ? "Day" : "Hour"}</th><th scope="col" class="num">Requests</th><th scope="col" class="num">Errors</th></tr></thead>
             <tbody>
@@ -91,7 +92,7 @@ export const Chart = (props: { readonly groups: ReadonlyArray<AnalyticsGroup>; r
               ))}
             </tbody>
           </table>
-        </div>
+        </TableFrame>
       </details>
     </figure>
   )
