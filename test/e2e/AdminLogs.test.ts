@@ -201,7 +201,7 @@ describe("request log admin API", () => {
     ["requests?from=2026-03-02&to=2026-03-01", "to"],
     ["requests?sort=asc", "sort", "unknown_parameter"],
     ["analytics", "group_by", "missing_required_parameter"],
-    ["analytics?group_by=hour", "group_by"],
+    ["analytics?group_by=week", "group_by"],
     ["analytics?group_by=day&cursor=abc", "cursor", "unknown_parameter"],
     ["analytics?group_by=day&status=teapot", "status"]
   ]
