@@ -30,6 +30,29 @@ export interface RunningGateway {
 /** The gateway's entry, relative to the repo root; BENCH_GATEWAY_ENTRY swaps it (e.g. for a stand-in). */
 export const gatewayEntry = (): string => process.env["BENCH_GATEWAY_ENTRY"] ?? "src/main.ts"
 
+/**
+ * The Node flags `npm start` runs the gateway with (the `start` script's options before the entry), so
+ * the bench measures the process a deployment runs: heap sizing flags change its memory and speed.
+ */
+export const startNodeFlags = (repoRoot: string): ReadonlyArray<string> => {
+  try {
+    const manifest: unknown = JSON.parse(readFileSync(resolve(repoRoot, "package.json"), "utf8"))
+    const scripts = typeof manifest === "object" && manifest !== null && "scripts" in manifest ? manifest.scripts : undefined
+    const start = typeof scripts === "object" && scripts !== null && "start" in scripts ? scripts.start : undefined
+    if (typeof start !== "string") return []
+    const words = start.trim().split(/\s+/)
+    if (words[0] !== "node") return []
+    const flags: Array<string> = []
+    for (const word of words.slice(1)) {
+      if (!word.startsWith("--")) break
+      flags.push(word)
+    }
+    return flags
+  } catch {
+    return []
+  }
+}
+
 export const gatewayAvailable = (repoRoot: string): boolean => existsSync(resolve(repoRoot, gatewayEntry()))
 
 /** The last `lines` lines of a log file, for error reports. */
@@ -119,7 +142,7 @@ export const startGateway = async (options: {
   const baseUrl = `http://127.0.0.1:${port}`
   const logFile = join(resultsDir, `${variant.name}.log`)
   const logFd = openSync(logFile, "w")
-  const child = track(spawn(process.execPath, [gatewayEntry()], {
+  const child = track(spawn(process.execPath, [...startNodeFlags(repoRoot), gatewayEntry()], {
     cwd: repoRoot,
     env: {
       ...process.env,

@@ -3,8 +3,8 @@
  * providers, chat core); `HttpApp` serves the routes over them. `main.ts` adds a Node server; tests add
  * one on a random port, or swap a service for a fake.
  */
-import { NodeHttpClient, NodeHttpServer } from "@effect/platform-node"
-import { ByteSize, Duration, Effect, Layer } from "effect"
+import { NodeHttpServer } from "@effect/platform-node"
+import { ByteSize, Effect, Layer } from "effect"
 import { HttpIncomingMessage, HttpRouter } from "effect/http"
 import { Server } from "node:http"
 import { Orgs } from "./admin/Orgs.ts"
@@ -27,19 +27,16 @@ import { Metrics } from "./observability/Metrics.ts"
 import { MetricsRoutes } from "./observability/MetricsRoutes.ts"
 import { TraceIdHeader } from "./observability/TraceHeaders.ts"
 import { Providers } from "./providers/Providers.ts"
+import { UpstreamTransport } from "./providers/UpstreamTransport.ts"
 import { DatabaseLive } from "./store/Database.ts"
 import { PendingCalls } from "./tools/PendingCalls.ts"
 import { Policy } from "./tools/Policy.ts"
 import { ToolRegistry } from "./tools/ToolRegistry.ts"
 
-/** Pooled keep-alive connections to every upstream, with the configured connect timeout. */
+/** Pooled keep-alive connections to every upstream over undici, with the configured connect timeout. */
 export const UpstreamClientLive = Layer.unwrap(Effect.gen(function*() {
   const config = yield* GatewayConfig
-  return NodeHttpClient.layerUndiciOptions({
-    connect: { timeout: Duration.toMillis(config.connectTimeout) },
-    // first byte, idle and total are the adapters' (Effect's undici client overrides undici's own)
-    keepAliveTimeout: 30_000
-  })
+  return UpstreamTransport.layerUndici({ connectTimeout: config.connectTimeout })
 }))
 
 /**

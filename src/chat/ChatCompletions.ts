@@ -4,7 +4,7 @@
  * the provider, failing over to the next target when an attempt fails with a retryable error. A stream
  * fails over only until its first chunk arrives; after that the client already has output.
  */
-import { Context, Effect, Layer, Option, Sink, Stream } from "effect"
+import { Context, Effect, Layer, Stream } from "effect"
 import type { Scope } from "effect"
 import type { SqlError } from "effect/sql"
 import type { Caller } from "../auth/Auth.ts"
@@ -20,6 +20,7 @@ import { Policy } from "../tools/Policy.ts"
 import type { SvcTool } from "../tools/SvcTool.ts"
 import type { ChatCall } from "./ChatRequest.ts"
 import { type ChatMessage, type CompletionChunk, emptyUsage } from "./ChatWire.ts"
+import { pullFirst } from "./StreamChunks.ts"
 import { type StreamSummary, streamWithTools } from "./StreamToolLoop.ts"
 import { completeWithTools, type LoopOutcome, type LoopSettings } from "./ToolLoop.ts"
 import type { ToolLoopError } from "./ToolLoopError.ts"
@@ -100,12 +101,7 @@ const openStream = (
   call: (target: Target) => ProviderCall,
   metrics?: FailoverMetrics
 ) =>
-  withFailover(targets, (target) =>
-    Effect.map(
-      Stream.peel(target.provider.stream(call(target)), Sink.head<CompletionChunk>()),
-      ([first, rest]) =>
-        Option.match(first, { onNone: () => rest, onSome: (chunk) => Stream.concat(Stream.succeed(chunk), rest) })
-    ), metrics)
+  withFailover(targets, (target) => pullFirst(target.provider.stream(call(target))), metrics)
 
 export class ChatCompletions extends Context.Service<ChatCompletions, {
   readonly complete: (context: ChatContext) => Effect.Effect<CompletionResult, ChatError>

@@ -5,6 +5,7 @@
  */
 import { Stream } from "effect"
 import { type Completion, type CompletionChunk, emptyUsage, renderUsage, type Usage } from "./ChatWire.ts"
+import { mapChunks } from "./StreamChunks.ts"
 
 export interface ResponseIdentity {
   readonly id: string
@@ -46,35 +47,43 @@ const chunkEnvelope = (identity: ResponseIdentity) => ({
  * Wire chunks from adapter chunks. Usage is held back from every chunk and, when `includeUsage`,
  * sent once at the end; `onUsage` sees the last usage the upstream reported (for the request log).
  * `trailer` adds fields to the last chunk (`svc_pending_id`): the usage chunk, or a `choices: []` chunk
- * of its own when usage was not asked for.
+ * of its own when usage was not asked for. `onChunk` sees every adapter chunk first (the request log's
+ * view), in the same stage: one stage per chunk of the stream, not one per concern.
  */
 export const renderChunks = <E, R>(
   identity: ResponseIdentity,
   includeUsage: boolean,
   chunks: Stream.Stream<CompletionChunk, E, R>,
   onUsage: (usage: Usage) => void = () => {},
-  trailer: () => Record<string, unknown> = () => ({})
+  trailer: () => Record<string, unknown> = () => ({}),
+  onChunk: (chunk: CompletionChunk) => void = () => {}
 ): Stream.Stream<object, E, R> =>
   Stream.suspend(() => {
     const envelope = chunkEnvelope(identity)
     const roleSent = new Set<number>()
     let usage: Usage | undefined
-    const body = chunks.pipe(
-      Stream.map((chunk) => {
-        if (chunk.usage !== undefined) {
-          usage = chunk.usage
-          onUsage(chunk.usage)
-        }
-        if (chunk.choices.length === 0) return undefined
-        const choices = chunk.choices.map((choice) => {
-          if (roleSent.has(choice.index)) return choice
-          roleSent.add(choice.index)
-          return choice.delta.role === undefined ? { ...choice, delta: { role: "assistant", ...choice.delta } } : choice
-        })
-        return { ...envelope, ...chunk.extra, choices }
-      }),
-      Stream.filter((chunk): chunk is NonNullable<typeof chunk> => chunk !== undefined)
-    )
+    const render = (chunk: CompletionChunk) => {
+      onChunk(chunk)
+      if (chunk.usage !== undefined) {
+        usage = chunk.usage
+        onUsage(chunk.usage)
+      }
+      if (chunk.choices.length === 0) return undefined
+      const choices = chunk.choices.map((choice) => {
+        if (roleSent.has(choice.index)) return choice
+        roleSent.add(choice.index)
+        return choice.delta.role === undefined ? { ...choice, delta: { role: "assistant", ...choice.delta } } : choice
+      })
+      return { ...envelope, ...chunk.extra, choices }
+    }
+    const body = mapChunks(chunks, (part) => {
+      const out: Array<object> = []
+      for (const chunk of part) {
+        const rendered = render(chunk)
+        if (rendered !== undefined) out.push(rendered)
+      }
+      return out
+    })
     return Stream.concat(
       body,
       Stream.suspend(() => {

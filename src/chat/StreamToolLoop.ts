@@ -19,6 +19,7 @@ import {
   type Usage
 } from "./ChatWire.ts"
 import { type LoopSettings, runSharedTurn, savePending, type ToolRunRecord } from "./ToolLoop.ts"
+import { mapChunks } from "./StreamChunks.ts"
 import { RoundLimitReached, ToolLoopError } from "./ToolLoopError.ts"
 import { isSharedCall, toolResultMessages } from "./ToolTurns.ts"
 
@@ -176,7 +177,8 @@ export const streamWithTools = <R>(
     Stream.suspend(() => {
       const state = new Round(number)
       summary.rounds = number
-      const afterRound = Effect.gen(function*() {
+      // a round without shared tool calls (nearly all) ends without an effect: no fiber work per request
+      const afterRound = Stream.suspend(() => {
         summary.usage = addUsage(summary.usage, state.usage ?? emptyUsage)
         const undecided = state.undecided()
         const finish = (reason: string) =>
@@ -185,27 +187,32 @@ export const streamWithTools = <R>(
             : Stream.make(undecided, state.finishChunk(reason))
         const { client, shared } = state.toolCalls()
         if (shared.length === 0) return finish(state.finishReason ?? "stop")
-        // a mixed turn needs no further model call (the client continues it), so the cap does not apply
-        if (client.length === 0 && number >= settings.maxRounds) {
-          return yield* new ToolLoopError({ reason: new RoundLimitReached({ rounds: number }) })
-        }
-        const results = yield* runSharedTurn(settings, shared, number, summary.toolRuns)
-        if (client.length > 0) {
-          summary.svcPendingId = yield* savePending(settings, client, shared, results, history.slice(messages.length))
-          return finish("tool_calls")
-        }
-        const next: ReadonlyArray<ChatMessage> = [
-          ...history,
-          { role: "assistant", content: state.text === "" ? null : state.text, tool_calls: [...shared] },
-          ...toolResultMessages(results)
-        ]
-        return round(number + 1, next, openRound(next))
+        return Stream.unwrap(Effect.gen(function*() {
+          // a mixed turn needs no further model call (the client continues it), so the cap does not apply
+          if (client.length === 0 && number >= settings.maxRounds) {
+            return yield* new ToolLoopError({ reason: new RoundLimitReached({ rounds: number }) })
+          }
+          const results = yield* runSharedTurn(settings, shared, number, summary.toolRuns)
+          if (client.length > 0) {
+            summary.svcPendingId = yield* savePending(settings, client, shared, results, history.slice(messages.length))
+            return finish("tool_calls")
+          }
+          const next: ReadonlyArray<ChatMessage> = [
+            ...history,
+            { role: "assistant", content: state.text === "" ? null : state.text, tool_calls: [...shared] },
+            ...toolResultMessages(results)
+          ]
+          return round(number + 1, next, openRound(next))
+        }))
       })
-      return upstream.pipe(
-        Stream.map((chunk) => state.forward(chunk)),
-        Stream.filter((chunk): chunk is CompletionChunk => chunk !== undefined),
-        Stream.concat(Stream.unwrap(afterRound))
-      )
+      return mapChunks(upstream, (chunks) => {
+        const out: Array<CompletionChunk> = []
+        for (const chunk of chunks) {
+          const forwarded = state.forward(chunk)
+          if (forwarded !== undefined) out.push(forwarded)
+        }
+        return out
+      }).pipe(Stream.concat(afterRound))
     })
 
   return round(1, messages, firstRound).pipe(

@@ -3,7 +3,7 @@
  * body and tags, then answer whole or as server-sent events. Typed errors become OpenAI-shaped JSON
  * here, and every request, however it ends, leaves one row in the request log.
  */
-import { Effect, Layer, Stream } from "effect"
+import { Effect, Layer } from "effect"
 import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { Auth } from "../auth/Auth.ts"
 import { ChatCompletions } from "../chat/ChatCompletions.ts"
@@ -25,7 +25,7 @@ const requestIdOf = (header: string | undefined) =>
   header !== undefined && /^[\w.:-]{1,128}$/.test(header) ? header : undefined
 
 /** What a streamed chunk tells the log: the model that answered, the first content, the text. */
-const observe = (entry: RequestEntry) => (chunk: CompletionChunk): CompletionChunk => {
+const observe = (entry: RequestEntry) => (chunk: CompletionChunk): void => {
   if (chunk.model !== "") entry.model = chunk.model
   for (const choice of chunk.choices) {
     const content = choice.delta.content
@@ -36,7 +36,6 @@ const observe = (entry: RequestEntry) => (chunk: CompletionChunk): CompletionChu
       entry.firstContent()
     }
   }
-  return chunk
 }
 
 /** One row in the request log and in the metrics, once per request. */
@@ -79,7 +78,7 @@ const answer = (
     const result = yield* chat.stream(context)
     entry.provider = result.target.provider.name
     const trailer = () => renderSharedToolReport(result.summary)
-    const chunks = renderChunks(identity, call.includeUsage, result.chunks.pipe(Stream.map(observe(entry))), undefined, trailer)
+    const chunks = renderChunks(identity, call.includeUsage, result.chunks, undefined, trailer, observe(entry))
     // the row is written when the stream ends, whichever way: [DONE], an error event, the client gone
     return sseResponse(chunks, headers, (status, code) => {
       entry.usage = result.summary.usage

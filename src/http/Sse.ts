@@ -8,8 +8,15 @@ import { Cause, Exit, Stream } from "effect"
 import { HttpEffect, HttpServerResponse } from "effect/http"
 import { describeError, type EdgeError, internalError } from "./ErrorResponse.ts"
 
-const DONE = "data: [DONE]\n\n"
+const encoder = new TextEncoder()
+const DONE = encoder.encode("data: [DONE]\n\n")
 const frame = (event: unknown) => `data: ${JSON.stringify(event)}\n\n`
+/** A whole chunk of events as one piece of bytes: one write to the socket, not one per event. */
+const frames = (events: ReadonlyArray<unknown>): [Uint8Array] => {
+  let text = ""
+  for (const event of events) text += frame(event)
+  return [encoder.encode(text)]
+}
 
 /**
  * How a stream ended, for the request log: 200 after `[DONE]`, the error's status and code after an
@@ -28,8 +35,7 @@ export const sseFrames = <E extends EdgeError>(
       ended = true
       onEnd(status, code)
     }
-    return events.pipe(
-      Stream.map(frame),
+    return Stream.mapArray(events, frames).pipe(
       Stream.concat(Stream.sync(() => {
         end(200, null)
         return DONE
@@ -40,13 +46,12 @@ export const sseFrames = <E extends EdgeError>(
         const failure = Cause.findErrorOption(cause)
         const described = failure._tag === "Some" ? describeError(failure.value) : internalError
         end(described.status, described.body.error.code)
-        return Stream.succeed(frame(described.body))
+        return Stream.succeed(encoder.encode(frame(described.body)))
       }),
       Stream.onExit((exit) => {
         if (Exit.hasInterrupts(exit)) end(499, "client_closed")
         return Exit.void
-      }),
-      Stream.encodeText
+      })
     )
   })
 

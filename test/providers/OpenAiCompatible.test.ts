@@ -7,6 +7,7 @@ import type { CompletionChunk } from "../../src/chat/ChatWire.ts"
 import { completionsUrl, make } from "../../src/providers/openai/OpenAiCompatible.ts"
 import type { OpenAiCompatibleOptions } from "../../src/providers/openai/OpenAiCompatible.ts"
 import { buildRequestBody } from "../../src/providers/openai/OpenAiMapping.ts"
+import * as UpstreamHttpClient from "../../src/providers/UpstreamHttpClient.ts"
 import { call, contentOf, deferred, delta, encoder, optionsOf, plain, reasonOf, sse, usageChunk } from "./OpenAiFixtures.ts"
 
 /** A fake HttpClient answering every request with `respond`, recording what was sent. */
@@ -22,7 +23,7 @@ const fakeClient = (respond: (request: HttpClientRequest.HttpClientRequest) => R
 }
 
 const providerWith = (client: HttpClient.HttpClient, overrides: Partial<OpenAiCompatibleOptions> = {}) =>
-  make(optionsOf(overrides)).pipe(Effect.provideService(HttpClient.HttpClient, client))
+  make(optionsOf(overrides)).pipe(Effect.provide(UpstreamHttpClient.layer), Effect.provideService(HttpClient.HttpClient, client))
 
 const bodyOf = (request: HttpClientRequest.HttpClientRequest): unknown =>
   request.body._tag === "Uint8Array" ? JSON.parse(new TextDecoder().decode(request.body.body)) : undefined

@@ -2,7 +2,6 @@
  * The adapter against a real upstream on 127.0.0.1 through the undici client the app uses: timeouts
  * and aborts need real sockets and real time, so these run with `it.live` and short, bounded timeouts.
  */
-import { NodeHttpClient } from "@effect/platform-node"
 import { assert, describe, it } from "@effect/vitest"
 import { Duration, Effect, Fiber, Stream } from "effect"
 import { createServer } from "node:http"
@@ -11,7 +10,11 @@ import type { CompletionChunk } from "../../src/chat/ChatWire.ts"
 import { make } from "../../src/providers/openai/OpenAiCompatible.ts"
 import type { OpenAiCompatibleOptions } from "../../src/providers/openai/OpenAiCompatible.ts"
 import type { ProviderError } from "../../src/providers/ProviderError.ts"
+import { UpstreamTransport } from "../../src/providers/UpstreamTransport.ts"
 import { call, contentOf, deferred, delta, optionsOf, reasonOf, sse, usageChunk } from "./OpenAiFixtures.ts"
+
+/** The transport the app runs, with a connect timeout no test reaches. */
+const undici = UpstreamTransport.layerUndici({ connectTimeout: Duration.seconds(10) })
 
 type Handler = (req: IncomingMessage, res: ServerResponse) => void
 
@@ -67,7 +70,7 @@ describe("OpenAiCompatible against a local server", () => {
       const elapsed = Date.now() - started
       assert.isTrue(elapsed >= 280 && elapsed < 2000, `took ${elapsed} ms`)
       yield* awaitClose(server.closed)
-    }).pipe(Effect.provide(NodeHttpClient.layerUndici)))
+    }).pipe(Effect.provide(undici)))
 
   it.live("idle: the stream goes silent after a chunk", () =>
     Effect.gen(function*() {
@@ -83,7 +86,7 @@ describe("OpenAiCompatible against a local server", () => {
       assert.strictEqual(contentOf(received), "only")
       assert.isTrue(Date.now() - started < 2000)
       yield* awaitClose(server.closed)
-    }).pipe(Effect.provide(NodeHttpClient.layerUndici)))
+    }).pipe(Effect.provide(undici)))
 
   it.live("idle is not total: a steady stream runs until the total timeout", () =>
     Effect.gen(function*() {
@@ -98,7 +101,7 @@ describe("OpenAiCompatible against a local server", () => {
       assert.strictEqual(timeoutPhase(error), "total")
       assert.isTrue(received.length > 3, `${received.length} chunks`)
       yield* awaitClose(server.closed)
-    }).pipe(Effect.provide(NodeHttpClient.layerUndici)))
+    }).pipe(Effect.provide(undici)))
 
   it.live("a connection dropped mid-stream is UpstreamUnreachable", () =>
     Effect.gen(function*() {
@@ -111,7 +114,7 @@ describe("OpenAiCompatible against a local server", () => {
       const error = yield* Effect.flip(Stream.runForEach(provider.stream(call), (c) => Effect.sync(() => received.push(c))))
       assert.strictEqual(reasonOf(error)._tag, "UpstreamUnreachable")
       assert.strictEqual(contentOf(received), "half")
-    }).pipe(Effect.provide(NodeHttpClient.layerUndici)))
+    }).pipe(Effect.provide(undici)))
 
   it.live("Stream.take(1) aborts the upstream request", () =>
     Effect.gen(function*() {
@@ -123,7 +126,7 @@ describe("OpenAiCompatible against a local server", () => {
       const chunks = yield* Stream.runCollect(Stream.take(provider.stream(call), 1))
       assert.strictEqual(contentOf(chunks), "one")
       yield* awaitClose(server.closed)
-    }).pipe(Effect.provide(NodeHttpClient.layerUndici)))
+    }).pipe(Effect.provide(undici)))
 
   it.live("interrupting the consumer aborts the upstream request", () =>
     Effect.gen(function*() {
@@ -137,7 +140,7 @@ describe("OpenAiCompatible against a local server", () => {
       yield* Effect.promise(() => first.promise)
       yield* Fiber.interrupt(fiber)
       yield* awaitClose(server.closed)
-    }).pipe(Effect.provide(NodeHttpClient.layerUndici)))
+    }).pipe(Effect.provide(undici)))
 
   it.live("a refused connection is UpstreamUnreachable", () =>
     Effect.gen(function*() {
@@ -146,7 +149,7 @@ describe("OpenAiCompatible against a local server", () => {
       const provider = yield* realProvider(baseUrl)
       assert.strictEqual(reasonOf(yield* Effect.flip(provider.complete(call)))._tag, "UpstreamUnreachable")
       assert.strictEqual(reasonOf(yield* Effect.flip(Stream.runDrain(provider.stream(call))))._tag, "UpstreamUnreachable")
-    }).pipe(Effect.provide(NodeHttpClient.layerUndici)))
+    }).pipe(Effect.provide(undici)))
 
   it.live("a real round trip: headers on the wire and a streamed answer", () =>
     Effect.gen(function*() {
@@ -165,5 +168,5 @@ describe("OpenAiCompatible against a local server", () => {
       assert.strictEqual(headers["authorization"], "Bearer sk-test")
       assert.strictEqual(headers["x-request-id"], "req-42")
       assert.strictEqual(headers["x-title"], "svc-gateway")
-    }).pipe(Effect.provide(NodeHttpClient.layerUndici)))
+    }).pipe(Effect.provide(undici)))
 })

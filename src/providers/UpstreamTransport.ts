@@ -1,0 +1,323 @@
+/**
+ * The HTTP exchange with an upstream, behind the gateway's own small interface: one POST, its status and
+ * headers, then the body piece by piece. `layerUndici` (what the app runs) drives undici's dispatcher
+ * directly: Effect's HttpClient wraps every request and every piece of body in several fibers, streams
+ * and abort signals, which cost more CPU per streamed answer than the rest of the gateway together.
+ * `UpstreamHttpClient.ts` puts any Effect `HttpClient` behind the same interface (tests fake one).
+ *
+ * Timeouts are the transport's, so each can use the cheapest timer it has (no fiber per request):
+ * connect, first byte (until the response headers), idle (longest silence between two pieces of body)
+ * and total (the whole exchange, through the last piece of body read). Each failure says which ran out.
+ */
+import { NodeHttpClient } from "@effect/platform-node"
+import { Context, Duration, Effect, Layer, Schema } from "effect"
+import { HttpTraceContext } from "effect/http"
+import { TimeoutPhase } from "./ProviderError.ts"
+
+/** Why an exchange failed: the connection (`unreachable`), a timeout, or a request that cannot be sent. */
+export class UpstreamTransportError extends Schema.TaggedError<UpstreamTransportError>()("UpstreamTransportError", {
+  kind: Schema.Literals(["unreachable", "timeout", "invalid_request", "empty_body"]),
+  message: Schema.String,
+  /** Set when `kind` is `timeout`. */
+  phase: Schema.optional(TimeoutPhase)
+}) {}
+
+export interface UpstreamRequest {
+  /** The whole URL, e.g. `https://api.openai.com/v1/chat/completions`. */
+  readonly url: string
+  /** Lower-case names. */
+  readonly headers: Readonly<Record<string, string>>
+  /** JSON text. */
+  readonly body: string
+  readonly timeouts: {
+    readonly firstByte: Duration.Duration | undefined
+    readonly idle: Duration.Duration | undefined
+    readonly total: Duration.Duration
+  }
+}
+
+export interface UpstreamResponse {
+  readonly status: number
+  /** Lower-case names; repeated headers joined with `, `. */
+  readonly headers: Readonly<Record<string, string>>
+  /** The next piece of body, everything that arrived since the last read; `undefined` once it ended. */
+  readonly read: Effect.Effect<Uint8Array | undefined, UpstreamTransportError>
+  /** The rest of the body as text. */
+  readonly text: Effect.Effect<string, UpstreamTransportError>
+  /** Abandons the rest of the body (a body still open is aborted); harmless after the end or twice. */
+  readonly cancel: Effect.Effect<void>
+  /**
+   * Done with the body, which is complete as far as the caller knows (`[DONE]` came): the rest is
+   * discarded, so the connection goes back to the pool if the body ends soon; else it is aborted.
+   */
+  readonly release: Effect.Effect<void>
+}
+
+export class UpstreamTransport extends Context.Service<UpstreamTransport, {
+  /** Sends a POST; succeeds with any status once the response headers arrived. Interrupting it aborts. */
+  readonly send: (request: UpstreamRequest) => Effect.Effect<UpstreamResponse, UpstreamTransportError>
+}>()("svc-gateway/UpstreamTransport") {
+  /** Pooled keep-alive connections over undici's `Agent`, closed with the layer. */
+  static readonly layerUndici = (options: { readonly connectTimeout: Duration.Duration }) =>
+    Layer.effect(
+      UpstreamTransport,
+      Effect.map(
+        NodeHttpClient.makeDispatcherOptions({
+          connect: { timeout: Duration.toMillis(options.connectTimeout) },
+          keepAliveTimeout: 30_000
+        }),
+        (dispatcher) => UpstreamTransport.of({ send: sendWith(dispatcher) })
+      )
+    )
+}
+
+type Dispatcher = NodeHttpClient.Dispatcher["Service"]
+type Controller = Parameters<NonNullable<Parameters<Dispatcher["dispatch"]>[1]["onRequestStart"]>>[0]
+type Resume<A> = (effect: Effect.Effect<A, UpstreamTransportError>) => void
+
+/** undici's own timeout errors, by code. */
+const phaseOfCode = (code: unknown): TimeoutPhase | undefined =>
+  code === "UND_ERR_HEADERS_TIMEOUT"
+    ? "first_byte"
+    : code === "UND_ERR_BODY_TIMEOUT"
+    ? "idle"
+    : code === "UND_ERR_CONNECT_TIMEOUT"
+    ? "connect"
+    : undefined
+
+/** The `reason` the exchange was aborted with when one of this module's own timers ran out. */
+class PhaseTimeout extends Error {
+  readonly phase: TimeoutPhase
+  constructor(phase: TimeoutPhase) {
+    super(`${phase} timeout`)
+    this.phase = phase
+  }
+}
+
+export const transportError = (cause: unknown): UpstreamTransportError => {
+  if (cause instanceof PhaseTimeout) return new UpstreamTransportError({ kind: "timeout", message: cause.message, phase: cause.phase })
+  const code = typeof cause === "object" && cause !== null && "code" in cause ? cause.code : undefined
+  const phase = phaseOfCode(code)
+  const message = cause instanceof Error ? cause.message : String(cause)
+  if (phase !== undefined) return new UpstreamTransportError({ kind: "timeout", message, phase })
+  return new UpstreamTransportError({ kind: code === "UND_ERR_INVALID_ARG" ? "invalid_request" : "unreachable", message })
+}
+
+const joinHeaders = (headers: Record<string, string | Array<string> | undefined>): Record<string, string> => {
+  const out: Record<string, string> = {}
+  for (const name in headers) {
+    const value = headers[name]
+    if (value !== undefined) out[name] = typeof value === "string" ? value : value.join(", ")
+  }
+  return out
+}
+
+/**
+ * How long a released body may take to end. An SSE body usually ends in the next packet after
+ * `[DONE]`; aborting it instead closes the connection, and a new one per request costs a connect.
+ */
+const RELEASE_GRACE_MS = 1_000
+
+/** Above this many unread bytes undici stops reading the socket until the consumer catches up. */
+const HIGH_WATER = 64 * 1024
+
+/** One exchange: the undici handler, the body buffer, and the reads waiting on it. */
+class Exchange {
+  controller: Controller | undefined
+  status = 0
+  headers: Record<string, string> = {}
+  private pieces: Array<Uint8Array> = []
+  private buffered = 0
+  private ended = false
+  private failure: UpstreamTransportError | undefined
+  private aborted = false
+  private released = false
+  /** The `send` waiting for the headers, then a `read` waiting for body. */
+  private waiter: Resume<void> | undefined
+  private reader: Resume<Uint8Array | undefined> | undefined
+  private timer: ReturnType<typeof setTimeout> | undefined
+
+  /** Until the headers: the first-byte limit when it comes before the total one. */
+  private firstByteTimer: ReturnType<typeof setTimeout> | undefined
+
+  constructor(onHeaders: Resume<void>, firstByteMs: number | undefined, totalMs: number) {
+    this.waiter = onHeaders
+    // a forgotten exchange must not keep the process alive
+    this.timer = setTimeout(() => this.abort(new PhaseTimeout("total")), totalMs).unref()
+    // Node's timers, not undici's: undici rounds its timeouts to about half a second
+    if (firstByteMs !== undefined && firstByteMs < totalMs) {
+      this.firstByteTimer = setTimeout(() => this.abort(new PhaseTimeout("first_byte")), firstByteMs).unref()
+    }
+  }
+
+  // undici's handler: arrow properties, since undici calls them unbound
+  readonly handler = {
+    onRequestStart: (controller: Controller) => {
+      this.controller = controller
+      if (this.aborted) controller.abort(new Error("cancelled"))
+    },
+    onResponseStart: (_: Controller, status: number, headers: Record<string, string | Array<string> | undefined>) => {
+      // 1xx interim responses are not the answer
+      if (status < 200) return
+      if (this.firstByteTimer !== undefined) clearTimeout(this.firstByteTimer)
+      this.status = status
+      this.headers = joinHeaders(headers)
+      const waiter = this.waiter
+      this.waiter = undefined
+      waiter?.(Effect.void)
+    },
+    onResponseData: (controller: Controller, chunk: Uint8Array) => {
+      if (this.released) return
+      this.pieces.push(chunk)
+      this.buffered += chunk.byteLength
+      if (this.buffered > HIGH_WATER) controller.pause()
+      this.wake()
+    },
+    onResponseEnd: () => {
+      this.ended = true
+      this.clearTimer()
+      this.wake()
+    },
+    onResponseError: (_: Controller | null, error: Error) => {
+      this.clearTimer()
+      this.failure ??= transportError(error)
+      const waiter = this.waiter
+      this.waiter = undefined
+      waiter?.(Effect.fail(this.failure))
+      this.wake()
+    }
+  }
+
+  private clearTimer() {
+    if (this.timer !== undefined) clearTimeout(this.timer)
+    if (this.firstByteTimer !== undefined) clearTimeout(this.firstByteTimer)
+    this.timer = undefined
+    this.firstByteTimer = undefined
+  }
+
+  abort(reason: Error) {
+    if (this.ended || this.failure !== undefined || this.aborted) return
+    this.aborted = true
+    this.clearTimer()
+    this.controller?.abort(reason)
+  }
+
+  private wakeQueued = false
+
+  /**
+   * Resumes a waiting read once the current batch of socket data is parsed, not on its first piece:
+   * undici hands over each HTTP chunk separately (an SSE upstream writes one per event), and a read
+   * resumed at once would push every event through the whole response pipeline on its own.
+   */
+  private wake() {
+    if (this.reader === undefined || this.wakeQueued) return
+    this.wakeQueued = true
+    queueMicrotask(this.wakeNow)
+  }
+
+  private readonly wakeNow = () => {
+    this.wakeQueued = false
+    const reader = this.reader
+    if (reader === undefined) return
+    const next = this.next()
+    if (next === undefined) return
+    this.reader = undefined
+    reader(next)
+  }
+
+  /** What a read answers now: buffered bytes first, then the end or the failure; undefined: wait. */
+  private next(): Effect.Effect<Uint8Array | undefined, UpstreamTransportError> | undefined {
+    if (this.pieces.length > 0) {
+      const pieces = this.pieces
+      const piece = pieces.length === 1 ? pieces[0]! : Buffer.concat(pieces)
+      this.pieces = []
+      this.buffered = 0
+      if (this.controller?.paused === true) this.controller.resume()
+      return Effect.succeed(piece)
+    }
+    if (this.failure !== undefined) return Effect.fail(this.failure)
+    if (this.ended) return Effect.succeed(undefined)
+    return undefined
+  }
+
+  readonly read: Effect.Effect<Uint8Array | undefined, UpstreamTransportError> = Effect.suspend(() =>
+    this.next() ?? Effect.callback<Uint8Array | undefined, UpstreamTransportError>((resume) => {
+      this.reader = resume
+      return Effect.sync(() => {
+        this.reader = undefined
+      })
+    })
+  )
+
+  readonly text: Effect.Effect<string, UpstreamTransportError> = Effect.suspend(() => {
+    const decoder = new TextDecoder()
+    let text = ""
+    const loop: Effect.Effect<string, UpstreamTransportError> = Effect.flatMap(this.read, (piece) => {
+      if (piece === undefined) return Effect.succeed(text + decoder.decode())
+      text += decoder.decode(piece, { stream: true })
+      return loop
+    })
+    return loop
+  })
+
+  readonly cancel: Effect.Effect<void> = Effect.sync(() => this.abort(new Error("cancelled")))
+
+  readonly release: Effect.Effect<void> = Effect.sync(() => {
+    if (this.ended || this.failure !== undefined || this.aborted || this.released) return
+    this.released = true
+    this.pieces = []
+    this.buffered = 0
+    this.clearTimer()
+    this.timer = setTimeout(() => this.abort(new Error("released body did not end")), RELEASE_GRACE_MS)
+    this.timer.unref()
+    if (this.controller?.paused === true) this.controller.resume()
+  })
+}
+
+/** Parsed once per distinct URL: there are only as many as configured providers. */
+const targets = new Map<string, { readonly origin: string; readonly path: string }>()
+const targetOf = (url: string) => {
+  let target = targets.get(url)
+  if (target === undefined) {
+    const parsed = new URL(url)
+    target = { origin: parsed.origin, path: parsed.pathname + parsed.search }
+    targets.set(url, target)
+  }
+  return target
+}
+
+const sendWith = (dispatcher: Dispatcher) => (request: UpstreamRequest): Effect.Effect<UpstreamResponse, UpstreamTransportError> =>
+  Effect.suspend(() => {
+    let target: { readonly origin: string; readonly path: string }
+    try {
+      target = targetOf(request.url)
+    } catch (cause) {
+      return Effect.fail(new UpstreamTransportError({ kind: "invalid_request", message: `invalid URL: ${String(cause)}` }))
+    }
+    // a client span around the exchange, whose context the upstream receives (as Effect's HttpClient does)
+    return Effect.useSpan("http.client POST", { kind: "client" }, (span) => {
+      span.attribute("http.request.method", "POST")
+      span.attribute("url.full", request.url)
+      const trace = HttpTraceContext.toHeaders(span)
+      return Effect.callback<UpstreamResponse, UpstreamTransportError>((resume) => {
+        const exchange: Exchange = new Exchange((headers) =>
+          resume(Effect.map(headers, (): UpstreamResponse => {
+            span.attribute("http.response.status_code", exchange.status)
+            const { cancel, read, release, status, text } = exchange
+            return { status, headers: exchange.headers, read, text, cancel, release }
+          })), request.timeouts.firstByte === undefined ? undefined : Duration.toMillis(request.timeouts.firstByte), Duration.toMillis(request.timeouts.total))
+        dispatcher.dispatch({
+          origin: target.origin,
+          path: target.path,
+          method: "POST",
+          headers: { ...request.headers, ...trace },
+          body: request.body,
+          // first byte and total are this exchange's own timers; undici's idle timer costs nothing extra
+          headersTimeout: 0,
+          bodyTimeout: request.timeouts.idle === undefined ? 0 : Duration.toMillis(request.timeouts.idle)
+        }, exchange.handler)
+        // interrupted before the headers: abort the request
+        return exchange.cancel
+      })
+    })
+  })
