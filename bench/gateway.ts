@@ -27,31 +27,25 @@ export interface RunningGateway {
   readonly stop: () => Promise<void>
 }
 
-/** The gateway's entry, relative to the repo root; BENCH_GATEWAY_ENTRY swaps it (e.g. for a stand-in). */
-export const gatewayEntry = (): string => process.env["BENCH_GATEWAY_ENTRY"] ?? "src/main.ts"
-
 /**
- * The Node flags `npm start` runs the gateway with (the `start` script's options before the entry), so
- * the bench measures the process a deployment runs: heap sizing flags change its memory and speed.
+ * The command `npm start` runs (`node <flags> <entry>`, from package.json's `start` script), so the bench
+ * measures the process a deployment runs: the bundle `npm run build` writes (`npm run bench` builds it
+ * first), with the heap flags that change its memory and speed.
  */
-export const startNodeFlags = (repoRoot: string): ReadonlyArray<string> => {
-  try {
-    const manifest: unknown = JSON.parse(readFileSync(resolve(repoRoot, "package.json"), "utf8"))
-    const scripts = typeof manifest === "object" && manifest !== null && "scripts" in manifest ? manifest.scripts : undefined
-    const start = typeof scripts === "object" && scripts !== null && "start" in scripts ? scripts.start : undefined
-    if (typeof start !== "string") return []
-    const words = start.trim().split(/\s+/)
-    if (words[0] !== "node") return []
-    const flags: Array<string> = []
-    for (const word of words.slice(1)) {
-      if (!word.startsWith("--")) break
-      flags.push(word)
-    }
-    return flags
-  } catch {
-    return []
-  }
-}
+const startCommand = (() => {
+  const manifest: unknown = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8"))
+  const scripts = typeof manifest === "object" && manifest !== null && "scripts" in manifest ? manifest.scripts : undefined
+  const start = typeof scripts === "object" && scripts !== null && "start" in scripts ? scripts.start : undefined
+  const words = typeof start === "string" ? start.trim().split(/\s+/) : []
+  if (words[0] !== "node" || words.length < 2) throw new Error(`package.json's start script is not 'node ... <entry>': ${String(start)}`)
+  return { flags: words.slice(1, -1), entry: words[words.length - 1]! }
+})()
+
+/** The gateway's entry, relative to the repo root; BENCH_GATEWAY_ENTRY swaps it (e.g. for a stand-in). */
+export const gatewayEntry = (): string => process.env["BENCH_GATEWAY_ENTRY"] ?? startCommand.entry
+
+/** The Node flags of the start script. */
+export const startNodeFlags = (): ReadonlyArray<string> => startCommand.flags
 
 export const gatewayAvailable = (repoRoot: string): boolean => existsSync(resolve(repoRoot, gatewayEntry()))
 
@@ -142,7 +136,7 @@ export const startGateway = async (options: {
   const baseUrl = `http://127.0.0.1:${port}`
   const logFile = join(resultsDir, `${variant.name}.log`)
   const logFd = openSync(logFile, "w")
-  const child = track(spawn(process.execPath, [...startNodeFlags(repoRoot), gatewayEntry()], {
+  const child = track(spawn(process.execPath, [...startNodeFlags(), gatewayEntry()], {
     cwd: repoRoot,
     env: {
       ...process.env,

@@ -1,7 +1,7 @@
 /**
  * `npm run bench`: the benchmark the project is judged by. Starts the fake upstream, the bare
- * pass-through and each gateway variant (src/main.ts) as child processes on 127.0.0.1, drives them from a
- * separate load-generator process (direct / pass-through / gateway × non-stream / stream × concurrency),
+ * pass-through and each gateway variant (what `npm start` runs: the bundle dist/main.js) as child
+ * processes on 127.0.0.1, drives them from a separate load-generator process (direct / pass-through / gateway × non-stream / stream × concurrency),
  * prints the table and the targets with PASS/FAIL, and writes bench/results/latest.{json,md}.
  * Each cell is measured in rounds that alternate between the targets (all processes stay up), so
  * drift and the 2-vCPU scheduler's moods hit every target alike; a cell's figures use all its samples.
@@ -9,7 +9,7 @@
  * missed. Env: BENCH_SECONDS (measured seconds per cell, default 3), BENCH_ROUNDS (3),
  * BENCH_WARMUP_SECONDS (per round, 0.5), BENCH_MAX_REQUESTS (per cell, 200000), BENCH_CONCURRENCY
  * ("1,16,64"), BENCH_MODES ("non-stream,stream"), BENCH_TARGETS (comma list of target names; default
- * all), BENCH_GATEWAY_ENTRY (gateway entry relative to the repo root; default src/main.ts).
+ * all), BENCH_GATEWAY_ENTRY (gateway entry relative to the repo root; default the start script's).
  */
 import type { ChildProcess } from "node:child_process"
 import { mkdirSync, writeFileSync } from "node:fs"

@@ -1,5 +1,5 @@
 /**
- * The real gateway as a child process (`node src/main.ts`) on a free loopback port with a fresh data
+ * The real gateway as a child process (`node src/main.ts`, or the bundle) on a free loopback port with a fresh data
  * folder, for tests of what only a process shows: signals, draining, what survives the exit. The store
  * is that folder's embedded PostgreSQL, or the server named by DATABASE_URL when the suite runs on it.
  */
@@ -31,7 +31,9 @@ export interface GatewayProcess {
 /** Starts the gateway against `upstream`, waits until it listens, and provisions an org and a key. */
 export const startGatewayProcess = async (
   upstream: FakeUpstream,
-  env: Readonly<Record<string, string>> = {}
+  env: Readonly<Record<string, string>> = {},
+  /** The file Node runs, relative to the repo root: the sources, or a bundle of them. */
+  entry = "src/main.ts"
 ): Promise<GatewayProcess> => {
   const port = Number(new URL(await refusedUrl()).port)
   const dataDir = mkdtempSync(join(tmpdir(), "svc-gateway-process-"))
@@ -50,7 +52,7 @@ export const startGatewayProcess = async (
     const value = process.env[name]
     if (value !== undefined) settings[name] = value
   }
-  const proc = spawn(process.execPath, ["src/main.ts"], {
+  const proc = spawn(process.execPath, [entry], {
     cwd: join(import.meta.dirname, "../.."),
     env: settings,
     stdio: ["ignore", "pipe", "pipe"]

@@ -1,0 +1,21 @@
+/**
+ * Bundles the server into one file, `dist/main.js`, which `npm start` runs (`npm run build` writes it).
+ * The sources run as they are too (`node src/main.ts`, and every test does); the bundle exists for
+ * memory: loading Effect's and the platform's modules one file each keeps their full text and JSDoc in
+ * the heap, about 70 MiB, where the bundle holds only the code the gateway reaches, without comments.
+ * Not minified, so stack traces stay readable. PGlite stays outside: it loads its WebAssembly and data
+ * files from its own package folder.
+ */
+import { build } from "rolldown"
+
+export const bundleServer = async (file: string): Promise<void> => {
+  await build({
+    input: new URL("../main.ts", import.meta.url).pathname,
+    platform: "node",
+    external: [/^@electric-sql\/pglite/, /^node:/],
+    output: { file, format: "esm", minify: "dce-only", comments: false, codeSplitting: false },
+    logLevel: "warn"
+  })
+}
+
+if (import.meta.main) await bundleServer(new URL("../../dist/main.js", import.meta.url).pathname)
