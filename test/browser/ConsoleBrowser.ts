@@ -29,14 +29,19 @@ export const ensureChromium = () => {
   if (process.getuid?.() !== 0) {
     throw new Error(`The browser tests need Debian's Chromium at ${CHROMIUM}: run 'sudo apt-get install -y chromium'.`)
   }
+  // the browser suites start in parallel: the second one waits for the first one's dpkg lock
   const apt = (...args: ReadonlyArray<string>) =>
-    execFileSync("apt-get", args, { stdio: "inherit", env: { ...process.env, DEBIAN_FRONTEND: "noninteractive" } })
+    execFileSync("apt-get", ["-o", "DPkg::Lock::Timeout=300", ...args], {
+      stdio: "inherit",
+      env: { ...process.env, DEBIAN_FRONTEND: "noninteractive" }
+    })
   try {
     apt("install", "-y", "chromium")
   } catch {
     apt("update")
     apt("install", "-y", "chromium")
   }
+  if (!existsSync(CHROMIUM)) throw new Error(`apt-get installed chromium, but ${CHROMIUM} is not there`)
 }
 
 /** Builds the console from the sources into a new folder, so a test never reads a stale build. */
