@@ -2,7 +2,7 @@
 // must run before any schema is built: decoding request bodies is on the hot path
 import "effect/schema/SchemaJITCompiler/enable"
 import { NodeRuntime } from "@effect/platform-node"
-import { Console, Effect, Layer } from "effect"
+import { Console, Effect, Layer, Runtime } from "effect"
 import { HttpServer } from "effect/http"
 import { AppServices, HttpApp, NodeServerLive } from "./App.ts"
 import { bootstrap } from "./Bootstrap.ts"
@@ -33,7 +33,18 @@ const Main = Announce.pipe(
   Layer.provide(TracingLive)
 )
 
-NodeRuntime.runMain(Layer.launch(Main).pipe(
+/**
+ * SIGTERM is how a process manager stops a service: once the gateway has drained and closed, that is a
+ * clean exit (0), not a failure. Ctrl+C (SIGINT) keeps the interrupted code, 130.
+ */
+let terminated = false
+process.once("SIGTERM", () => {
+  terminated = true
+})
+const teardown: Runtime.Teardown = (exit, onExit) =>
+  Runtime.defaultTeardown(exit, (code) => onExit(terminated && code === 130 ? 0 : code))
+
+NodeRuntime.runMain({ teardown })(Layer.launch(Main).pipe(
   // a second gateway on the same folder: say why, without a stack
   Effect.catchTag("DataDirLockError", (error) =>
     Console.error(error.message).pipe(Effect.andThen(Effect.sync(() => {
