@@ -5,7 +5,7 @@
  */
 import { Stream } from "effect"
 import { type Completion, type CompletionChunk, emptyUsage, renderUsage, type Usage } from "./ChatWire.ts"
-import { mapChunks } from "./StreamChunks.ts"
+import { mapChunksThen } from "./StreamChunks.ts"
 
 export interface ResponseIdentity {
   readonly id: string
@@ -76,22 +76,16 @@ export const renderChunks = <E, R>(
       })
       return { ...envelope, ...chunk.extra, choices }
     }
-    const body = mapChunks(chunks, (part) => {
+    return mapChunksThen(chunks, (part) => {
       const out: Array<object> = []
       for (const chunk of part) {
         const rendered = render(chunk)
         if (rendered !== undefined) out.push(rendered)
       }
       return out
+    }, () => {
+      const extra = trailer()
+      if (includeUsage) return [{ ...envelope, choices: [], usage: renderUsage(usage ?? emptyUsage), ...extra }]
+      return Object.keys(extra).length === 0 ? [] : [{ ...envelope, choices: [], ...extra }]
     })
-    return Stream.concat(
-      body,
-      Stream.suspend(() => {
-        const extra = trailer()
-        if (includeUsage) {
-          return Stream.succeed({ ...envelope, choices: [], usage: renderUsage(usage ?? emptyUsage), ...extra })
-        }
-        return Object.keys(extra).length === 0 ? Stream.empty : Stream.succeed({ ...envelope, choices: [], ...extra })
-      })
-    )
   })

@@ -19,7 +19,7 @@ import {
   type Usage
 } from "./ChatWire.ts"
 import { type LoopSettings, runSharedTurn, savePending, type ToolRunRecord } from "./ToolLoop.ts"
-import { mapChunks } from "./StreamChunks.ts"
+import { mapChunksThen } from "./StreamChunks.ts"
 import { RoundLimitReached, ToolLoopError } from "./ToolLoopError.ts"
 import { isSharedCall, toolResultMessages } from "./ToolTurns.ts"
 
@@ -41,6 +41,14 @@ interface PartialCall {
   clientIndex: number
   /** Deltas seen before the name, held until it says whose call this is. */
   held: Array<ToolCallDelta>
+}
+
+const PLAIN_DELTA_KEYS: ReadonlySet<string> = new Set(["role", "content", "refusal"])
+
+/** A delta key other than role, content and refusal (such as `audio`) makes a delta worth sending. */
+const hasOtherKey = (delta: object): boolean => {
+  for (const key in delta) if (!PLAIN_DELTA_KEYS.has(key)) return true
+  return false
 }
 
 /** Follows one round's chunks: forwards what the client should see, keeps what the loop needs. */
@@ -125,7 +133,7 @@ class Round {
       ...(calls.length > 0 ? { tool_calls: calls } : {})
     }
     const meaningful = out.role !== undefined || (out.content ?? "") !== "" || calls.length > 0 ||
-      (out.refusal ?? "") !== "" || Object.keys(out).some((key) => !["role", "content", "refusal"].includes(key))
+      (out.refusal ?? "") !== "" || hasOtherKey(out)
     // the finish is held back until the round is over; until then every choice says it has not finished
     return meaningful ? { ...rest, delta: out, finish_reason: null } : undefined
   }
@@ -178,13 +186,14 @@ export const streamWithTools = <R>(
       const state = new Round(number)
       summary.rounds = number
       // a round without shared tool calls (nearly all) ends without an effect: no fiber work per request
-      const afterRound = Stream.suspend(() => {
+      const afterRound = () => {
         summary.usage = addUsage(summary.usage, state.usage ?? emptyUsage)
         const undecided = state.undecided()
-        const finish = (reason: string) =>
-          undecided === undefined
-            ? Stream.succeed(state.finishChunk(reason))
-            : Stream.make(undecided, state.finishChunk(reason))
+        // the last round's finish, then the summed usage as the stream's last chunk
+        const finish = (reason: string): ReadonlyArray<CompletionChunk> => {
+          const last = [state.finishChunk(reason), usageChunk()]
+          return undecided === undefined ? last : [undecided, ...last]
+        }
         const { client, shared } = state.toolCalls()
         if (shared.length === 0) return finish(state.finishReason ?? "stop")
         return Stream.unwrap(Effect.gen(function*() {
@@ -195,7 +204,7 @@ export const streamWithTools = <R>(
           const results = yield* runSharedTurn(settings, shared, number, summary.toolRuns)
           if (client.length > 0) {
             summary.svcPendingId = yield* savePending(settings, client, shared, results, history.slice(messages.length))
-            return finish("tool_calls")
+            return Stream.fromArray(finish("tool_calls"))
           }
           const next: ReadonlyArray<ChatMessage> = [
             ...history,
@@ -204,18 +213,17 @@ export const streamWithTools = <R>(
           ]
           return round(number + 1, next, openRound(next))
         }))
-      })
-      return mapChunks(upstream, (chunks) => {
+      }
+      return mapChunksThen(upstream, (chunks) => {
         const out: Array<CompletionChunk> = []
         for (const chunk of chunks) {
           const forwarded = state.forward(chunk)
           if (forwarded !== undefined) out.push(forwarded)
         }
         return out
-      }).pipe(Stream.concat(afterRound))
+      }, afterRound)
     })
 
-  return round(1, messages, firstRound).pipe(
-    Stream.concat(Stream.sync((): CompletionChunk => ({ model: "", choices: [], usage: summary.usage, extra: {} })))
-  )
+  const usageChunk = (): CompletionChunk => ({ model: "", choices: [], usage: summary.usage, extra: {} })
+  return round(1, messages, firstRound)
 }

@@ -84,7 +84,7 @@ const answer = (
       entry.usage = result.summary.usage
       entry.attempts = result.summary.attempts
       entry.svcTools = result.summary.toolRuns.map((run) => run.id)
-      Effect.runFork(done(entry.finish(status, code)))
+      return done(entry.finish(status, code))
     })
   })
 

@@ -4,7 +4,8 @@
  * status any more, so it becomes a last `data: {"error":{...}}` event and the stream closes without
  * `[DONE]`: never a silent normal end.
  */
-import { Cause, Exit, Stream } from "effect"
+import { Cause, Channel, Effect, Exit, Pull, Scope, Stream } from "effect"
+import type { NonEmptyReadonlyArray } from "effect/Array"
 import { HttpEffect, HttpServerResponse } from "effect/http"
 import { describeError, type EdgeError, internalError } from "./ErrorResponse.ts"
 
@@ -20,40 +21,50 @@ const frames = (events: ReadonlyArray<unknown>): [Uint8Array] => {
 
 /**
  * How a stream ended, for the request log: 200 after `[DONE]`, the error's status and code after an
- * error event, 499 `client_closed` when the client left first.
+ * error event, 499 `client_closed` when the client left first. Runs once, in the stream's own fiber.
  */
-export type StreamEnd = (status: number, code: string | null) => void
+export type StreamEnd = (status: number, code: string | null) => Effect.Effect<void>
 
+/**
+ * The events as SSE frames. One stage does the framing, the `[DONE]`, the error event and the
+ * client-gone report: a chain of `mapArray`, `concat`, `catchCause` and `onExit` cost a channel each.
+ */
 export const sseFrames = <E extends EdgeError>(
   events: Stream.Stream<unknown, E>,
-  onEnd: StreamEnd = () => {}
+  onEnd: StreamEnd = () => Effect.void
 ): Stream.Stream<Uint8Array> =>
-  Stream.suspend(() => {
+  Stream.fromChannel(Channel.fromTransform((upstream, scope) => {
     let ended = false
-    const end = (status: number, code: string | null) => {
-      if (ended) return
+    const end = (status: number, code: string | null): Effect.Effect<void> => {
+      if (ended) return Effect.void
       ended = true
-      onEnd(status, code)
+      return onEnd(status, code)
     }
-    return Stream.mapArray(events, frames).pipe(
-      Stream.concat(Stream.sync(() => {
-        end(200, null)
-        return DONE
-      })),
-      Stream.catchCause((cause) => {
-        // a client that left needs no error event; let the interruption through
-        if (Cause.hasInterruptsOnly(cause)) return Stream.failCause(cause as Cause.Cause<never>)
-        const failure = Cause.findErrorOption(cause)
-        const described = failure._tag === "Some" ? describeError(failure.value) : internalError
-        end(described.status, described.body.error.code)
-        return Stream.succeed(encoder.encode(frame(described.body)))
-      }),
-      Stream.onExit((exit) => {
-        if (Exit.hasInterrupts(exit)) end(499, "client_closed")
-        return Exit.void
+    // nothing is pulled after [DONE] or an error event
+    let closed = false
+    const clientGone = (exit: Exit.Exit<unknown, unknown>) => Exit.hasInterrupts(exit) ? end(499, "client_closed") : Effect.void
+    return Scope.addFinalizerExit(scope, clientGone).pipe(
+      Effect.andThen(Channel.toTransform(Stream.toChannel(events))(upstream, scope)),
+      Effect.map((pull): Pull.Pull<NonEmptyReadonlyArray<Uint8Array>> => {
+        const onFailure = (cause: Cause.Cause<E | Cause.Done>): Pull.Pull<NonEmptyReadonlyArray<Uint8Array>> => {
+          if (Pull.isDoneCause(cause)) {
+            closed = true
+            return Effect.as(end(200, null), [DONE])
+          }
+          // a client that left needs no error event; let the interruption through
+          if (Cause.hasInterruptsOnly(cause)) return Effect.failCause(cause as Cause.Cause<never>)
+          closed = true
+          const failure = Cause.findErrorOption(cause)
+          const described = failure._tag === "Some" && !Cause.isDone(failure.value)
+            ? describeError(failure.value)
+            : internalError
+          return Effect.as(end(described.status, described.body.error.code), [encoder.encode(frame(described.body))])
+        }
+        const next = Effect.matchCauseEffect(pull, { onSuccess: (events) => Effect.succeed(frames(events)), onFailure })
+        return Effect.suspend(() => closed ? Cause.done() : next)
       })
     )
-  })
+  }))
 
 /**
  * The SSE response. It takes over the request's scope, so resources opened while handling the

@@ -9,7 +9,7 @@ import type { NonEmptyReadonlyArray } from "effect/Array"
 import { Sse } from "effect/encoding"
 import type { CompletionChunk } from "../../chat/ChatWire.ts"
 import { annotateGenAi, traceGenAiStream } from "../../observability/GenAi.ts"
-import { hotSpan } from "../../Tracing.ts"
+import { hotSpanWhenTracing, whenTracingStream } from "../../observability/TraceHeaders.ts"
 import type { Provider, ProviderCall } from "../Provider.ts"
 import {
   ProviderError,
@@ -106,7 +106,7 @@ export const make = (options: OpenAiCompatibleOptions): Effect.Effect<Provider, 
         yield* annotateGenAi(genAi, completion.success)
         return completion.success
       },
-      hotSpan("OpenAiCompatible.complete")
+      hotSpanWhenTracing("OpenAiCompatible.complete")
     )
 
     /**
@@ -183,7 +183,7 @@ export const make = (options: OpenAiCompatibleOptions): Effect.Effect<Provider, 
     })
 
     const stream = (call: ProviderCall): Stream.Stream<CompletionChunk, ProviderError> =>
-      Stream.fromChannel(Channel.fromTransform((_, scope) =>
+      whenTracingStream(Stream.fromChannel(Channel.fromTransform((_, scope) =>
         Effect.gen(function*() {
           const response = yield* send(call, true)
           if ((response.headers["content-type"] ?? "").startsWith("application/json")) {
@@ -195,13 +195,14 @@ export const make = (options: OpenAiCompatibleOptions): Effect.Effect<Provider, 
           yield* Scope.addFinalizer(scope, finalizer)
           return pull
         })
-      )).pipe(
-        traceGenAiStream({ system: options.name, requestModel: call.modelId }),
-        Stream.withSpan("OpenAiCompatible.stream", {
-          attributes: { "gateway.provider": options.name, "gateway.model": call.modelId },
-          captureStackTrace: false
-        })
-      )
+      )), (self) =>
+        self.pipe(
+          traceGenAiStream({ system: options.name, requestModel: call.modelId }),
+          Stream.withSpan("OpenAiCompatible.stream", {
+            attributes: { "gateway.provider": options.name, "gateway.model": call.modelId },
+            captureStackTrace: false
+          })
+        ))
 
     return { name: options.name, adapter, models: options.models, complete, stream } satisfies Provider
   })

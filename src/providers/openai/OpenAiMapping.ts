@@ -75,8 +75,9 @@ export const normalizeUsage = (usage: unknown): Usage => {
 
 const extraFields = (json: Readonly<Record<string, unknown>>): Record<string, unknown> => {
   const extra: Record<string, unknown> = {}
-  for (const [key, value] of Object.entries(json)) {
-    if (!knownTopLevelKeys.has(key)) extra[key] = value
+  // once per streamed event: a plain key loop, not an array of entries
+  for (const key in json) {
+    if (!knownTopLevelKeys.has(key) && Object.hasOwn(json, key)) extra[key] = json[key]
   }
   return extra
 }
