@@ -8,7 +8,7 @@ import type { SqlError } from "effect/sql"
 import { GatewayConfig } from "../Config.ts"
 import { hashSecret } from "../keys/ApiKeySecret.ts"
 import { ApiKeys, type KeyRecord } from "../keys/ApiKeys.ts"
-import { hotSpanWhenTracing } from "../observability/TraceHeaders.ts"
+import { hotSpan } from "../Tracing.ts"
 import { AuthError, ExpiredKey, InvalidKey, MissingKey, RevokedKey } from "./AuthError.ts"
 
 /** Who is calling: the key and its organization. */
@@ -70,7 +70,7 @@ export class Auth extends Context.Service<Auth, {
         allowedSvcToolIds: record.allowedSvcToolIds,
         logContent: record.logContent
       }
-    }, hotSpanWhenTracing("Auth.authenticate"))
+    }, hotSpan("Auth.authenticate"))
 
     const forget = (keyId: string) => {
       for (const [hash, entry] of cache) if (entry.record?.id === keyId) cache.delete(hash)

@@ -10,7 +10,7 @@ import type { SqlError } from "effect/sql"
 import type { Caller } from "../auth/Auth.ts"
 import { GatewayConfig } from "../Config.ts"
 import { Metrics, type MetricsShape } from "../observability/Metrics.ts"
-import { hotSpanWhenTracing } from "../observability/TraceHeaders.ts"
+import { hotSpan } from "../Tracing.ts"
 import { RequestError } from "../http/RequestError.ts"
 import type { ProviderCall } from "../providers/Provider.ts"
 import type { ProviderError } from "../providers/ProviderError.ts"
@@ -158,7 +158,7 @@ export class ChatCompletions extends Context.Service<ChatCompletions, {
             })
           ))
       return { ...outcome, target: first ?? targets[0]! }
-    }, hotSpanWhenTracing("ChatCompletions.complete"))
+    }, hotSpan("ChatCompletions.complete"))
 
     const stream = Effect.fnUntraced(function*(context: ChatContext) {
       const { messages, settings, targets } = yield* prepare(context)
@@ -179,7 +179,7 @@ export class ChatCompletions extends Context.Service<ChatCompletions, {
         }))
       const chunks = streamWithTools(settings, messages, opened.value, nextRound, summary)
       return { target: opened.target, chunks, summary }
-    }, hotSpanWhenTracing("ChatCompletions.stream"))
+    }, hotSpan("ChatCompletions.stream"))
 
     return ChatCompletions.of({ complete, stream })
   }))

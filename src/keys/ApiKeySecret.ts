@@ -3,7 +3,7 @@
  * prefix; only its SHA-256 is stored. A slow password hash buys nothing for a secret this random, and
  * a fast one keeps authentication off the hot path's budget.
  */
-import { createHash } from "node:crypto"
+import { hash } from "node:crypto"
 import { randomBase62 } from "../Ids.ts"
 
 const SCHEME = "sk-svc-"
@@ -15,7 +15,8 @@ export interface NewSecret {
   readonly prefix: string
 }
 
-export const hashSecret = (key: string): string => createHash("sha256").update(key).digest("hex")
+// the one-shot form: no Hash object per request
+export const hashSecret = (key: string): string => hash("sha256", key, "hex")
 
 export const generateSecret = (): NewSecret => {
   const key = `${SCHEME}${randomBase62(40)}`

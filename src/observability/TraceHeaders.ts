@@ -7,31 +7,17 @@
  *
  * What is here: `TraceIdHeader`, a router middleware that answers the trace id in `x-trace-id`, so a
  * client can quote it. It is installed only when a real tracer is (and only sampled requests carry it):
- * with tracing off the layer adds no middleware at all. And the hot path's spans: `hotSpanWhenTracing` and
- * `whenTracingStream` add a span only when a real tracer is installed, so tracing off costs nothing.
+ * with tracing off the layer adds no middleware at all. And `whenTracingStream`, which adds a stream's span
+ * only when a real tracer is installed (`hotSpan` in src/Tracing.ts does the same for effects).
  */
 import { Channel, Context, Effect, Layer, Stream, Tracer } from "effect"
-import type { Fiber } from "effect"
+import { isTracing } from "../Tracing.ts"
 import { HttpRouter, HttpServerResponse } from "effect/http"
 
 export const TRACE_ID_HEADER = "x-trace-id"
 
-const isTracing = (fiber: Fiber.Fiber<unknown, unknown>): boolean =>
-  fiber.cache.tracerEnabled && fiber.getRef(Tracer.Tracer) !== Tracer.nativeTracer
-
 /** Whether spans go anywhere: a tracer other than Effect's native one is installed and enabled. */
 export const tracingActive: Effect.Effect<boolean> = Effect.withFiber((fiber) => Effect.succeed(isTracing(fiber)))
-
-/**
- * `Effect.fnUntraced(body, hotSpanWhenTracing("Area.method"))`: a span per call, without a stack capture,
- * only when a real tracer records it. With tracing off a native span is still built, timed and put in
- * the context for nobody to read, several allocations per hot call.
- */
-export const hotSpanWhenTracing = (name: string, options: Tracer.SpanOptionsNoTrace = {}) => {
-  const spanOptions = { ...options, captureStackTrace: false }
-  return <A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
-    Effect.withFiber((fiber) => isTracing(fiber) ? Effect.withSpan(self, name, spanOptions) : self)
-}
 
 /**
  * `traced(self)` when a real tracer records spans, else `self` as it is. Decided when the stream starts,

@@ -9,7 +9,8 @@ import type { NonEmptyReadonlyArray } from "effect/Array"
 import { Sse } from "effect/encoding"
 import type { CompletionChunk } from "../../chat/ChatWire.ts"
 import { annotateGenAi, traceGenAiStream } from "../../observability/GenAi.ts"
-import { hotSpanWhenTracing, whenTracingStream } from "../../observability/TraceHeaders.ts"
+import { whenTracingStream } from "../../observability/TraceHeaders.ts"
+import { hotSpan } from "../../Tracing.ts"
 import type { Provider, ProviderCall } from "../Provider.ts"
 import {
   ProviderError,
@@ -106,7 +107,7 @@ export const make = (options: OpenAiCompatibleOptions): Effect.Effect<Provider, 
         yield* annotateGenAi(genAi, completion.success)
         return completion.success
       },
-      hotSpanWhenTracing("OpenAiCompatible.complete")
+      hotSpan("OpenAiCompatible.complete")
     )
 
     /**
