@@ -8,6 +8,7 @@ import { mkdirSync } from "node:fs"
 import type { Page } from "playwright-core"
 import type { RequestRecord } from "../src/logs/RequestRecord.ts"
 import { startConsole } from "../test/browser/ConsoleBrowser.ts"
+import { makeRecord } from "../test/utils/RequestLogHarness.ts"
 import { postChat } from "../test/utils/TestGateway.ts"
 
 const OUT = new URL("./screenshots/", import.meta.url).pathname
@@ -58,7 +59,7 @@ try {
     const hoursAgo = 23 * (i / 600) ** 0.8
     const failed = i % 37 === 0 || (hoursAgo > 9 && hoursAgo < 10 && i % 5 === 0)
     const model = models[(i * 7) % models.length]!
-    history.push({
+    history.push(makeRecord({
       id: `req_demo_${i}`,
       createdAt: new Date(now - hoursAgo * 3_600_000 - 300_000),
       orgId: org.id,
@@ -78,11 +79,8 @@ try {
       attempts: failed ? 2 : 1,
       latencyMs: 180 + ((i * 97) % 2400),
       ttftMs: i % 3 === 0 ? 120 + ((i * 13) % 300) : null,
-      compressionSavedTokens: null,
-      userAgent: i % 2 === 0 ? "OpenAI/Python 1.99.0" : "opencode/0.9",
-      promptText: null,
-      completionText: null
-    })
+      userAgent: i % 2 === 0 ? "OpenAI/Python 1.99.0" : "opencode/0.9"
+    }))
   }
   await gw.record(history)
   await new Promise((resolve) => setTimeout(resolve, 1000))

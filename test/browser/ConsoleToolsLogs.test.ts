@@ -5,39 +5,12 @@
  * screen and is reachable with the keyboard.
  */
 import type { Page } from "playwright-core"
-import type { RequestRecord } from "../../src/logs/RequestRecord.ts"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { makeRecord } from "../utils/RequestLogHarness.ts"
 import { postChat } from "../utils/TestGateway.ts"
 import { type ConsoleUnderTest, inPage, startConsole } from "./ConsoleBrowser.ts"
 
 const PARIS = "call svc_current_time {\"timezone\":\"Europe/Paris\"}"
-
-/** A logged request as the gateway records it; tests override what they look at. */
-const ROW: RequestRecord = {
-  id: "",
-  createdAt: new Date(),
-  orgId: null,
-  keyId: null,
-  requestedModel: "local/echo",
-  model: "echo",
-  provider: "local",
-  status: 200,
-  errorCode: null,
-  stream: false,
-  tags: [],
-  promptTokens: 3,
-  completionTokens: 3,
-  cachedTokens: 0,
-  reasoningTokens: 0,
-  svcTools: [],
-  attempts: 1,
-  latencyMs: 5,
-  ttftMs: null,
-  compressionSavedTokens: null,
-  userAgent: null,
-  promptText: null,
-  completionText: null
-}
 
 describe("console: shared tools, requests and analytics, in Chromium", () => {
   let c: ConsoleUnderTest
@@ -144,14 +117,9 @@ describe("console: shared tools, requests and analytics, in Chromium", () => {
 
   it("pages through the log: 50 rows, then older ones on demand, until there are none", async () => {
     const base = Date.now() - 3_600_000
-    await c.gw.record(Array.from({ length: 55 }, (_, i) => ({
-      ...ROW,
-      id: `req_paged_${orgId}_${i}`,
-      createdAt: new Date(base + i * 1000),
-      orgId,
-      keyId,
-      tags: ["paged"]
-    })))
+    await c.gw.record(Array.from({ length: 55 }, (_, i) =>
+      makeRecord({ id: `req_paged_${orgId}_${i}`, createdAt: new Date(base + i * 1000), orgId, keyId, tags: ["paged"] })
+    ))
     await expect.poll(async () =>
       (await c.gw.admin("GET", `/orgs/${orgId}/requests?tag=paged&limit=200`)).json.data.length, { timeout: 10_000 }
     ).toBe(55)

@@ -29,6 +29,13 @@ export interface ApiKey {
   readonly allowed_svc_tool_ids: ReadonlyArray<string> | null
 }
 
+/** Whether a key works now; an expired key is not revoked, it just stopped. */
+export const keyStatus = (key: ApiKey, now = Date.now()): "active" | "revoked" | "expired" => {
+  if (key.revoked_at !== null) return "revoked"
+  if (key.expires_at !== null && new Date(key.expires_at).getTime() <= now) return "expired"
+  return "active"
+}
+
 export interface CreatedKey extends ApiKey {
   /** The secret: in this one response only. */
   readonly key: string

@@ -3,7 +3,7 @@
  * and allowed shared tools, change those tools, revoke a key after a confirmation.
  */
 import { useEffect, useRef, useState } from "preact/hooks"
-import { type ApiKey, api, type CreatedKey, type Org } from "../Api.ts"
+import { type ApiKey, api, type CreatedKey, keyStatus, type Org } from "../Api.ts"
 import { ConfirmDialog } from "../parts/ConfirmDialog.tsx"
 import { time } from "../parts/Format.ts"
 import { Empty, type Message, Notice } from "../parts/Notice.tsx"
@@ -11,12 +11,6 @@ import { SecretReveal } from "../parts/SecretReveal.tsx"
 import { TableFrame } from "../parts/TableFrame.tsx"
 import { ToolChoice, toolsText } from "../parts/ToolChoice.tsx"
 import { useAction, useLoad } from "../parts/useLoad.ts"
-
-export const keyStatus = (key: ApiKey, now = Date.now()): "active" | "revoked" | "expired" => {
-  if (key.revoked_at !== null) return "revoked"
-  if (key.expires_at !== null && new Date(key.expires_at).getTime() <= now) return "expired"
-  return "active"
-}
 
 /** The end of a `<input type=date>` day in local time, as the API's ISO instant. */
 const endOfDay = (date: string): string => new Date(`${date}T23:59:59.999`).toISOString()

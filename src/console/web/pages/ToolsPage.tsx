@@ -4,11 +4,10 @@
  * the whole org or for chosen keys.
  */
 import { useState } from "preact/hooks"
-import { type ApiKey, api, type JsonSchema, type Org, type SvcTool, type ToolSetting } from "../Api.ts"
+import { type ApiKey, api, type JsonSchema, keyStatus, type Org, type SvcTool, type ToolSetting } from "../Api.ts"
 import { Empty, type Message, Notice } from "../parts/Notice.tsx"
 import { TableFrame } from "../parts/TableFrame.tsx"
 import { useAction, useLoad } from "../parts/useLoad.ts"
-import { keyStatus } from "./KeysPage.tsx"
 
 export const ToolsPage = (props: { readonly org: Org }) => {
   const orgId = props.org.id
