@@ -7,6 +7,7 @@
 import { Result, Schema } from "effect"
 import { Choice, ChunkChoice } from "../../chat/ChatWire.ts"
 import type { Completion, CompletionChunk, Usage } from "../../chat/ChatWire.ts"
+import { isChoices, isChunkChoices } from "../../chat/WireGuards.ts"
 import type { ProviderCall } from "../Provider.ts"
 import { UpstreamBadResponse, UpstreamStatus } from "../ProviderError.ts"
 
@@ -142,8 +143,11 @@ const embeddedError = (error: unknown): UpstreamStatus => {
   return statusFromPayload(status, { error }) ?? new UpstreamStatus({ status, message: `upstream returned ${status}` })
 }
 
-const decodeChoices = Schema.decodeUnknownResult(Schema.Array(Choice))
-const decodeChunkChoices = Schema.decodeUnknownResult(Schema.Array(ChunkChoice))
+// the schemas only run when the allocation-free checks fail, to say what is malformed
+const decodeChoices = (u: unknown) =>
+  isChoices(u) ? Result.succeed(u) : Schema.decodeUnknownResult(Schema.Array(Choice))(u)
+const decodeChunkChoices = (u: unknown) =>
+  isChunkChoices(u) ? Result.succeed(u) : Schema.decodeUnknownResult(Schema.Array(ChunkChoice))(u)
 
 const badResponse = (what: string, detail?: string): UpstreamBadResponse =>
   new UpstreamBadResponse({ message: truncate(detail === undefined ? what : `${what}: ${detail}`) })
