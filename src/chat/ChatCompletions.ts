@@ -4,15 +4,14 @@
  * the provider, failing over to the next target when an attempt fails with a retryable error. A stream
  * fails over only until its first chunk arrives; after that the client already has output.
  */
-import { Context, Effect, Layer, Stream } from "effect"
-import type { Scope } from "effect"
+import { Context, Effect, Layer, Scope } from "effect"
 import type { SqlError } from "effect/sql"
 import type { Caller } from "../auth/Auth.ts"
 import { GatewayConfig } from "../Config.ts"
 import { Metrics, type MetricsShape } from "../observability/Metrics.ts"
 import { hotSpan } from "../Tracing.ts"
 import { RequestError } from "../http/RequestError.ts"
-import type { ProviderCall } from "../providers/Provider.ts"
+import type { Provider, ProviderCall } from "../providers/Provider.ts"
 import type { ProviderError } from "../providers/ProviderError.ts"
 import { Providers, type Target } from "../providers/Providers.ts"
 import { PendingCalls } from "../tools/PendingCalls.ts"
@@ -20,8 +19,8 @@ import { Policy } from "../tools/Policy.ts"
 import type { SvcTool } from "../tools/SvcTool.ts"
 import type { ChatCall } from "./ChatRequest.ts"
 import { type ChatMessage, type CompletionChunk, emptyUsage } from "./ChatWire.ts"
-import { pullFirst } from "./StreamChunks.ts"
-import { type StreamSummary, streamWithTools } from "./StreamToolLoop.ts"
+import { type ChunkPull, pullFirst, streamPull } from "./ChunkPull.ts"
+import { pullWithTools, type StreamSummary } from "./StreamToolLoop.ts"
 import { completeWithTools, type LoopOutcome, type LoopSettings } from "./ToolLoop.ts"
 import type { ToolLoopError } from "./ToolLoopError.ts"
 import { restorePending, upstreamTools } from "./ToolTurns.ts"
@@ -40,7 +39,7 @@ export interface CompletionResult extends LoopOutcome {
 export interface StreamResult {
   readonly target: Target
   /** Every chunk, the first one (already received) included, ending with a `choices: []` usage chunk. */
-  readonly chunks: Stream.Stream<CompletionChunk, ProviderError | ToolLoopError | SqlError.SqlError>
+  readonly chunks: ChunkPull<CompletionChunk, ProviderError | ToolLoopError | SqlError.SqlError>
   /** Filled in as the stream runs; complete when it has ended. */
   readonly summary: StreamSummary
 }
@@ -101,7 +100,11 @@ const openStream = (
   call: (target: Target) => ProviderCall,
   metrics?: FailoverMetrics
 ) =>
-  withFailover(targets, (target) => pullFirst(target.provider.stream(call(target))), metrics)
+  withFailover(targets, (target) => pullFirst(answerOf(target.provider, call(target))), metrics)
+
+/** The provider's answer as a pull: its own when it offers one, else its stream's. */
+const answerOf = (provider: Provider, call: ProviderCall) =>
+  provider.open === undefined ? streamPull(provider.stream(call)) : provider.open(call)
 
 export class ChatCompletions extends Context.Service<ChatCompletions, {
   readonly complete: (context: ChatContext) => Effect.Effect<CompletionResult, ChatError>
@@ -172,12 +175,17 @@ export class ChatCompletions extends Context.Service<ChatCompletions, {
         toolRuns: [],
         svcPendingId: undefined
       }
+      // later rounds open in the request's scope too: it lasts as long as the response
+      const scope = yield* Effect.scope
       const nextRound = (history: ReadonlyArray<ChatMessage>) =>
-        Stream.unwrap(Effect.map(openStream(targets, callFor(history), metrics), ({ attempts, value }) => {
-          summary.attempts += attempts
-          return value
-        }))
-      const chunks = streamWithTools(settings, messages, opened.value, nextRound, summary)
+        openStream(targets, callFor(history), metrics).pipe(
+          Effect.map(({ attempts, value }) => {
+            summary.attempts += attempts
+            return value
+          }),
+          Scope.provide(scope)
+        )
+      const chunks = pullWithTools(settings, messages, opened.value, nextRound, summary)
       return { target: opened.target, chunks, summary }
     }, hotSpan("ChatCompletions.stream"))
 

@@ -5,7 +5,7 @@
  */
 import { Stream } from "effect"
 import { type Completion, type CompletionChunk, emptyUsage, renderUsage, type Usage } from "./ChatWire.ts"
-import { mapChunksThen } from "./StreamChunks.ts"
+import { type ChunkPull, mapPullThen, viaChunkPull } from "./ChunkPull.ts"
 
 export interface ResponseIdentity {
   readonly id: string
@@ -48,44 +48,54 @@ const chunkEnvelope = (identity: ResponseIdentity) => ({
  * sent once at the end; `onUsage` sees the last usage the upstream reported (for the request log).
  * `trailer` adds fields to the last chunk (`svc_pending_id`): the usage chunk, or a `choices: []` chunk
  * of its own when usage was not asked for. `onChunk` sees every adapter chunk first (the request log's
- * view), in the same stage: one stage per chunk of the stream, not one per concern.
+ * view), in the same step: one step per chunk of the stream, not one per concern.
  */
-export const renderChunks = <E, R>(
+export const renderPull = <E, R>(
   identity: ResponseIdentity,
   includeUsage: boolean,
-  chunks: Stream.Stream<CompletionChunk, E, R>,
+  chunks: ChunkPull<CompletionChunk, E, R>,
   onUsage: (usage: Usage) => void = () => {},
   trailer: () => Record<string, unknown> = () => ({}),
   onChunk: (chunk: CompletionChunk) => void = () => {}
-): Stream.Stream<object, E, R> =>
-  Stream.suspend(() => {
-    const envelope = chunkEnvelope(identity)
-    const roleSent = new Set<number>()
-    let usage: Usage | undefined
-    const render = (chunk: CompletionChunk) => {
-      onChunk(chunk)
-      if (chunk.usage !== undefined) {
-        usage = chunk.usage
-        onUsage(chunk.usage)
-      }
-      if (chunk.choices.length === 0) return undefined
-      const choices = chunk.choices.map((choice) => {
-        if (roleSent.has(choice.index)) return choice
-        roleSent.add(choice.index)
-        return choice.delta.role === undefined ? { ...choice, delta: { role: "assistant", ...choice.delta } } : choice
-      })
-      return { ...envelope, ...chunk.extra, choices }
+): ChunkPull<object, E, R> => {
+  const envelope = chunkEnvelope(identity)
+  const roleSent = new Set<number>()
+  let usage: Usage | undefined
+  const render = (chunk: CompletionChunk) => {
+    onChunk(chunk)
+    if (chunk.usage !== undefined) {
+      usage = chunk.usage
+      onUsage(chunk.usage)
     }
-    return mapChunksThen(chunks, (part) => {
-      const out: Array<object> = []
-      for (const chunk of part) {
-        const rendered = render(chunk)
-        if (rendered !== undefined) out.push(rendered)
-      }
-      return out
-    }, () => {
-      const extra = trailer()
-      if (includeUsage) return [{ ...envelope, choices: [], usage: renderUsage(usage ?? emptyUsage), ...extra }]
-      return Object.keys(extra).length === 0 ? [] : [{ ...envelope, choices: [], ...extra }]
+    if (chunk.choices.length === 0) return undefined
+    const choices = chunk.choices.map((choice) => {
+      if (roleSent.has(choice.index)) return choice
+      roleSent.add(choice.index)
+      return choice.delta.role === undefined ? { ...choice, delta: { role: "assistant", ...choice.delta } } : choice
     })
+    return { ...envelope, ...chunk.extra, choices }
+  }
+  return mapPullThen(chunks, (part) => {
+    const out: Array<object> = []
+    for (const chunk of part) {
+      const rendered = render(chunk)
+      if (rendered !== undefined) out.push(rendered)
+    }
+    return out
+  }, () => {
+    const extra = trailer()
+    if (includeUsage) return [{ ...envelope, choices: [], usage: renderUsage(usage ?? emptyUsage), ...extra }]
+    return Object.keys(extra).length === 0 ? [] : [{ ...envelope, choices: [], ...extra }]
   })
+}
+
+/** `renderPull` over a stream. */
+export const renderChunks = <E>(
+  identity: ResponseIdentity,
+  includeUsage: boolean,
+  chunks: Stream.Stream<CompletionChunk, E>,
+  onUsage?: (usage: Usage) => void,
+  trailer?: () => Record<string, unknown>,
+  onChunk?: (chunk: CompletionChunk) => void
+): Stream.Stream<object, E> =>
+  viaChunkPull(chunks, (pull) => renderPull(identity, includeUsage, pull, onUsage, trailer, onChunk))

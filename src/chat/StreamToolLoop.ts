@@ -19,7 +19,7 @@ import {
   type Usage
 } from "./ChatWire.ts"
 import { type LoopSettings, runSharedTurn, savePending, type ToolRunRecord } from "./ToolLoop.ts"
-import { mapChunksThen } from "./StreamChunks.ts"
+import { type ChunkPull, mapPullThen, pullOnce, toChunkPull, viaChunkPull } from "./ChunkPull.ts"
 import { RoundLimitReached, ToolLoopError } from "./ToolLoopError.ts"
 import { isSharedCall, toolResultMessages } from "./ToolTurns.ts"
 
@@ -170,60 +170,74 @@ class Round {
   }
 }
 
-export const streamWithTools = <R>(
+/**
+ * The loop over pulls: `firstRound` is the first model call's answer, `openRound` makes the next call
+ * after shared tools ran. What the client should see comes out; `summary` fills in as it goes.
+ */
+export const pullWithTools = <R>(
   settings: LoopSettings,
   messages: ReadonlyArray<ChatMessage>,
-  firstRound: Stream.Stream<CompletionChunk, ProviderError>,
-  openRound: (messages: ReadonlyArray<ChatMessage>) => Stream.Stream<CompletionChunk, ProviderError, R>,
+  firstRound: ChunkPull<CompletionChunk, ProviderError>,
+  openRound: (messages: ReadonlyArray<ChatMessage>) => Effect.Effect<ChunkPull<CompletionChunk, ProviderError>, ProviderError, R>,
   summary: StreamSummary
-): Stream.Stream<CompletionChunk, ProviderError | ToolLoopError | SqlError.SqlError, R> => {
+): ChunkPull<CompletionChunk, ProviderError | ToolLoopError | SqlError.SqlError, R> => {
   const round = (
     number: number,
     history: ReadonlyArray<ChatMessage>,
-    upstream: Stream.Stream<CompletionChunk, ProviderError, R>
-  ): Stream.Stream<CompletionChunk, ProviderError | ToolLoopError | SqlError.SqlError, R> =>
-    Stream.suspend(() => {
-      const state = new Round(number)
-      summary.rounds = number
-      // a round without shared tool calls (nearly all) ends without an effect: no fiber work per request
-      const afterRound = () => {
-        summary.usage = addUsage(summary.usage, state.usage ?? emptyUsage)
-        const undecided = state.undecided()
-        // the last round's finish, then the summed usage as the stream's last chunk
-        const finish = (reason: string): ReadonlyArray<CompletionChunk> => {
-          const last = [state.finishChunk(reason), usageChunk()]
-          return undecided === undefined ? last : [undecided, ...last]
-        }
-        const { client, shared } = state.toolCalls()
-        if (shared.length === 0) return finish(state.finishReason ?? "stop")
-        return Stream.unwrap(Effect.gen(function*() {
-          // a mixed turn needs no further model call (the client continues it), so the cap does not apply
-          if (client.length === 0 && number >= settings.maxRounds) {
-            return yield* new ToolLoopError({ reason: new RoundLimitReached({ rounds: number }) })
-          }
-          const results = yield* runSharedTurn(settings, shared, number, summary.toolRuns)
-          if (client.length > 0) {
-            summary.svcPendingId = yield* savePending(settings, client, shared, results, history.slice(messages.length))
-            return Stream.fromArray(finish("tool_calls"))
-          }
-          const next: ReadonlyArray<ChatMessage> = [
-            ...history,
-            { role: "assistant", content: state.text === "" ? null : state.text, tool_calls: [...shared] },
-            ...toolResultMessages(results)
-          ]
-          return round(number + 1, next, openRound(next))
-        }))
+    upstream: ChunkPull<CompletionChunk, ProviderError>
+  ): ChunkPull<CompletionChunk, ProviderError | ToolLoopError | SqlError.SqlError, R> => {
+    const state = new Round(number)
+    summary.rounds = number
+    // a round without shared tool calls (nearly all) ends without an effect: no fiber work per request
+    const afterRound = () => {
+      summary.usage = addUsage(summary.usage, state.usage ?? emptyUsage)
+      const undecided = state.undecided()
+      // the last round's finish, then the summed usage as the stream's last chunk
+      const finish = (reason: string): ReadonlyArray<CompletionChunk> => {
+        const last = [state.finishChunk(reason), usageChunk()]
+        return undecided === undefined ? last : [undecided, ...last]
       }
-      return mapChunksThen(upstream, (chunks) => {
-        const out: Array<CompletionChunk> = []
-        for (const chunk of chunks) {
-          const forwarded = state.forward(chunk)
-          if (forwarded !== undefined) out.push(forwarded)
+      const { client, shared } = state.toolCalls()
+      if (shared.length === 0) return finish(state.finishReason ?? "stop")
+      return Effect.gen(function*() {
+        // a mixed turn needs no further model call (the client continues it), so the cap does not apply
+        if (client.length === 0 && number >= settings.maxRounds) {
+          return yield* new ToolLoopError({ reason: new RoundLimitReached({ rounds: number }) })
         }
-        return out
-      }, afterRound)
-    })
+        const results = yield* runSharedTurn(settings, shared, number, summary.toolRuns)
+        if (client.length > 0) {
+          summary.svcPendingId = yield* savePending(settings, client, shared, results, history.slice(messages.length))
+          return pullOnce(finish("tool_calls"))
+        }
+        const next: ReadonlyArray<ChatMessage> = [
+          ...history,
+          { role: "assistant", content: state.text === "" ? null : state.text, tool_calls: [...shared] },
+          ...toolResultMessages(results)
+        ]
+        return round(number + 1, next, yield* openRound(next))
+      })
+    }
+    return mapPullThen(upstream, (chunks) => {
+      const out: Array<CompletionChunk> = []
+      for (const chunk of chunks) {
+        const forwarded = state.forward(chunk)
+        if (forwarded !== undefined) out.push(forwarded)
+      }
+      return out
+    }, afterRound)
+  }
 
   const usageChunk = (): CompletionChunk => ({ model: "", choices: [], usage: summary.usage, extra: {} })
   return round(1, messages, firstRound)
 }
+
+/** `pullWithTools` over streams: each round's stream runs in a scope of its own, closed when it ends. */
+export const streamWithTools = (
+  settings: LoopSettings,
+  messages: ReadonlyArray<ChatMessage>,
+  firstRound: Stream.Stream<CompletionChunk, ProviderError>,
+  openRound: (messages: ReadonlyArray<ChatMessage>) => Stream.Stream<CompletionChunk, ProviderError>,
+  summary: StreamSummary
+): Stream.Stream<CompletionChunk, ProviderError | ToolLoopError | SqlError.SqlError> =>
+  viaChunkPull(firstRound, (first, scope) =>
+    pullWithTools(settings, messages, first, (history) => toChunkPull(openRound(history), scope), summary))

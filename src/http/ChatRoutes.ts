@@ -8,7 +8,7 @@ import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { Auth } from "../auth/Auth.ts"
 import { ChatCompletions } from "../chat/ChatCompletions.ts"
 import { parseChatCall } from "../chat/ChatRequest.ts"
-import { renderChunks, renderCompletion, renderSharedToolReport } from "../chat/ChatResponse.ts"
+import { renderCompletion, renderPull, renderSharedToolReport } from "../chat/ChatResponse.ts"
 import type { CompletionChunk } from "../chat/ChatWire.ts"
 import { mergeTags } from "../chat/Tags.ts"
 import { newId, randomBase62 } from "../Ids.ts"
@@ -78,7 +78,7 @@ const answer = (
     const result = yield* chat.stream(context)
     entry.provider = result.target.provider.name
     const trailer = () => renderSharedToolReport(result.summary)
-    const chunks = renderChunks(identity, call.includeUsage, result.chunks, undefined, trailer, observe(entry))
+    const chunks = renderPull(identity, call.includeUsage, result.chunks, undefined, trailer, observe(entry))
     // the row is written when the stream ends, whichever way: [DONE], an error event, the client gone
     return sseResponse(chunks, headers, (status, code) => {
       entry.usage = result.summary.usage

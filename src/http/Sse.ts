@@ -5,6 +5,7 @@
  * `[DONE]`: never a silent normal end.
  */
 import { Cause, Channel, Effect, Exit, Pull, Scope, Stream } from "effect"
+import { type ChunkPull } from "../chat/ChunkPull.ts"
 import type { NonEmptyReadonlyArray } from "effect/Array"
 import { HttpEffect, HttpServerResponse } from "effect/http"
 import { describeError, type EdgeError, internalError } from "./ErrorResponse.ts"
@@ -26,14 +27,14 @@ const frames = (events: ReadonlyArray<unknown>): [Uint8Array] => {
 export type StreamEnd = (status: number, code: string | null) => Effect.Effect<void>
 
 /**
- * The events as SSE frames. One stage does the framing, the `[DONE]`, the error event and the
- * client-gone report: a chain of `mapArray`, `concat`, `catchCause` and `onExit` cost a channel each.
+ * The events as SSE frames, the response's one stream stage: it does the framing, the `[DONE]`, the
+ * error event and the client-gone report.
  */
 export const sseFrames = <E extends EdgeError>(
-  events: Stream.Stream<unknown, E>,
+  events: ChunkPull<unknown, E>,
   onEnd: StreamEnd = () => Effect.void
 ): Stream.Stream<Uint8Array> =>
-  Stream.fromChannel(Channel.fromTransform((upstream, scope) => {
+  Stream.fromChannel(Channel.fromTransform((_, scope) => {
     let ended = false
     const end = (status: number, code: string | null): Effect.Effect<void> => {
       if (ended) return Effect.void
@@ -43,35 +44,31 @@ export const sseFrames = <E extends EdgeError>(
     // nothing is pulled after [DONE] or an error event
     let closed = false
     const clientGone = (exit: Exit.Exit<unknown, unknown>) => Exit.hasInterrupts(exit) ? end(499, "client_closed") : Effect.void
-    return Scope.addFinalizerExit(scope, clientGone).pipe(
-      Effect.andThen(Channel.toTransform(Stream.toChannel(events))(upstream, scope)),
-      Effect.map((pull): Pull.Pull<NonEmptyReadonlyArray<Uint8Array>> => {
-        const onFailure = (cause: Cause.Cause<E | Cause.Done>): Pull.Pull<NonEmptyReadonlyArray<Uint8Array>> => {
-          if (Pull.isDoneCause(cause)) {
-            closed = true
-            return Effect.as(end(200, null), [DONE])
-          }
-          // a client that left needs no error event; let the interruption through
-          if (Cause.hasInterruptsOnly(cause)) return Effect.failCause(cause as Cause.Cause<never>)
-          closed = true
-          const failure = Cause.findErrorOption(cause)
-          const described = failure._tag === "Some" && !Cause.isDone(failure.value)
-            ? describeError(failure.value)
-            : internalError
-          return Effect.as(end(described.status, described.body.error.code), [encoder.encode(frame(described.body))])
-        }
-        const next = Effect.matchCauseEffect(pull, { onSuccess: (events) => Effect.succeed(frames(events)), onFailure })
-        return Effect.suspend(() => closed ? Cause.done() : next)
-      })
-    )
+    const onFailure = (cause: Cause.Cause<E | Cause.Done>): Pull.Pull<NonEmptyReadonlyArray<Uint8Array>> => {
+      if (Pull.isDoneCause(cause)) {
+        closed = true
+        return Effect.as(end(200, null), [DONE])
+      }
+      // a client that left needs no error event; let the interruption through
+      if (Cause.hasInterruptsOnly(cause)) return Effect.failCause(cause as Cause.Cause<never>)
+      closed = true
+      const failure = Cause.findErrorOption(cause)
+      const described = failure._tag === "Some" && !Cause.isDone(failure.value)
+        ? describeError(failure.value)
+        : internalError
+      return Effect.as(end(described.status, described.body.error.code), [encoder.encode(frame(described.body))])
+    }
+    const next = Effect.matchCauseEffect(events, { onSuccess: (batch) => Effect.succeed(frames(batch)), onFailure })
+    const pull: Pull.Pull<NonEmptyReadonlyArray<Uint8Array>> = Effect.suspend(() => closed ? Cause.done() : next)
+    return Effect.as(Scope.addFinalizerExit(scope, clientGone), pull)
   }))
 
 /**
  * The SSE response. It takes over the request's scope, so resources opened while handling the
- * request (the upstream stream) live until the last event is written or the client disconnects.
+ * request (the upstream answer) live until the last event is written or the client disconnects.
  */
 export const sseResponse = <E extends EdgeError>(
-  events: Stream.Stream<unknown, E>,
+  events: ChunkPull<unknown, E>,
   headers: Record<string, string>,
   onEnd?: StreamEnd
 ) =>

@@ -7,10 +7,9 @@
  *
  * What is here: `TraceIdHeader`, a router middleware that answers the trace id in `x-trace-id`, so a
  * client can quote it. It is installed only when a real tracer is (and only sampled requests carry it):
- * with tracing off the layer adds no middleware at all. And `whenTracingStream`, which adds a stream's span
- * only when a real tracer is installed (`hotSpan` in src/Tracing.ts does the same for effects).
+ * with tracing off the layer adds no middleware at all.
  */
-import { Channel, Context, Effect, Layer, Stream, Tracer } from "effect"
+import { Context, Effect, Layer, Tracer } from "effect"
 import { isTracing } from "../Tracing.ts"
 import { HttpRouter, HttpServerResponse } from "effect/http"
 
@@ -18,20 +17,6 @@ export const TRACE_ID_HEADER = "x-trace-id"
 
 /** Whether spans go anywhere: a tracer other than Effect's native one is installed and enabled. */
 export const tracingActive: Effect.Effect<boolean> = Effect.withFiber((fiber) => Effect.succeed(isTracing(fiber)))
-
-/**
- * `traced(self)` when a real tracer records spans, else `self` as it is. Decided when the stream starts,
- * in the fiber that runs it; a stream span costs a context update on every pull, worth it only when traced.
- */
-export const whenTracingStream = <A, E, R>(
-  self: Stream.Stream<A, E, R>,
-  traced: (self: Stream.Stream<A, E, R>) => Stream.Stream<A, E, R>
-): Stream.Stream<A, E, R> =>
-  Stream.fromChannel(Channel.fromTransform((upstream, scope) =>
-    Effect.withFiber((fiber) =>
-      Channel.toTransform(Stream.toChannel(isTracing(fiber) ? traced(self) : self))(upstream, scope)
-    )
-  ))
 
 /** The current span's trace id when it is sampled by a real tracer, else undefined. */
 export const currentTraceId: Effect.Effect<string | undefined> = Effect.withFiber((fiber) => {

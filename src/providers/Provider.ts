@@ -4,7 +4,8 @@
  * the tool loop live in the core, once. One adapter per wire format; one `Provider` value per
  * configured provider instance (say `openai` and `groq`, both OpenAI-compatible).
  */
-import type { Effect, Stream } from "effect"
+import type { Effect, Scope, Stream } from "effect"
+import type { ChunkPull } from "../chat/ChunkPull.ts"
 import type { ChatMessage, Completion, CompletionChunk, ToolDefinition } from "../chat/ChatWire.ts"
 import type { ProviderError } from "./ProviderError.ts"
 
@@ -31,4 +32,9 @@ export interface Provider {
   readonly complete: (call: ProviderCall) => Effect.Effect<Completion, ProviderError>
   /** Chunks as they arrive. Usage must be asked of the upstream always, so logs have it either way. */
   readonly stream: (call: ProviderCall) => Stream.Stream<CompletionChunk, ProviderError>
+  /**
+   * The same chunks as a pull whose resources live in the caller's scope, when the adapter offers one:
+   * the core then skips the stream stages `stream` would cost per answer (see `ChunkPull.ts`).
+   */
+  readonly open?: (call: ProviderCall) => Effect.Effect<ChunkPull<CompletionChunk, ProviderError>, ProviderError, Scope.Scope>
 }

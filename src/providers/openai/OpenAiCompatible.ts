@@ -4,13 +4,13 @@
  * instances differ only in URL, key, extra headers and timeouts. HTTP, transport and decode failures
  * are translated into `ProviderError` here, where they enter; the wire mapping is in `OpenAiMapping.ts`.
  */
-import { Cause, Channel, Duration, Effect, Redacted, Result, Scope, Stream } from "effect"
+import { Cause, Duration, Effect, Redacted, Result, Scope, Stream } from "effect"
 import type { NonEmptyReadonlyArray } from "effect/Array"
 import { Sse } from "effect/encoding"
 import type { CompletionChunk } from "../../chat/ChatWire.ts"
 import { annotateGenAi, traceGenAiStream } from "../../observability/GenAi.ts"
-import { whenTracingStream } from "../../observability/TraceHeaders.ts"
-import { hotSpan } from "../../Tracing.ts"
+import { hotSpan, isTracing } from "../../Tracing.ts"
+import { streamOf, streamPull } from "../../chat/ChunkPull.ts"
 import type { Provider, ProviderCall } from "../Provider.ts"
 import {
   ProviderError,
@@ -183,27 +183,35 @@ export const make = (options: OpenAiCompatibleOptions): Effect.Effect<Provider, 
       ))
     })
 
-    const stream = (call: ProviderCall): Stream.Stream<CompletionChunk, ProviderError> =>
-      whenTracingStream(Stream.fromChannel(Channel.fromTransform((_, scope) =>
-        Effect.gen(function*() {
-          const response = yield* send(call, true)
-          if ((response.headers["content-type"] ?? "").startsWith("application/json")) {
-            yield* Scope.addFinalizer(scope, response.cancel)
-            return notStreamed(response, call.modelId)
-          }
-          const { finalizer, pull } = chunks(response, call.modelId)
-          // the upstream body lives as long as the stream: a consumer that stops or leaves aborts it
-          yield* Scope.addFinalizer(scope, finalizer)
-          return pull
-        })
-      )), (self) =>
-        self.pipe(
-          traceGenAiStream({ system: options.name, requestModel: call.modelId }),
-          Stream.withSpan("OpenAiCompatible.stream", {
-            attributes: { "gateway.provider": options.name, "gateway.model": call.modelId },
-            captureStackTrace: false
-          })
-        ))
+    /** The answer's chunks; the upstream body is released (after `[DONE]`) or aborted when the scope closes. */
+    const openPlain = (call: ProviderCall) =>
+      Effect.gen(function*() {
+        const scope = yield* Scope.Scope
+        const response = yield* send(call, true)
+        if ((response.headers["content-type"] ?? "").startsWith("application/json")) {
+          yield* Scope.addFinalizer(scope, response.cancel)
+          return notStreamed(response, call.modelId)
+        }
+        const { finalizer, pull } = chunks(response, call.modelId)
+        // the upstream body lives as long as the answer: a consumer that stops or leaves aborts it
+        yield* Scope.addFinalizer(scope, finalizer)
+        return pull
+      })
 
-    return { name: options.name, adapter, models: options.models, complete, stream } satisfies Provider
+    const traced = (call: ProviderCall) =>
+      streamOf(openPlain(call)).pipe(
+        traceGenAiStream({ system: options.name, requestModel: call.modelId }),
+        Stream.withSpan("OpenAiCompatible.stream", {
+          attributes: { "gateway.provider": options.name, "gateway.model": call.modelId },
+          captureStackTrace: false
+        })
+      )
+
+    // A stream's span costs a context update on every pull: only when a real tracer records it.
+    const open = (call: ProviderCall) =>
+      Effect.withFiber((fiber) => isTracing(fiber) ? streamPull(traced(call)) : openPlain(call))
+
+    const stream = (call: ProviderCall): Stream.Stream<CompletionChunk, ProviderError> => streamOf(open(call))
+
+    return { name: options.name, adapter, models: options.models, complete, stream, open } satisfies Provider
   })

@@ -8,6 +8,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { Effect, Layer, Stream } from "effect"
 import type { Caller } from "../../../src/auth/Auth.ts"
 import { type ChatContext, ChatCompletions, toProviderCall } from "../../../src/chat/ChatCompletions.ts"
+import { fromChunkPull } from "../../../src/chat/ChunkPull.ts"
 import type { ChatCall } from "../../../src/chat/ChatRequest.ts"
 import type { CompletionChunk } from "../../../src/chat/ChatWire.ts"
 import { GatewayConfig } from "../../../src/Config.ts"
@@ -167,7 +168,7 @@ describe("ChatCompletions.stream", () => {
       const result = yield* openStream([openai, groq])
       assert.strictEqual(result.target.address, "groq/llama")
       assert.strictEqual(result.summary.attempts, 2)
-      const { error, seen } = yield* drain(result.chunks)
+      const { error, seen } = yield* drain(fromChunkPull(result.chunks))
       assert.isUndefined(error)
       assert.strictEqual(textOf(seen), "hello")
       assert.deepStrictEqual([openai.streamCalls.length, groq.streamCalls.length], [1, 1])
@@ -180,7 +181,7 @@ describe("ChatCompletions.stream", () => {
       const openai = scriptedProvider("openai", { stream: [Stream.make(chunkOf("a"), chunkOf("b"), chunkOf("c", "stop"))] })
       const result = yield* openStream([openai])
       assert.strictEqual(result.summary.attempts, 1)
-      const { error, seen } = yield* drain(result.chunks)
+      const { error, seen } = yield* drain(fromChunkPull(result.chunks))
       assert.isUndefined(error)
       assert.strictEqual(textOf(seen), "abc")
       assert.strictEqual(openai.streamRuns(), 1)
@@ -194,7 +195,7 @@ describe("ChatCompletions.stream", () => {
       const groq = scriptedProvider("groq", { stream: [Stream.make(chunkOf("unused", "stop"))] })
       const result = yield* openStream([openai, groq])
       assert.strictEqual(result.target.address, "openai/gpt-4o")
-      const { error, seen } = yield* drain(result.chunks)
+      const { error, seen } = yield* drain(fromChunkPull(result.chunks))
       assert.strictEqual(textOf(seen), "partial")
       assert.strictEqual(reasonOf(error), "openai:UpstreamStatus")
       assert.strictEqual(groq.streamCalls.length, 0)

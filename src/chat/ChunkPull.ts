@@ -1,0 +1,117 @@
+/**
+ * The streamed-answer pipeline as pulls, not stream stages. A stream operator costs a channel, a scope and
+ * several fibers' worth of steps per request, and the bench showed each stage of a streamed answer costing
+ * as much CPU as all the JSON work of that answer: the tool loop, rendering and SSE framing therefore map
+ * one `ChunkPull` to the next with a function call per pull, and only the response is a `Stream` again.
+ *
+ * A `ChunkPull` answers the next non-empty chunk (the array a provider read yields), fails with its error,
+ * or fails with `Cause.Done` once it has ended; it must not be pulled again after that.
+ */
+import { Cause, Channel, Effect, Exit, Pull, Scope, Stream } from "effect"
+import type { NonEmptyReadonlyArray } from "effect/Array"
+
+export type ChunkPull<A, E, R = never> = Pull.Pull<NonEmptyReadonlyArray<A>, E, void, R>
+
+/** The stream's pull, its resources in the current scope. */
+export const streamPull = <A, E>(self: Stream.Stream<A, E>): Effect.Effect<ChunkPull<A, E>, never, Scope.Scope> =>
+  Effect.flatMap(Effect.scope, (scope) => Channel.toPullScoped(Stream.toChannel(self), scope))
+
+/** A stream of what `open` answers, its resources in the stream's scope: the way back from pulls. */
+export const streamOf = <A, E>(open: Effect.Effect<ChunkPull<A, E>, E, Scope.Scope>): Stream.Stream<A, E> =>
+  Stream.fromChannel(Channel.fromTransform((_, scope) => Scope.provide(open, scope)))
+
+/**
+ * Opens a pull in a scope of its own under `parent`, closed as soon as the pull ends or fails (so an
+ * upstream answer is released when its last chunk is read, not when the whole response is written), or
+ * when opening fails, and with `parent` at the latest.
+ */
+export const openScoped = <A, E, E2>(
+  open: Effect.Effect<ChunkPull<A, E>, E2, Scope.Scope>,
+  parent: Scope.Scope
+): Effect.Effect<ChunkPull<A, E>, E2> =>
+  Effect.suspend(() => {
+    const scope = Scope.forkUnsafe(parent)
+    // Done, an error or an interruption: the answer is over either way
+    const close = () => Scope.close(scope, Exit.void)
+    return Scope.provide(open, scope).pipe(
+      Effect.map((pull) => Effect.tapCause(pull, close)),
+      Effect.tapCause(close)
+    )
+  })
+
+/** `self` as a pull in a scope of its own under `parent` (see `openScoped`). */
+export const toChunkPull = <A, E>(self: Stream.Stream<A, E>, parent: Scope.Scope): Effect.Effect<ChunkPull<A, E>> =>
+  openScoped(streamPull(self), parent)
+
+/**
+ * Opens an answer and pulls its first chunk now (an answer that fails before its first chunk can still
+ * fail over); the pull answers that chunk first. An answer that ended empty gives a pull already done.
+ */
+export const pullFirst = <A, E>(open: Effect.Effect<ChunkPull<A, E>, E, Scope.Scope>): Effect.Effect<ChunkPull<A, E>, E, Scope.Scope> =>
+  Effect.flatMap(Effect.scope, (parent) =>
+    Effect.flatMap(openScoped(open, parent), (pull) =>
+      pull.pipe(
+        Effect.map((first): ChunkPull<A, E> => {
+          let held: NonEmptyReadonlyArray<A> | undefined = first
+          return Effect.suspend(() => {
+            if (held === undefined) return pull
+            const chunk = held
+            held = undefined
+            return Effect.succeed(chunk)
+          })
+        }),
+        Pull.catchDone(() => Effect.succeed<ChunkPull<A, E>>(Cause.done()))
+      )))
+
+/**
+ * Maps each chunk to any number of elements (a chunk that maps to none pulls the next one), then, once
+ * `self` has ended, answers what `after` gives: elements to send as one last chunk, or an effect that opens
+ * the pull to continue with (the next round of the tool loop). `f` runs once per chunk, in order, so it may
+ * keep state; `after` runs once, after the last `f`.
+ */
+export const mapPullThen = <A, B, E, R, E2, R2>(
+  self: ChunkPull<A, E, R>,
+  f: (chunk: NonEmptyReadonlyArray<A>) => ReadonlyArray<B>,
+  after: () => ReadonlyArray<B> | Effect.Effect<ChunkPull<B, E2, R2>, E2, R2>
+): ChunkPull<B, E | E2, R | R2> => {
+  // set once `self` has ended: the rest comes from here
+  let rest: ChunkPull<B, E2, R2> | undefined
+  const loop = (chunk: NonEmptyReadonlyArray<A>): ChunkPull<B, E, R> => {
+    const out = f(chunk)
+    return out.length > 0 ? Effect.succeed(out as NonEmptyReadonlyArray<B>) : Effect.flatMap(self, loop)
+  }
+  const ended = (): ChunkPull<B, E2, R2> => {
+    const tail = after()
+    if (Effect.isEffect(tail)) {
+      return Effect.flatMap(tail, (next) => {
+        rest = next
+        return next
+      })
+    }
+    rest = Cause.done()
+    return tail.length > 0 ? Effect.succeed(tail as NonEmptyReadonlyArray<B>) : rest
+  }
+  const first = Pull.catchDone(Effect.flatMap(self, loop), ended)
+  return Effect.suspend(() => rest ?? first)
+}
+
+/** The pull as a stream, for callers that consume streams (and tests). */
+export const fromChunkPull = <A, E, R>(pull: ChunkPull<A, E, R>): Stream.Stream<A, E, R> =>
+  Stream.fromPull(Effect.succeed(pull))
+
+/** A stream as a pull in a scope of its own, as a stream again: the pull-based stages' tests drive them so. */
+export const viaChunkPull = <A, E, B, E2, R2>(
+  self: Stream.Stream<A, E>,
+  f: (pull: ChunkPull<A, E>, scope: Scope.Scope) => ChunkPull<B, E2, R2>
+): Stream.Stream<B, E2, R2> =>
+  Stream.unwrap(Effect.flatMap(Effect.scope, (scope) => Effect.map(toChunkPull(self, scope), (pull) => fromChunkPull(f(pull, scope)))))
+
+/** A pull that answers `items` once (nothing when empty), then is done. */
+export const pullOnce = <A>(items: ReadonlyArray<A>): ChunkPull<A, never> => {
+  let sent = items.length === 0
+  return Effect.suspend(() => {
+    if (sent) return Cause.done()
+    sent = true
+    return Effect.succeed(items as NonEmptyReadonlyArray<A>)
+  })
+}
