@@ -22,6 +22,13 @@ export interface Caller {
   readonly logContent: boolean
 }
 
+/** A key lookup as cached: the record (undefined for an unknown key) and the caller it makes. */
+interface Entry {
+  readonly record: KeyRecord | undefined
+  readonly caller: Caller | undefined
+  readonly until: number
+}
+
 /** Bounds memory when many unknown keys are tried; the cache is simply cleared past it. */
 const MAX_CACHED = 50_000
 
@@ -39,38 +46,50 @@ export class Auth extends Context.Service<Auth, {
   static readonly layer = Layer.effect(Auth, Effect.gen(function*() {
     const keys = yield* ApiKeys
     const ttlMs = Duration.toMillis((yield* GatewayConfig).keyCacheTtl)
-    const cache = new Map<string, { readonly record: KeyRecord | undefined; readonly until: number }>()
-
-    const lookup = (hash: string): Effect.Effect<KeyRecord | undefined, SqlError.SqlError> => {
-      const hit = cache.get(hash)
-      if (hit !== undefined && hit.until > Date.now()) return Effect.succeed(hit.record)
-      return Effect.tap(keys.findByHash(hash), (record) =>
-        Effect.sync(() => {
-          if (cache.size >= MAX_CACHED) cache.clear()
-          cache.set(hash, { record, until: Date.now() + ttlMs })
-        }))
-    }
+    // a cached entry holds the answer ready: a known key costs a hash and a map lookup, no fiber steps
+    const cache = new Map<string, Entry>()
 
     const fail = (reason: AuthError["reason"]) => Effect.fail(new AuthError({ reason }))
 
-    const authenticate = Effect.fnUntraced(function*(authorization: string | undefined) {
-      const token = bearerToken(authorization)
-      if (token === undefined) return yield* fail(new MissingKey())
-      const record = yield* lookup(hashSecret(token))
-      if (record === undefined) return yield* fail(new InvalidKey())
-      if (record.revokedAt !== null) return yield* fail(new RevokedKey())
-      if (record.expiresAt !== null && record.expiresAt.getTime() <= Date.now()) {
-        return yield* fail(new ExpiredKey({ expiredAt: record.expiresAt.toISOString() }))
-      }
-      keys.markUsed(record.id)
-      return {
+    const entryFor = (record: KeyRecord | undefined): Entry => ({
+      record,
+      caller: record === undefined ? undefined : {
         keyId: record.id,
         keyName: record.name,
         orgId: record.orgId,
         allowedSvcToolIds: record.allowedSvcToolIds,
         logContent: record.logContent
+      },
+      until: Date.now() + ttlMs
+    })
+
+    const answer = (entry: Entry): Effect.Effect<Caller, AuthError> => {
+      const { caller, record } = entry
+      if (record === undefined || caller === undefined) return fail(new InvalidKey())
+      if (record.revokedAt !== null) return fail(new RevokedKey())
+      if (record.expiresAt !== null && record.expiresAt.getTime() <= Date.now()) {
+        return fail(new ExpiredKey({ expiredAt: record.expiresAt.toISOString() }))
       }
-    }, hotSpan("Auth.authenticate"))
+      keys.markUsed(record.id)
+      return Effect.succeed(caller)
+    }
+
+    const lookup = (hash: string): Effect.Effect<Caller, AuthError | SqlError.SqlError> => {
+      const hit = cache.get(hash)
+      if (hit !== undefined && hit.until > Date.now()) return answer(hit)
+      return Effect.flatMap(keys.findByHash(hash), (record) => {
+        if (cache.size >= MAX_CACHED) cache.clear()
+        const entry = entryFor(record)
+        cache.set(hash, entry)
+        return answer(entry)
+      })
+    }
+
+    const span = hotSpan("Auth.authenticate")
+    const authenticate = (authorization: string | undefined) => {
+      const token = bearerToken(authorization)
+      return span(token === undefined ? fail(new MissingKey()) : lookup(hashSecret(token)))
+    }
 
     const forget = (keyId: string) => {
       for (const [hash, entry] of cache) if (entry.record?.id === keyId) cache.delete(hash)

@@ -36,6 +36,11 @@ export const renderCompletion = (identity: ResponseIdentity, completion: Complet
   ...(report === undefined ? {} : renderSharedToolReport(report))
 })
 
+const isEmpty = (record: Readonly<Record<string, unknown>>): boolean => {
+  for (const _ in record) return false
+  return true
+}
+
 const chunkEnvelope = (identity: ResponseIdentity) => ({
   id: identity.id,
   object: "chat.completion.chunk",
@@ -73,6 +78,10 @@ export const renderPull = <E, R>(
       roleSent.add(choice.index)
       return choice.delta.role === undefined ? { ...choice, delta: { role: "assistant", ...choice.delta } } : choice
     })
+    // one object shape for the usual chunk with no extra fields: cheaper to build and to serialise
+    if (isEmpty(chunk.extra)) {
+      return { id: envelope.id, object: envelope.object, created: envelope.created, model: envelope.model, choices }
+    }
     return { ...envelope, ...chunk.extra, choices }
   }
   return mapPullThen(chunks, (part) => {

@@ -51,6 +51,17 @@ const hasOtherKey = (delta: object): boolean => {
   return false
 }
 
+/**
+ * Whether a choice holds only `index`, `delta` and `finish_reason` and its delta only `role` and `content`:
+ * nearly every streamed event. Those take a path that builds small objects of one shape, rather than
+ * object rest and spread, which cost more than decoding the event.
+ */
+const isPlain = (choice: ChunkChoice): boolean => {
+  for (const key in choice) if (key !== "index" && key !== "delta" && key !== "finish_reason") return false
+  for (const key in choice.delta) if (key !== "role" && key !== "content") return false
+  return true
+}
+
 /** Follows one round's chunks: forwards what the client should see, keeps what the loop needs. */
 class Round {
   text = ""
@@ -118,6 +129,7 @@ class Round {
   private choice(choice: ChunkChoice, extra: Readonly<Record<string, unknown>>): ChunkChoice | undefined {
     // only the first choice is looped; others (n > 1) pass as they are
     if (choice.index !== 0) return choice
+    if (isPlain(choice)) return this.plainChoice(choice, extra)
     const { delta: _delta, finish_reason: _finish, ...rest } = choice
     if (choice.finish_reason !== undefined && choice.finish_reason !== null) {
       this.finishReason = choice.finish_reason
@@ -138,15 +150,32 @@ class Round {
     return meaningful ? { ...rest, delta: out, finish_reason: null } : undefined
   }
 
+  /** `choice` for a plain one (see `isPlain`): the same output, built directly. */
+  private plainChoice(choice: ChunkChoice, extra: Readonly<Record<string, unknown>>): ChunkChoice | undefined {
+    const finish = choice.finish_reason
+    if (finish !== undefined && finish !== null) {
+      this.finishReason = finish
+      this.finishChoice = { index: choice.index }
+      this.finishExtra = extra
+    }
+    const { content, role } = choice.delta
+    if (typeof content === "string") this.text += content
+    if (role === undefined || this.number > 1) {
+      return typeof content === "string" && content !== "" ? { index: choice.index, delta: { content }, finish_reason: null } : undefined
+    }
+    return { index: choice.index, delta: content === undefined ? { role } : { role, content }, finish_reason: null }
+  }
+
   /** The chunk the client should see, if any; usage and the first choice's finish are held back. */
   forward(chunk: CompletionChunk): CompletionChunk | undefined {
     this.model = chunk.model
     if (chunk.usage !== undefined) this.usage = chunk.usage
-    const choices = chunk.choices.flatMap((choice) => {
+    let choices: Array<ChunkChoice> | undefined
+    for (const choice of chunk.choices) {
       const out = this.choice(choice, chunk.extra)
-      return out === undefined ? [] : [out]
-    })
-    return choices.length === 0 ? undefined : { ...chunk, choices, usage: undefined }
+      if (out !== undefined) (choices ??= []).push(out)
+    }
+    return choices === undefined ? undefined : { model: chunk.model, choices, usage: undefined, extra: chunk.extra }
   }
 
   toolCalls(): { readonly shared: ReadonlyArray<ToolCall>; readonly client: ReadonlyArray<ToolCall> } {

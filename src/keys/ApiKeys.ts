@@ -101,7 +101,7 @@ export class ApiKeys extends Context.Service<ApiKeys, {
   static readonly layer = Layer.effect(ApiKeys, Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const orgs = yield* Orgs
-    let pendingUse = new Map<string, Date>()
+    let pendingUse = new Map<string, number>()
 
     const selectKey = (keyId: string) =>
       sql<KeyRow>`SELECT ${sql.literal(COLUMNS)} FROM api_keys WHERE id = ${keyId}`.pipe(
@@ -170,7 +170,7 @@ export class ApiKeys extends Context.Service<ApiKeys, {
     })
 
     const markUsed = (keyId: string) => {
-      pendingUse.set(keyId, new Date())
+      pendingUse.set(keyId, Date.now())
     }
 
     const flushLastUsed = Effect.gen(function*() {
@@ -178,7 +178,7 @@ export class ApiKeys extends Context.Service<ApiKeys, {
       const batch = pendingUse
       pendingUse = new Map()
       const ids = [...batch.keys()]
-      const times = ids.map((id) => batch.get(id)!.toISOString())
+      const times = ids.map((id) => new Date(batch.get(id)!).toISOString())
       yield* sql`UPDATE api_keys AS k SET last_used_at = u.used_at::timestamptz
         FROM unnest(${ids}::text[], ${times}::text[]) AS u(id, used_at)
         WHERE k.id = u.id AND (k.last_used_at IS NULL OR k.last_used_at < u.used_at::timestamptz)`.pipe(
