@@ -6,14 +6,37 @@
  * - out: `HttpClient` writes `traceparent` (and `b3`) for its client span on every upstream request.
  *
  * What is here: `TraceIdHeader`, a router middleware that answers the trace id in `x-trace-id`, so a
- * client can quote it. It is installed only when a real tracer is (and only sampled requests carry it):
- * with tracing off the layer adds no middleware at all.
+ * client can quote it, when a real tracer is installed (only sampled requests carry it). With tracing off (no spans at all, see `TracingLive`) it instead hands the caller's `traceparent` and
+ * `tracestate` to the upstream transport, which forwards them unchanged: the gateway is then a hop that
+ * does not take part in the trace, as W3C trace context asks of one.
  */
 import { Context, Effect, Layer, Tracer } from "effect"
 import { isTracing } from "../Tracing.ts"
-import { HttpRouter, HttpServerResponse } from "effect/http"
+import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
 
 export const TRACE_ID_HEADER = "x-trace-id"
+
+/** The caller's trace context headers, for an upstream request made while no spans are recorded. */
+export const IncomingTraceHeaders = Context.Reference<Readonly<Record<string, string>> | undefined>(
+  "svc-gateway/IncomingTraceHeaders",
+  { defaultValue: () => undefined }
+)
+
+const forwardTraceContext = <E, R>(
+  handler: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>
+): Effect.Effect<HttpServerResponse.HttpServerResponse, E, R> =>
+  Effect.withFiber((fiber) => {
+    // the router runs every middleware inside a request
+    const { headers } = Context.getUnsafe(fiber.context as Context.Context<HttpServerRequest.HttpServerRequest>, HttpServerRequest.HttpServerRequest)
+    const traceparent = headers["traceparent"]
+    if (traceparent === undefined) return handler
+    const tracestate = headers["tracestate"]
+    return Effect.provideService(
+      handler,
+      IncomingTraceHeaders,
+      tracestate === undefined ? { traceparent } : { traceparent, tracestate }
+    )
+  })
 
 /** Whether spans go anywhere: a tracer other than Effect's native one is installed and enabled. */
 export const tracingActive: Effect.Effect<boolean> = Effect.withFiber((fiber) => Effect.succeed(isTracing(fiber)))
@@ -43,8 +66,6 @@ const addTraceId = <E, R>(
  */
 export const TraceIdHeader: Layer.Layer<never, never, HttpRouter.HttpRouter> = HttpRouter.middleware(
   Effect.map(tracingActive, (active) =>
-    active
-      ? addTraceId
-      : <E, R>(handler: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>) => handler),
+    active ? addTraceId : forwardTraceContext),
   { global: true }
 )

@@ -21,7 +21,7 @@
 import * as NodeSdk from "@effect/opentelemetry/NodeSdk"
 import type * as OtelResource from "@effect/opentelemetry/Resource"
 import { type SpanExporter, SimpleSpanProcessor } from "@opentelemetry/sdk-trace-base"
-import { Config, Duration, Effect, Layer, Option, Tracer } from "effect"
+import { Config, Duration, Effect, Layer, Option, References, Tracer } from "effect"
 import { FetchHttpClient, HttpMiddleware } from "effect/http"
 import { OtlpExporter, OtlpSerialization, OtlpTracer } from "effect/observability"
 
@@ -217,7 +217,9 @@ export const TracingLive: Layer.Layer<never, Config.ConfigError> = Layer.unwrap(
   const decision = yield* tracingDecision
   if (decision._tag === "Off") {
     if (decision.warning !== undefined) yield* Effect.logWarning(decision.warning)
-    return Layer.empty
+    // No spans at all, not even Effect's native ones that nobody reads: a server span per request costs
+    // ids, a context copy and its end. The caller's trace context still reaches the upstream (`TraceHeaders.ts`).
+    return Layer.succeed(References.TracerEnabled, false)
   }
   return otlpTracing(decision.settings)
 }))

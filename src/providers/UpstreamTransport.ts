@@ -11,7 +11,10 @@
  */
 import { NodeHttpClient } from "@effect/platform-node"
 import { Context, Duration, Effect, Layer, Schema } from "effect"
+import type { Tracer } from "effect"
 import { HttpTraceContext } from "effect/http"
+import { IncomingTraceHeaders } from "../observability/TraceHeaders.ts"
+import { isTracing } from "../Tracing.ts"
 import { TimeoutPhase } from "./ProviderError.ts"
 
 /** Why an exchange failed: the connection (`unreachable`), a timeout, or a request that cannot be sent. */
@@ -294,15 +297,11 @@ const sendWith = (dispatcher: Dispatcher) => (request: UpstreamRequest): Effect.
     } catch (cause) {
       return Effect.fail(new UpstreamTransportError({ kind: "invalid_request", message: `invalid URL: ${String(cause)}` }))
     }
-    // a client span around the exchange, whose context the upstream receives (as Effect's HttpClient does)
-    return Effect.useSpan("http.client POST", { kind: "client" }, (span) => {
-      span.attribute("http.request.method", "POST")
-      span.attribute("url.full", request.url)
-      const trace = HttpTraceContext.toHeaders(span)
-      return Effect.callback<UpstreamResponse, UpstreamTransportError>((resume) => {
+    const exchange = (trace: Readonly<Record<string, string>> | undefined, span: Tracer.Span | undefined) =>
+      Effect.callback<UpstreamResponse, UpstreamTransportError>((resume) => {
         const exchange: Exchange = new Exchange((headers) =>
           resume(Effect.map(headers, (): UpstreamResponse => {
-            span.attribute("http.response.status_code", exchange.status)
+            span?.attribute("http.response.status_code", exchange.status)
             const { cancel, read, release, status, text } = exchange
             return { status, headers: exchange.headers, read, text, cancel, release }
           })), request.timeouts.firstByte === undefined ? undefined : Duration.toMillis(request.timeouts.firstByte), Duration.toMillis(request.timeouts.total))
@@ -310,7 +309,7 @@ const sendWith = (dispatcher: Dispatcher) => (request: UpstreamRequest): Effect.
           origin: target.origin,
           path: target.path,
           method: "POST",
-          headers: { ...request.headers, ...trace },
+          headers: trace === undefined ? request.headers : { ...request.headers, ...trace },
           body: request.body,
           // first byte and total are this exchange's own timers; undici's idle timer costs nothing extra
           headersTimeout: 0,
@@ -318,6 +317,15 @@ const sendWith = (dispatcher: Dispatcher) => (request: UpstreamRequest): Effect.
         }, exchange.handler)
         // interrupted before the headers: abort the request
         return exchange.cancel
+      })
+    return Effect.withFiber((fiber) => {
+      // not traced: the caller's own trace context, if it sent one, goes on unchanged
+      if (!isTracing(fiber)) return exchange(fiber.getRef(IncomingTraceHeaders), undefined)
+      // a client span around the exchange, whose context the upstream receives (as Effect's HttpClient does)
+      return Effect.useSpan("http.client POST", { kind: "client" }, (span) => {
+        span.attribute("http.request.method", "POST")
+        span.attribute("url.full", request.url)
+        return exchange(HttpTraceContext.toHeaders(span), span)
       })
     })
   })

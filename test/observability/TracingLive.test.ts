@@ -222,21 +222,32 @@ describe("TracingLive", () => {
     }
   })
 
-  it("a gateway without an endpoint answers no trace id; the upstream still gets a traceparent, in a fresh trace", async () => {
+  it("a gateway without an endpoint records no spans and answers no trace id; the caller's trace context reaches the upstream unchanged", async () => {
     const upstream = await startFakeUpstream(() => reply.json(completion({ content: "hi" })))
     const gw = await startObservedGateway(fakeGatewayEnv(upstream), TracingLive)
     try {
       const { key } = await gw.newKey()
-      const trace = "0af7651916cd43dd8448eb211c80319c"
-      const response = await postChat(gw.url, { model: "fake/m", messages: [{ role: "user", content: "hi" }] }, {
-        key,
-        headers: { traceparent: `00-${trace}-b7ad6b7169203331-01` }
-      })
-      expect(response.status).toBe(200)
-      expect(response.headers.get(TRACE_ID_HEADER)).toBeNull()
-      // Effect's HttpClient propagates from its native spans (whose trace starts fresh, as the server
-      // creates no span when no tracer is installed): a traceparent is sent, in a trace of its own
-      expect(upstream.last().headers["traceparent"]).toMatch(/^00-[0-9a-f]{32}-[0-9a-f]{16}-01$/)
+      const traceparent = "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01"
+      const tracestate = "vendor=abc,other=1"
+      const body = { model: "fake/m", messages: [{ role: "user", content: "hi" }] }
+      const traced = await postChat(gw.url, body, { key, headers: { traceparent, tracestate } })
+      expect(traced.status).toBe(200)
+      expect(traced.headers.get(TRACE_ID_HEADER)).toBeNull()
+      await traced.text()
+      // the gateway takes no part in the trace: the upstream's parent is the caller's span, as sent
+      expect(upstream.last().headers["traceparent"]).toBe(traceparent)
+      expect(upstream.last().headers["tracestate"]).toBe(tracestate)
+
+      // a streamed answer forwards it too; a caller without a trace gets none invented upstream
+      const streamed = await postChat(gw.url, { ...body, stream: true }, { key, headers: { traceparent } })
+      await streamed.text()
+      expect(upstream.last().headers["traceparent"]).toBe(traceparent)
+      expect(upstream.last().headers["tracestate"]).toBeUndefined()
+      const plain = await postChat(gw.url, body, { key })
+      expect(plain.status).toBe(200)
+      await plain.text()
+      expect(upstream.last().headers["traceparent"]).toBeUndefined()
+      expect(upstream.last().headers["b3"]).toBeUndefined()
     } finally {
       await gw.close()
       await upstream.close()
