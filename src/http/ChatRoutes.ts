@@ -80,7 +80,7 @@ const answer = (
     const trailer = () => renderSharedToolReport(result.summary)
     const chunks = renderPull(identity, call.includeUsage, result.chunks, undefined, trailer, observe(entry))
     // the row is written when the stream ends, whichever way: [DONE], an error event, the client gone
-    return sseResponse(chunks, headers, (status, code) => {
+    return yield* sseResponse(chunks, headers, (status, code) => {
       entry.usage = result.summary.usage
       entry.attempts = result.summary.attempts
       entry.svcTools = result.summary.toolRuns.map((run) => run.id)

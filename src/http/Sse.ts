@@ -28,11 +28,13 @@ export type StreamEnd = (status: number, code: string | null) => Effect.Effect<v
 
 /**
  * The events as SSE frames, the response's one stream stage: it does the framing, the `[DONE]`, the
- * error event and the client-gone report.
+ * error event and the client-gone report, and closes `owned` (the request's scope) once the stream is
+ * over, whichever way, after `onEnd`.
  */
 export const sseFrames = <E extends EdgeError>(
   events: ChunkPull<unknown, E>,
-  onEnd: StreamEnd = () => Effect.void
+  onEnd: StreamEnd = () => Effect.void,
+  owned?: Scope.Closeable
 ): Stream.Stream<Uint8Array> =>
   Stream.fromChannel(Channel.fromTransform((_, scope) => {
     let ended = false
@@ -44,6 +46,9 @@ export const sseFrames = <E extends EdgeError>(
     // nothing is pulled after [DONE] or an error event
     let closed = false
     const clientGone = (exit: Exit.Exit<unknown, unknown>) => Exit.hasInterrupts(exit) ? end(499, "client_closed") : Effect.void
+    const finish = owned === undefined
+      ? clientGone
+      : (exit: Exit.Exit<unknown, unknown>) => Effect.andThen(clientGone(exit), Scope.close(owned, exit))
     const onFailure = (cause: Cause.Cause<E | Cause.Done>): Pull.Pull<NonEmptyReadonlyArray<Uint8Array>> => {
       if (Pull.isDoneCause(cause)) {
         closed = true
@@ -60,21 +65,24 @@ export const sseFrames = <E extends EdgeError>(
     }
     const next = Effect.matchCauseEffect(events, { onSuccess: (batch) => Effect.succeed(frames(batch)), onFailure })
     const pull: Pull.Pull<NonEmptyReadonlyArray<Uint8Array>> = Effect.suspend(() => closed ? Cause.done() : next)
-    return Effect.as(Scope.addFinalizerExit(scope, clientGone), pull)
+    return Effect.as(Scope.addFinalizerExit(scope, finish), pull)
   }))
 
 /**
  * The SSE response. It takes over the request's scope, so resources opened while handling the
- * request (the upstream answer) live until the last event is written or the client disconnects.
+ * request (the upstream answer) live until the last event is written or the client disconnects: what
+ * `HttpEffect.scopeTransferToStream` does, but in the framing stage rather than in a stage of its own.
  */
 export const sseResponse = <E extends EdgeError>(
   events: ChunkPull<unknown, E>,
   headers: Record<string, string>,
   onEnd?: StreamEnd
 ) =>
-  HttpEffect.scopeTransferToStream(
-    HttpServerResponse.stream(sseFrames(events, onEnd), {
+  Effect.map(Effect.scope, (scope) => {
+    // the router closes the request's scope when the handler returns, unless told it is taken over
+    HttpEffect.scopeDisableClose(scope)
+    return HttpServerResponse.stream(sseFrames(events, onEnd, scope as Scope.Closeable), {
       contentType: "text/event-stream",
       headers: { "cache-control": "no-cache", "x-accel-buffering": "no", ...headers }
     })
-  )
+  })
