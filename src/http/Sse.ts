@@ -10,14 +10,14 @@ import type { NonEmptyReadonlyArray } from "effect/Array"
 import { HttpEffect, HttpServerResponse } from "effect/http"
 import { describeError, type EdgeError, internalError } from "./ErrorResponse.ts"
 
-const encoder = new TextEncoder()
-const DONE = encoder.encode("data: [DONE]\n\n")
+const DONE = Buffer.from("data: [DONE]\n\n")
 const frame = (event: unknown) => `data: ${JSON.stringify(event)}\n\n`
 /** A whole chunk of events as one piece of bytes: one write to the socket, not one per event. */
 const frames = (events: ReadonlyArray<unknown>): [Uint8Array] => {
   let text = ""
   for (const event of events) text += frame(event)
-  return [encoder.encode(text)]
+  // a Buffer of a few kB comes from Node's shared pool, not an ArrayBuffer of its own per write
+  return [Buffer.from(text)]
 }
 
 /**
@@ -61,7 +61,7 @@ export const sseFrames = <E extends EdgeError>(
       const described = failure._tag === "Some" && !Cause.isDone(failure.value)
         ? describeError(failure.value)
         : internalError
-      return Effect.as(end(described.status, described.body.error.code), [encoder.encode(frame(described.body))])
+      return Effect.as(end(described.status, described.body.error.code), [Buffer.from(frame(described.body))])
     }
     const next = Effect.matchCauseEffect(events, { onSuccess: (batch) => Effect.succeed(frames(batch)), onFailure })
     const pull: Pull.Pull<NonEmptyReadonlyArray<Uint8Array>> = Effect.suspend(() => closed ? Cause.done() : next)
