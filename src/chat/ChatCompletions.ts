@@ -19,7 +19,7 @@ import { Policy } from "../tools/Policy.ts"
 import type { SvcTool } from "../tools/SvcTool.ts"
 import type { ChatCall } from "./ChatRequest.ts"
 import { type ChatMessage, type CompletionChunk, emptyUsage } from "./ChatWire.ts"
-import { type ChunkPull, pullFirst, streamPull } from "./ChunkPull.ts"
+import { type ChunkPull, type OpenPull, pullFirst, streamPull } from "./ChunkPull.ts"
 import { pullWithTools, type StreamSummary } from "./StreamToolLoop.ts"
 import { completeWithTools, type LoopOutcome, type LoopSettings } from "./ToolLoop.ts"
 import type { ToolLoopError } from "./ToolLoopError.ts"
@@ -94,17 +94,23 @@ export const withFailover = <A, R>(
   return go(0)
 }
 
-/** Opens a target's stream and waits for its first chunk, so that early failures can still fail over. */
+/**
+ * Opens a target's answer under `scope` (the request's: it lasts as long as the response) and waits for
+ * its first chunk, so that early failures can still fail over.
+ */
 const openStream = (
   targets: ReadonlyArray<Target>,
   call: (target: Target) => ProviderCall,
+  scope: Scope.Scope,
   metrics?: FailoverMetrics
 ) =>
-  withFailover(targets, (target) => pullFirst(answerOf(target.provider, call(target))), metrics)
+  withFailover(targets, (target) => pullFirst(answerOf(target.provider, call(target)), scope), metrics)
 
 /** The provider's answer as a pull: its own when it offers one, else its stream's. */
-const answerOf = (provider: Provider, call: ProviderCall) =>
-  provider.open === undefined ? streamPull(provider.stream(call)) : provider.open(call)
+const answerOf = (provider: Provider, call: ProviderCall): OpenPull<CompletionChunk, ProviderError> => {
+  const open = provider.open
+  return open === undefined ? streamPull(provider.stream(call)) : (scope) => open(call, scope)
+}
 
 export class ChatCompletions extends Context.Service<ChatCompletions, {
   readonly complete: (context: ChatContext) => Effect.Effect<CompletionResult, ChatError>
@@ -167,7 +173,8 @@ export class ChatCompletions extends Context.Service<ChatCompletions, {
       const { messages, settings, targets } = yield* prepare(context)
       const callFor = (history: ReadonlyArray<ChatMessage>) => (target: Target) =>
         toProviderCall(context.call, target.modelId, context.requestId, history, settings.svcTools)
-      const opened = yield* openStream(targets, callFor(messages), metrics)
+      const scope = yield* Effect.scope
+      const opened = yield* openStream(targets, callFor(messages), scope, metrics)
       const summary: StreamSummary = {
         usage: emptyUsage,
         rounds: 1,
@@ -175,16 +182,11 @@ export class ChatCompletions extends Context.Service<ChatCompletions, {
         toolRuns: [],
         svcPendingId: undefined
       }
-      // later rounds open in the request's scope too: it lasts as long as the response
-      const scope = yield* Effect.scope
       const nextRound = (history: ReadonlyArray<ChatMessage>) =>
-        openStream(targets, callFor(history), metrics).pipe(
-          Effect.map(({ attempts, value }) => {
-            summary.attempts += attempts
-            return value
-          }),
-          Scope.provide(scope)
-        )
+        Effect.map(openStream(targets, callFor(history), scope, metrics), ({ attempts, value }) => {
+          summary.attempts += attempts
+          return value
+        })
       const chunks = pullWithTools(settings, messages, opened.value, nextRound, summary)
       return { target: opened.target, chunks, summary }
     }, hotSpan("ChatCompletions.stream"))

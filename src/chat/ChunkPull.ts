@@ -12,56 +12,59 @@ import type { NonEmptyReadonlyArray } from "effect/Array"
 
 export type ChunkPull<A, E, R = never> = Pull.Pull<NonEmptyReadonlyArray<A>, E, void, R>
 
-/** The stream's pull, its resources in the current scope. */
-export const streamPull = <A, E>(self: Stream.Stream<A, E>): Effect.Effect<ChunkPull<A, E>, never, Scope.Scope> =>
-  Effect.flatMap(Effect.scope, (scope) => Channel.toPullScoped(Stream.toChannel(self), scope))
+/**
+ * An answer to open: its pull, with every resource it holds (an upstream body) in `scope`. The scope
+ * is a parameter, not the `Scope` service: providing a service copies the fiber's whole context.
+ */
+export type OpenPull<A, E> = (scope: Scope.Scope) => Effect.Effect<ChunkPull<A, E>, E>
+
+/** The stream's pull, its resources in the given scope. */
+export const streamPull = <A, E>(self: Stream.Stream<A, E>): OpenPull<A, E> => (scope) =>
+  Channel.toPullScoped(Stream.toChannel(self), scope)
 
 /** A stream of what `open` answers, its resources in the stream's scope: the way back from pulls. */
-export const streamOf = <A, E>(open: Effect.Effect<ChunkPull<A, E>, E, Scope.Scope>): Stream.Stream<A, E> =>
-  Stream.fromChannel(Channel.fromTransform((_, scope) => Scope.provide(open, scope)))
+export const streamOf = <A, E>(open: OpenPull<A, E>): Stream.Stream<A, E> =>
+  Stream.fromChannel(Channel.fromTransform((_, scope) => open(scope)))
 
 /**
  * Opens a pull in a scope of its own under `parent`, closed as soon as the pull ends or fails (so an
  * upstream answer is released when its last chunk is read, not when the whole response is written), or
  * when opening fails, and with `parent` at the latest.
  */
-export const openScoped = <A, E, E2>(
-  open: Effect.Effect<ChunkPull<A, E>, E2, Scope.Scope>,
-  parent: Scope.Scope
-): Effect.Effect<ChunkPull<A, E>, E2> =>
+export const openScoped = <A, E>(open: OpenPull<A, E>, parent: Scope.Scope): Effect.Effect<ChunkPull<A, E>, E> =>
   Effect.suspend(() => {
     const scope = Scope.forkUnsafe(parent)
     // Done, an error or an interruption: the answer is over either way
     const close = () => Scope.close(scope, Exit.void)
-    return Scope.provide(open, scope).pipe(
+    return open(scope).pipe(
       Effect.map((pull) => Effect.tapCause(pull, close)),
       Effect.tapCause(close)
     )
   })
 
 /** `self` as a pull in a scope of its own under `parent` (see `openScoped`). */
-export const toChunkPull = <A, E>(self: Stream.Stream<A, E>, parent: Scope.Scope): Effect.Effect<ChunkPull<A, E>> =>
+export const toChunkPull = <A, E>(self: Stream.Stream<A, E>, parent: Scope.Scope): Effect.Effect<ChunkPull<A, E>, E> =>
   openScoped(streamPull(self), parent)
 
 /**
- * Opens an answer and pulls its first chunk now (an answer that fails before its first chunk can still
- * fail over); the pull answers that chunk first. An answer that ended empty gives a pull already done.
+ * Opens an answer under `parent` and pulls its first chunk now (an answer that fails before its first
+ * chunk can still fail over); the pull answers that chunk first. An answer that ended empty gives a pull
+ * already done.
  */
-export const pullFirst = <A, E>(open: Effect.Effect<ChunkPull<A, E>, E, Scope.Scope>): Effect.Effect<ChunkPull<A, E>, E, Scope.Scope> =>
-  Effect.flatMap(Effect.scope, (parent) =>
-    Effect.flatMap(openScoped(open, parent), (pull) =>
-      pull.pipe(
-        Effect.map((first): ChunkPull<A, E> => {
-          let held: NonEmptyReadonlyArray<A> | undefined = first
-          return Effect.suspend(() => {
-            if (held === undefined) return pull
-            const chunk = held
-            held = undefined
-            return Effect.succeed(chunk)
-          })
-        }),
-        Pull.catchDone(() => Effect.succeed<ChunkPull<A, E>>(Cause.done()))
-      )))
+export const pullFirst = <A, E>(open: OpenPull<A, E>, parent: Scope.Scope): Effect.Effect<ChunkPull<A, E>, E> =>
+  Effect.flatMap(openScoped(open, parent), (pull) =>
+    pull.pipe(
+      Effect.map((first): ChunkPull<A, E> => {
+        let held: NonEmptyReadonlyArray<A> | undefined = first
+        return Effect.suspend(() => {
+          if (held === undefined) return pull
+          const chunk = held
+          held = undefined
+          return Effect.succeed(chunk)
+        })
+      }),
+      Pull.catchDone(() => Effect.succeed<ChunkPull<A, E>>(Cause.done()))
+    ))
 
 /**
  * Maps each chunk to any number of elements (a chunk that maps to none pulls the next one), then, once
@@ -103,7 +106,7 @@ export const fromChunkPull = <A, E, R>(pull: ChunkPull<A, E, R>): Stream.Stream<
 export const viaChunkPull = <A, E, B, E2, R2>(
   self: Stream.Stream<A, E>,
   f: (pull: ChunkPull<A, E>, scope: Scope.Scope) => ChunkPull<B, E2, R2>
-): Stream.Stream<B, E2, R2> =>
+): Stream.Stream<B, E | E2, R2> =>
   Stream.unwrap(Effect.flatMap(Effect.scope, (scope) => Effect.map(toChunkPull(self, scope), (pull) => fromChunkPull(f(pull, scope)))))
 
 /** A pull that answers `items` once (nothing when empty), then is done. */

@@ -36,5 +36,5 @@ export interface Provider {
    * The same chunks as a pull whose resources live in the caller's scope, when the adapter offers one:
    * the core then skips the stream stages `stream` would cost per answer (see `ChunkPull.ts`).
    */
-  readonly open?: (call: ProviderCall) => Effect.Effect<ChunkPull<CompletionChunk, ProviderError>, ProviderError, Scope.Scope>
+  readonly open?: (call: ProviderCall, scope: Scope.Scope) => Effect.Effect<ChunkPull<CompletionChunk, ProviderError>, ProviderError>
 }

@@ -183,10 +183,9 @@ export const make = (options: OpenAiCompatibleOptions): Effect.Effect<Provider, 
       ))
     })
 
-    /** The answer's chunks; the upstream body is released (after `[DONE]`) or aborted when the scope closes. */
-    const openPlain = (call: ProviderCall) =>
+    /** The answer's chunks; the upstream body is released (after `[DONE]`) or aborted when `scope` closes. */
+    const openPlain = (call: ProviderCall, scope: Scope.Scope) =>
       Effect.gen(function*() {
-        const scope = yield* Scope.Scope
         const response = yield* send(call, true)
         if ((response.headers["content-type"] ?? "").startsWith("application/json")) {
           yield* Scope.addFinalizer(scope, response.cancel)
@@ -199,7 +198,7 @@ export const make = (options: OpenAiCompatibleOptions): Effect.Effect<Provider, 
       })
 
     const traced = (call: ProviderCall) =>
-      streamOf(openPlain(call)).pipe(
+      streamOf((scope) => openPlain(call, scope)).pipe(
         traceGenAiStream({ system: options.name, requestModel: call.modelId }),
         Stream.withSpan("OpenAiCompatible.stream", {
           attributes: { "gateway.provider": options.name, "gateway.model": call.modelId },
@@ -208,10 +207,11 @@ export const make = (options: OpenAiCompatibleOptions): Effect.Effect<Provider, 
       )
 
     // A stream's span costs a context update on every pull: only when a real tracer records it.
-    const open = (call: ProviderCall) =>
-      Effect.withFiber((fiber) => isTracing(fiber) ? streamPull(traced(call)) : openPlain(call))
+    const open = (call: ProviderCall, scope: Scope.Scope) =>
+      Effect.withFiber((fiber) => isTracing(fiber) ? streamPull(traced(call))(scope) : openPlain(call, scope))
 
-    const stream = (call: ProviderCall): Stream.Stream<CompletionChunk, ProviderError> => streamOf(open(call))
+    const stream = (call: ProviderCall): Stream.Stream<CompletionChunk, ProviderError> =>
+      streamOf((scope) => open(call, scope))
 
     return { name: options.name, adapter, models: options.models, complete, stream, open } satisfies Provider
   })
