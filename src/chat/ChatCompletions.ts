@@ -73,10 +73,16 @@ export const withFailover = <A, R>(
   attempt: (target: Target) => Effect.Effect<A, ProviderError, R>,
   metrics?: FailoverMetrics
 ): Effect.Effect<{ readonly value: A; readonly target: Target; readonly attempts: number }, ProviderError, R> => {
+  const observe = (error: ProviderError) => Effect.sync(() => metrics?.providerError(error))
+  // one target (no backups configured): nothing to fail over to
+  if (targets.length === 1) {
+    const target = targets[0]!
+    return attempt(target).pipe(Effect.tapError(observe), Effect.map((value) => ({ value, target, attempts: 1 })))
+  }
   const go = (index: number): Effect.Effect<{ value: A; target: Target; attempts: number }, ProviderError, R> => {
     const target = targets[index]!
     return attempt(target).pipe(
-      Effect.tapError((error) => Effect.sync(() => metrics?.providerError(error))),
+      Effect.tapError(observe),
       Effect.map((value) => ({ value, target, attempts: index + 1 })),
       Effect.catchIf(
         (error) => error.retryable && index + 1 < targets.length,

@@ -90,38 +90,44 @@ export const completeWithTools = <R>(
   messages: ReadonlyArray<ChatMessage>,
   callModel: (messages: ReadonlyArray<ChatMessage>) => Effect.Effect<ModelAnswer, ProviderError, R>
 ): Effect.Effect<LoopOutcome, ProviderError | ToolLoopError | SqlError.SqlError, R> =>
-  Effect.gen(function*() {
+  Effect.suspend(() => {
     const runs: Array<ToolRunRecord> = []
-    let history = messages
-    let usage: Usage = emptyUsage
-    let attempts = 0
-    for (let round = 1;; round++) {
-      const answer = yield* callModel(history)
-      attempts += answer.attempts
-      usage = addUsage(usage, answer.completion.usage)
-      const finish = (completion: Completion, svcPendingId?: string): LoopOutcome => ({
-        completion: { ...completion, usage },
-        attempts,
-        rounds: round,
-        toolRuns: runs,
-        svcPendingId
+    // one round per model call; an answer without shared tool calls (nearly all) ends it in plain code
+    const round = (
+      number: number,
+      history: ReadonlyArray<ChatMessage>,
+      attemptsBefore: number,
+      usageBefore: Usage
+    ): Effect.Effect<LoopOutcome, ProviderError | ToolLoopError | SqlError.SqlError, R> =>
+      Effect.flatMap(callModel(history), (answer) => {
+        const attempts = attemptsBefore + answer.attempts
+        const usage = addUsage(usageBefore, answer.completion.usage)
+        const finish = (completion: Completion, svcPendingId?: string): LoopOutcome => ({
+          completion: { ...completion, usage },
+          attempts,
+          rounds: number,
+          toolRuns: runs,
+          svcPendingId
+        })
+        const choice = answer.completion.choices[0]
+        const { client, shared } = partitionCalls(choice?.message.tool_calls ?? [])
+        // several choices (n > 1) are not looped: there is no single conversation to continue
+        if (choice === undefined || shared.length === 0 || answer.completion.choices.length > 1) {
+          return Effect.succeed(finish(answer.completion))
+        }
+        // a mixed turn needs no further model call (the client continues it), so the cap does not apply
+        if (client.length === 0 && number >= settings.maxRounds) {
+          return Effect.fail(new ToolLoopError({ reason: new RoundLimitReached({ rounds: number }) }))
+        }
+        return Effect.flatMap(runSharedTurn(settings, shared, number, runs), (results) => {
+          if (client.length === 0) {
+            return round(number + 1, [...history, assistantTurn(choice.message), ...toolResultMessages(results)], attempts, usage)
+          }
+          return Effect.map(savePending(settings, client, shared, results, history.slice(messages.length)), (svcPendingId) => {
+            const message = { ...choice.message, tool_calls: client }
+            return finish({ ...answer.completion, choices: [{ ...choice, message, finish_reason: "tool_calls" }] }, svcPendingId)
+          })
+        })
       })
-      const choice = answer.completion.choices[0]
-      const { client, shared } = partitionCalls(choice?.message.tool_calls ?? [])
-      // several choices (n > 1) are not looped: there is no single conversation to continue
-      if (choice === undefined || shared.length === 0 || answer.completion.choices.length > 1) {
-        return finish(answer.completion)
-      }
-      // a mixed turn needs no further model call (the client continues it), so the cap does not apply
-      if (client.length === 0 && round >= settings.maxRounds) {
-        return yield* new ToolLoopError({ reason: new RoundLimitReached({ rounds: round }) })
-      }
-      const results = yield* runSharedTurn(settings, shared, round, runs)
-      if (client.length > 0) {
-        const svcPendingId = yield* savePending(settings, client, shared, results, history.slice(messages.length))
-        const message = { ...choice.message, tool_calls: client }
-        return finish({ ...answer.completion, choices: [{ ...choice, message, finish_reason: "tool_calls" }] }, svcPendingId)
-      }
-      history = [...history, assistantTurn(choice.message), ...toolResultMessages(results)]
-    }
+    return round(1, messages, 0, emptyUsage)
   })

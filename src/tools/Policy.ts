@@ -131,18 +131,22 @@ export class Policy extends Context.Service<Policy, {
         }))
     }
 
-    const toolsFor = Effect.fnUntraced(function*(
+    const span = hotSpan("Policy.toolsFor")
+    // plain code over the cached settings, not a generator: this runs on every request
+    const toolsFor = (
       caller: Caller,
       listed: ReadonlyArray<string>,
       toolChoice: "none" | "auto" | undefined,
       carried: ReadonlyArray<string> = []
-    ) {
-      const selected = selectTools(registry, yield* settingsOf(caller.orgId), caller, listed, toolChoice, carried)
-      if ("invalid" in selected) {
-        return yield* new RequestError({ reason: new InvalidSvcToolIds({ invalid: selected.invalid }) })
+    ) => {
+      const select = (settings: ReadonlyMap<string, OrgToolSetting>) => {
+        const selected = selectTools(registry, settings, caller, listed, toolChoice, carried)
+        return "invalid" in selected
+          ? Effect.fail(new RequestError({ reason: new InvalidSvcToolIds({ invalid: selected.invalid }) }))
+          : Effect.succeed(selected.tools)
       }
-      return selected.tools
-    }, hotSpan("Policy.toolsFor"))
+      return span(Effect.flatMap(settingsOf(caller.orgId), select))
+    }
 
     const orgTools = Effect.fn("Policy.orgTools")(function*(orgId: string) {
       yield* orgs.get(orgId)
