@@ -11,7 +11,7 @@ import { parseChatCall } from "../chat/ChatRequest.ts"
 import { renderCompletion, renderPull, renderSharedToolReport } from "../chat/ChatResponse.ts"
 import type { CompletionChunk } from "../chat/ChatWire.ts"
 import { mergeTags } from "../chat/Tags.ts"
-import { newId, randomBase62 } from "../Ids.ts"
+import { newTimeOrderedId, randomBase62 } from "../Ids.ts"
 import { RequestEntry } from "../logs/RequestEntry.ts"
 import { RequestLog } from "../logs/RequestLog.ts"
 import type { RequestRecord } from "../logs/RequestRecord.ts"
@@ -91,7 +91,7 @@ const answer = (
 const handler = Effect.gen(function*() {
   const request = yield* HttpServerRequest.HttpServerRequest
   const done = finish(yield* RequestLog, yield* Metrics)
-  const entry = new RequestEntry(newId("req"), request.headers["user-agent"])
+  const entry = new RequestEntry(newTimeOrderedId("req"), request.headers["user-agent"])
   const requestId = requestIdOf(request.headers["x-request-id"]) ?? entry.id
   // `x-svc-request-id` finds the request in the log, whatever id the client sent
   const headers = { "x-request-id": requestId, "x-svc-request-id": entry.id }
