@@ -17,6 +17,7 @@ import { connect } from "node:net"
 import os from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
+import { freshDatabase } from "./database.ts"
 import { gatewayAvailable, gatewayEntry, type GatewayVariant, logTail, type RunningGateway, startGateway } from "./gateway.ts"
 import { type LoadRun, type LoadSpec, summarize } from "./load.ts"
 import { forkScript, isRunning, isStopping, memoryMiB, nextMessage, startServerChild, stopAll } from "./proc.ts"
@@ -53,12 +54,13 @@ const gatewayVariants = (store: Readonly<Record<string, string>>): ReadonlyArray
 
 /**
  * The store the gateway is measured on: PostgreSQL, as a team deploys it, when `BENCH_DATABASE_URL`
- * (default: the local server on 127.0.0.1:5432) answers; else the embedded PGlite, whose WebAssembly heap
- * (hundreds of MiB, over 1 GiB during its first initdb) then dominates the memory figure.
+ * (default: the local server on 127.0.0.1:5432) answers, in a database of the run's own
+ * (`bench/database.ts`); else the embedded PGlite, whose WebAssembly heap (hundreds of MiB, over 1 GiB
+ * during its first initdb) then dominates the memory figure.
  */
-const benchStore = async (): Promise<Readonly<Record<string, string>>> => {
+const benchStore = async (): Promise<{ readonly env: Readonly<Record<string, string>>; readonly drop?: () => Promise<void> }> => {
   const url = process.env["BENCH_DATABASE_URL"] ?? "postgres://postgres@127.0.0.1:5432/test"
-  if (url === "off") return {}
+  if (url === "off") return { env: {} }
   const { hostname, port } = new URL(url)
   const reachable = await new Promise<boolean>((resolve) => {
     const socket = connect({ host: hostname, port: Number(port || 5432) })
@@ -73,7 +75,9 @@ const benchStore = async (): Promise<Readonly<Record<string, string>>> => {
       resolve(false)
     })
   })
-  return reachable ? { DATABASE_URL: url } : {}
+  if (!reachable) return { env: {} }
+  const database = await freshDatabase(url)
+  return { env: { DATABASE_URL: database.url }, drop: database.drop }
 }
 
 /** Whole-run budget; per-cell seconds shrink to fit it. */
@@ -155,7 +159,7 @@ const cellLine = (cell: Cell): string => {
 const main = async (): Promise<number> => {
   const config = settings()
   mkdirSync(resultsDir, { recursive: true })
-  const store = await benchStore()
+  const { env: store, drop: dropDatabase } = await benchStore()
   console.log(`gateway store: ${store["DATABASE_URL"] === undefined ? "embedded PGlite" : "PostgreSQL (DATABASE_URL)"}`)
   const variants = gatewayVariants(store).filter((v) => config.wanted(v.name))
   const targetCount = ["direct", "passthrough"].filter(config.wanted).length + variants.length
@@ -308,6 +312,7 @@ const main = async (): Promise<number> => {
     })
     await gateway?.stop()
   }
+  await dropDatabase?.()
 
   const derived: Array<Derived> = [
     ...gateways.filter((g) => g.status !== "unavailable" && g.name !== "gateway-log-off").flatMap((g) => deriveTargets(cells, g)),
