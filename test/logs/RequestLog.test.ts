@@ -70,8 +70,18 @@ layer(StoreLive, { excludeTestServices: true })("RequestLog", (it) => {
         promptText: null,
         completionText: null
       })
-      yield* withRequestLog(logEnv(), (log) => recordAll(log, [full, empty]))
-      const rows = yield* rowsOf([full.id, empty.id])
+      // zero counts travel as absent fields and must come back as 0, a zero saving as 0 (not NULL)
+      const zeros = makeRecord({
+        promptTokens: 0,
+        completionTokens: 0,
+        cachedTokens: 0,
+        reasoningTokens: 0,
+        attempts: 0,
+        latencyMs: 0,
+        compressionSavedTokens: 0
+      })
+      yield* withRequestLog(logEnv(), (log) => recordAll(log, [full, empty, zeros]))
+      const rows = yield* rowsOf([full.id, empty.id, zeros.id])
       const byId = new Map(rows.map((row) => [row.id, row]))
       assert.deepStrictEqual({ ...byId.get(full.id) }, {
         id: full.id,
@@ -103,6 +113,13 @@ layer(StoreLive, { excludeTestServices: true })("RequestLog", (it) => {
       assert.deepStrictEqual([stored.org_id, stored.key_id, stored.model, stored.user_agent], [null, null, null, null])
       assert.deepStrictEqual([stored.tags, stored.svc_tools], [[], []])
       assert.deepStrictEqual([stored.ttft_ms, stored.compression_saved_tokens, stored.prompt_text], [null, null, null])
+      const zero = byId.get(zeros.id)
+      assert.isDefined(zero)
+      assert.deepStrictEqual(
+        [zero.prompt_tokens, zero.completion_tokens, zero.cached_tokens, zero.reasoning_tokens, zero.attempts],
+        [0, 0, 0, 0, 0]
+      )
+      assert.deepStrictEqual([zero.latency_ms, zero.compression_saved_tokens], [0, 0])
     }))
 
   it.effect("text PostgreSQL cannot hold and numbers its columns cannot hold are coerced, not lost", () =>
