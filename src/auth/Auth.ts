@@ -86,10 +86,12 @@ export class Auth extends Context.Service<Auth, {
     }
 
     const span = hotSpan("Auth.authenticate")
-    const authenticate = (authorization: string | undefined) => {
-      const token = bearerToken(authorization)
-      return span(token === undefined ? fail(new MissingKey()) : lookup(hashSecret(token)))
-    }
+    // lazy like any effect: the key is checked (and its use noted) when the effect runs
+    const authenticate = (authorization: string | undefined) =>
+      span(Effect.suspend(() => {
+        const token = bearerToken(authorization)
+        return token === undefined ? fail(new MissingKey()) : lookup(hashSecret(token))
+      }))
 
     const forget = (keyId: string) => {
       for (const [hash, entry] of cache) if (entry.record?.id === keyId) cache.delete(hash)

@@ -3,12 +3,13 @@
  * - in: the HTTP server's span (`HttpMiddleware.tracer`, on whenever a real tracer is installed) takes
  *   its parent from the request's `traceparent` (then `b3`, `x-b3-*`), so a request continues its
  *   caller's trace and keeps the caller's sampled flag;
- * - out: `HttpClient` writes `traceparent` (and `b3`) for its client span on every upstream request.
+ * - out: the upstream transport writes `traceparent` (and `b3`) for its client span on every request.
  *
  * What is here: `TraceIdHeader`, a router middleware that answers the trace id in `x-trace-id`, so a
- * client can quote it, when a real tracer is installed (only sampled requests carry it). With tracing off (no spans at all, see `TracingLive`) it instead hands the caller's `traceparent` and
- * `tracestate` to the upstream transport, which forwards them unchanged: the gateway is then a hop that
- * does not take part in the trace, as W3C trace context asks of one.
+ * client can quote it, when a real tracer is installed (only sampled requests carry it). With tracing
+ * off (no spans at all, see `TracingLive`) it instead hands the caller's `traceparent` and `tracestate`
+ * to the upstream transport, which forwards them unchanged: the gateway is then a hop that takes no part
+ * in the trace, as W3C trace context asks of one.
  */
 import { Context, Effect, Layer, Tracer } from "effect"
 import { isTracing } from "../Tracing.ts"

@@ -145,7 +145,7 @@ export class Policy extends Context.Service<Policy, {
           ? Effect.fail(new RequestError({ reason: new InvalidSvcToolIds({ invalid: selected.invalid }) }))
           : Effect.succeed(selected.tools)
       }
-      return span(Effect.flatMap(settingsOf(caller.orgId), select))
+      return span(Effect.suspend(() => Effect.flatMap(settingsOf(caller.orgId), select)))
     }
 
     const orgTools = Effect.fn("Policy.orgTools")(function*(orgId: string) {
