@@ -74,18 +74,17 @@ export const withFailover = <A, R>(
   metrics?: FailoverMetrics
 ): Effect.Effect<{ readonly value: A; readonly target: Target; readonly attempts: number }, ProviderError, R> => {
   const observe = (error: ProviderError) => Effect.sync(() => metrics?.providerError(error))
-  // one target (no backups configured): nothing to fail over to
-  if (targets.length === 1) {
-    const target = targets[0]!
-    return attempt(target).pipe(Effect.tapError(observe), Effect.map((value) => ({ value, target, attempts: 1 })))
-  }
   const go = (index: number): Effect.Effect<{ value: A; target: Target; attempts: number }, ProviderError, R> => {
     const target = targets[index]!
-    return attempt(target).pipe(
+    const attempted = attempt(target).pipe(
       Effect.tapError(observe),
-      Effect.map((value) => ({ value, target, attempts: index + 1 })),
+      Effect.map((value) => ({ value, target, attempts: index + 1 }))
+    )
+    // the last target (the only one, without backups) has nothing to fail over to: no catch around it
+    if (index + 1 >= targets.length) return attempted
+    return attempted.pipe(
       Effect.catchIf(
-        (error) => error.retryable && index + 1 < targets.length,
+        (error) => error.retryable,
         (error) => {
           const next = targets[index + 1]!
           metrics?.failover(target.address, next.address)

@@ -31,10 +31,10 @@ export type StreamEnd = (status: number, code: string | null) => Effect.Effect<v
  * error event and the client-gone report, and closes `owned` (the request's scope) once the stream is
  * over, whichever way, after `onEnd`.
  */
-export const sseFrames = <E extends EdgeError>(
+const sseFrames = <E extends EdgeError>(
   events: ChunkPull<unknown, E>,
-  onEnd: StreamEnd = () => Effect.void,
-  owned?: Scope.Closeable
+  onEnd: StreamEnd,
+  owned: Scope.Closeable
 ): Stream.Stream<Uint8Array> =>
   Stream.fromChannel(Channel.fromTransform((_, scope) => {
     let ended = false
@@ -46,9 +46,7 @@ export const sseFrames = <E extends EdgeError>(
     // nothing is pulled after [DONE] or an error event
     let closed = false
     const clientGone = (exit: Exit.Exit<unknown, unknown>) => Exit.hasInterrupts(exit) ? end(499, "client_closed") : Effect.void
-    const finish = owned === undefined
-      ? clientGone
-      : (exit: Exit.Exit<unknown, unknown>) => Effect.andThen(clientGone(exit), Scope.close(owned, exit))
+    const finish = (exit: Exit.Exit<unknown, unknown>) => Effect.andThen(clientGone(exit), Scope.close(owned, exit))
     const onFailure = (cause: Cause.Cause<E | Cause.Done>): Pull.Pull<NonEmptyReadonlyArray<Uint8Array>> => {
       if (Pull.isDoneCause(cause)) {
         closed = true
@@ -76,7 +74,7 @@ export const sseFrames = <E extends EdgeError>(
 export const sseResponse = <E extends EdgeError>(
   events: ChunkPull<unknown, E>,
   headers: Record<string, string>,
-  onEnd?: StreamEnd
+  onEnd: StreamEnd = () => Effect.void
 ) =>
   Effect.map(Effect.scope, (scope) => {
     // the router closes the request's scope when the handler returns, unless told it is taken over

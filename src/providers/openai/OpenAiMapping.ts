@@ -146,6 +146,8 @@ const embeddedError = (error: unknown): UpstreamStatus => {
 // the schemas only run when the allocation-free checks fail, to say what is malformed
 const decodeChoices = (u: unknown) =>
   isChoices(u) ? Result.succeed(u) : Schema.decodeUnknownResult(Schema.Array(Choice))(u)
+const decodeChunkChoices = (u: unknown) =>
+  isChunkChoices(u) ? Result.succeed(u) : Schema.decodeUnknownResult(Schema.Array(ChunkChoice))(u)
 
 const badResponse = (what: string, detail?: string): UpstreamBadResponse =>
   new UpstreamBadResponse({ message: truncate(detail === undefined ? what : `${what}: ${detail}`) })
@@ -180,31 +182,22 @@ export const decodeCompletion = (
     })
   })
 
-/** The `data` of one SSE event other than `[DONE]`: once per event, so one `Result` and no more. */
+/** The `data` of one SSE event other than `[DONE]`. */
 export const decodeChunk = (
   data: string,
   fallbackModel: string
-): Result.Result<CompletionChunk, UpstreamBadResponse | UpstreamStatus> => {
-  let json: unknown
-  try {
-    json = JSON.parse(data)
-  } catch {
-    return Result.fail(badResponse("upstream stream event is not valid JSON", data))
-  }
-  if (!isRecord(json)) return Result.fail(badResponse("upstream stream event is not a JSON object", data))
-  // Some servers omit `choices` on a usage-only chunk instead of sending `[]`.
-  const choices = json["choices"] ?? []
-  const error = json["error"]
-  if (error !== undefined && error !== null && json["choices"] === undefined) return Result.fail(embeddedError(error))
-  if (!isChunkChoices(choices)) {
-    const decoded = Schema.decodeUnknownResult(Schema.Array(ChunkChoice))(choices)
-    return Result.fail(badResponse("upstream chunk choices are malformed", Result.isFailure(decoded) ? decoded.failure.message : undefined))
-  }
-  const usage = json["usage"]
-  return Result.succeed({
-    model: modelOf(json, fallbackModel),
-    choices,
-    usage: isRecord(usage) ? normalizeUsage(usage) : undefined,
-    extra: extraFields(json)
+): Result.Result<CompletionChunk, UpstreamBadResponse | UpstreamStatus> =>
+  Result.flatMap(parseObject(data, "stream event"), (json) => {
+    // Some servers omit `choices` on a usage-only chunk instead of sending `[]`.
+    const choices = decodeChunkChoices(json["choices"] ?? [])
+    if (Result.isFailure(choices)) {
+      return Result.fail(badResponse("upstream chunk choices are malformed", choices.failure.message))
+    }
+    const usage = json["usage"]
+    return Result.succeed({
+      model: modelOf(json, fallbackModel),
+      choices: choices.success,
+      usage: isRecord(usage) ? normalizeUsage(usage) : undefined,
+      extra: extraFields(json)
+    })
   })
-}
