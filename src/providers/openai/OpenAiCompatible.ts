@@ -183,19 +183,21 @@ export const make = (options: OpenAiCompatibleOptions): Effect.Effect<Provider, 
       ))
     })
 
-    /** The answer's chunks; the upstream body is released (after `[DONE]`) or aborted when `scope` closes. */
-    const openPlain = (call: ProviderCall, scope: Scope.Scope) =>
-      Effect.gen(function*() {
-        const response = yield* send(call, true)
-        if ((response.headers["content-type"] ?? "").startsWith("application/json")) {
-          yield* Scope.addFinalizer(scope, response.cancel)
-          return notStreamed(response, call.modelId)
-        }
-        const { finalizer, pull } = chunks(response, call.modelId)
-        // the upstream body lives as long as the answer: a consumer that stops or leaves aborts it
-        yield* Scope.addFinalizer(scope, finalizer)
-        return pull
-      })
+    /**
+     * The answer's chunks; the upstream body is released (after `[DONE]`) or aborted when `scope` closes.
+     * A generator function made once per provider: one made per call would outlive it (see ChatRoutes).
+     */
+    const openPlain = Effect.fnUntraced(function*(call: ProviderCall, scope: Scope.Scope) {
+      const response = yield* send(call, true)
+      if ((response.headers["content-type"] ?? "").startsWith("application/json")) {
+        yield* Scope.addFinalizer(scope, response.cancel)
+        return notStreamed(response, call.modelId)
+      }
+      const { finalizer, pull } = chunks(response, call.modelId)
+      // the upstream body lives as long as the answer: a consumer that stops or leaves aborts it
+      yield* Scope.addFinalizer(scope, finalizer)
+      return pull
+    })
 
     const traced = (call: ProviderCall) =>
       streamOf((scope) => openPlain(call, scope)).pipe(
