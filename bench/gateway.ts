@@ -13,6 +13,8 @@ import { atCleanup, freePort, httpCall, isRunning, sleep, stopChild, track } fro
 export interface GatewayVariant {
   readonly name: string
   readonly env: Readonly<Record<string, string>>
+  /** Node flags instead of the start script's (heap and GC settings to compare in one run). */
+  readonly nodeFlags?: ReadonlyArray<string>
 }
 
 export const ADMIN_TOKEN = "bench-admin-token"
@@ -136,7 +138,7 @@ export const startGateway = async (options: {
   const baseUrl = `http://127.0.0.1:${port}`
   const logFile = join(resultsDir, `${variant.name}.log`)
   const logFd = openSync(logFile, "w")
-  const child = track(spawn(process.execPath, [...startNodeFlags(), gatewayEntry()], {
+  const child = track(spawn(process.execPath, [...(variant.nodeFlags ?? startNodeFlags()), gatewayEntry()], {
     cwd: repoRoot,
     env: {
       ...process.env,
