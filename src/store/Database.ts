@@ -3,7 +3,6 @@
  * otherwise embedded PostgreSQL (PGlite) in `GATEWAY_DATA_DIR`. Both run the same migrations before the
  * layer is ready, so code above it never sees an unmigrated schema.
  */
-import { PGlite } from "@electric-sql/pglite"
 import { NodeServices } from "@effect/platform-node"
 import { PgClient } from "@effect/sql-pg"
 import { Effect, Layer, Option } from "effect"
@@ -13,12 +12,16 @@ import { GatewayConfig } from "../Config.ts"
 import { Migrations } from "./Migrations.ts"
 import { pgliteDuplex } from "./PgliteDuplex.ts"
 
-/** Embedded Postgres in `dataDir` (kept across restarts), or in memory for `memory://` or undefined. */
+/**
+ * Embedded Postgres in `dataDir` (kept across restarts), or in memory for `memory://` or undefined.
+ * PGlite's modules load only here: a gateway on PostgreSQL never holds their code (a few MiB).
+ */
 export const pgliteLayer = (dataDir: string | undefined) =>
   Layer.unwrap(Effect.gen(function*() {
     const db = yield* Effect.acquireRelease(
-      Effect.promise(() => {
+      Effect.promise(async () => {
         if (dataDir !== undefined && !dataDir.startsWith("memory://")) mkdirSync(dataDir, { recursive: true })
+        const { PGlite } = await import("@electric-sql/pglite")
         return PGlite.create(dataDir)
       }),
       (db) => Effect.promise(() => db.close())
