@@ -3,9 +3,8 @@
  * `chat.completion.chunk` objects that share one `id` and `created`, start with the role, keep
  * tool-call indexes, and carry usage only on a last `choices: []` chunk when the client asked for it.
  */
-import { Stream } from "effect"
 import { type Completion, type CompletionChunk, emptyUsage, renderUsage, type Usage } from "./ChatWire.ts"
-import { type ChunkPull, mapPullThen, viaChunkPull } from "./ChunkPull.ts"
+import { type ChunkPull, mapPullThen } from "./ChunkPull.ts"
 
 export interface ResponseIdentity {
   readonly id: string
@@ -97,14 +96,3 @@ export const renderPull = <E, R>(
     return Object.keys(extra).length === 0 ? [] : [{ ...envelope, choices: [], ...extra }]
   })
 }
-
-/** `renderPull` over a stream. */
-export const renderChunks = <E>(
-  identity: ResponseIdentity,
-  includeUsage: boolean,
-  chunks: Stream.Stream<CompletionChunk, E>,
-  onUsage?: (usage: Usage) => void,
-  trailer?: () => Record<string, unknown>,
-  onChunk?: (chunk: CompletionChunk) => void
-): Stream.Stream<object, E> =>
-  viaChunkPull(chunks, (pull) => renderPull(identity, includeUsage, pull, onUsage, trailer, onChunk))

@@ -42,10 +42,6 @@ export const openScoped = <A, E>(open: OpenPull<A, E>, parent: Scope.Scope): Eff
     )
   })
 
-/** `self` as a pull in a scope of its own under `parent` (see `openScoped`). */
-export const toChunkPull = <A, E>(self: Stream.Stream<A, E>, parent: Scope.Scope): Effect.Effect<ChunkPull<A, E>, E> =>
-  openScoped(streamPull(self), parent)
-
 /**
  * Opens an answer under `parent` and pulls its first chunk now (an answer that fails before its first
  * chunk can still fail over); the pull answers that chunk first. An answer that ended empty gives a pull
@@ -97,17 +93,6 @@ export const mapPullThen = <A, B, E, R, E2, R2>(
   const first = Pull.catchDone(Effect.flatMap(self, loop), ended)
   return Effect.suspend(() => rest ?? first)
 }
-
-/** The pull as a stream, for callers that consume streams (and tests). */
-export const fromChunkPull = <A, E, R>(pull: ChunkPull<A, E, R>): Stream.Stream<A, E, R> =>
-  Stream.fromPull(Effect.succeed(pull))
-
-/** A stream as a pull in a scope of its own, as a stream again: the pull-based stages' tests drive them so. */
-export const viaChunkPull = <A, E, B, E2, R2>(
-  self: Stream.Stream<A, E>,
-  f: (pull: ChunkPull<A, E>, scope: Scope.Scope) => ChunkPull<B, E2, R2>
-): Stream.Stream<B, E | E2, R2> =>
-  Stream.unwrap(Effect.flatMap(Effect.scope, (scope) => Effect.map(toChunkPull(self, scope), (pull) => fromChunkPull(f(pull, scope)))))
 
 /** A pull that answers `items` once (nothing when empty), then is done. */
 export const pullOnce = <A>(items: ReadonlyArray<A>): ChunkPull<A, never> => {

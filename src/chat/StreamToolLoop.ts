@@ -5,7 +5,7 @@
  * next round streams on in the same response; otherwise the finish goes out (with `svc_pending_id` for a
  * mixed turn). Per-round usage is held back too and sent once, summed, as the last chunk.
  */
-import { Effect, Stream } from "effect"
+import { Effect } from "effect"
 import type { SqlError } from "effect/sql"
 import type { ProviderError } from "../providers/ProviderError.ts"
 import {
@@ -19,7 +19,7 @@ import {
   type Usage
 } from "./ChatWire.ts"
 import { type LoopSettings, runSharedTurn, savePending, type ToolRunRecord } from "./ToolLoop.ts"
-import { type ChunkPull, mapPullThen, pullOnce, toChunkPull, viaChunkPull } from "./ChunkPull.ts"
+import { type ChunkPull, mapPullThen, pullOnce } from "./ChunkPull.ts"
 import { RoundLimitReached, ToolLoopError } from "./ToolLoopError.ts"
 import { isSharedCall, toolResultMessages } from "./ToolTurns.ts"
 
@@ -259,14 +259,3 @@ export const pullWithTools = <R>(
   const usageChunk = (): CompletionChunk => ({ model: "", choices: [], usage: summary.usage, extra: {} })
   return round(1, messages, firstRound)
 }
-
-/** `pullWithTools` over streams: each round's stream runs in a scope of its own, closed when it ends. */
-export const streamWithTools = (
-  settings: LoopSettings,
-  messages: ReadonlyArray<ChatMessage>,
-  firstRound: Stream.Stream<CompletionChunk, ProviderError>,
-  openRound: (messages: ReadonlyArray<ChatMessage>) => Stream.Stream<CompletionChunk, ProviderError>,
-  summary: StreamSummary
-): Stream.Stream<CompletionChunk, ProviderError | ToolLoopError | SqlError.SqlError> =>
-  viaChunkPull(firstRound, (first, scope) =>
-    pullWithTools(settings, messages, first, (history) => toChunkPull(openRound(history), scope), summary))

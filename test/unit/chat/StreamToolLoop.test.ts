@@ -7,7 +7,8 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Stream } from "effect"
 import { type ChatMessage, type CompletionChunk, emptyUsage, type ToolCallDelta } from "../../../src/chat/ChatWire.ts"
-import { type StreamSummary, streamWithTools } from "../../../src/chat/StreamToolLoop.ts"
+import type { StreamSummary } from "../../../src/chat/StreamToolLoop.ts"
+import { streamWithTools } from "../../utils/PullStreams.ts"
 import type { LoopSettings } from "../../../src/chat/ToolLoop.ts"
 import {
   echoTool,
