@@ -52,8 +52,9 @@ export const makeDeliver = (
       Effect.withSpan("RequestLog.flush", { attributes: { rows: rows.length, source }, root: true })
     )
 
-  return (rows: ReadonlyArray<RequestRecord>, source: string): Effect.Effect<number, Undelivered> =>
-    Effect.gen(function*() {
+  // made once: a generator function made per batch would keep each batch alive until a full collection
+  const deliver: (rows: ReadonlyArray<RequestRecord>, source: string) => Effect.Effect<number, Undelivered> = Effect
+    .fnUntraced(function*(rows: ReadonlyArray<RequestRecord>, source: string) {
       const pending: Array<ReadonlyArray<RequestRecord>> = rows.length === 0 ? [] : [rows]
       let written = 0
       // bounded: each chunk is written, dropped, or split into two smaller ones
@@ -81,4 +82,5 @@ export const makeDeliver = (
       }
       return written
     })
+  return deliver
 }

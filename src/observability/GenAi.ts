@@ -3,10 +3,10 @@
  * (the configured provider instance), which model was asked for and which answered, and the tokens.
  * The adapters call these inside their attempt span (`OpenAiCompatible.complete` / `.stream`, ...).
  *
- * With tracing off (Effect's native tracer) every helper here returns at once and a stream is passed
- * through untouched, so the hot path pays nothing.
+ * With tracing off (Effect's native tracer) every helper here returns at once, so the hot path pays
+ * nothing; the adapters open a streamed attempt's span only when a real tracer records it.
  */
-import { Context, Effect, Stream, Tracer } from "effect"
+import { Context, Effect, Tracer } from "effect"
 import type { Fiber } from "effect"
 import type { CompletionChunk, Usage } from "../chat/ChatWire.ts"
 
@@ -76,26 +76,21 @@ export const annotateGenAi = (request: GenAiRequest, response?: GenAiResponse): 
   })
 
 /**
- * Sets the GenAI attributes of a streamed attempt on the span around the stream: the request's when
- * the stream starts, the response model from the first chunk that names one, the tokens from the
- * chunk that carries usage. Apply it inside the attempt's `Stream.withSpan`:
- * `stream.pipe(traceGenAiStream({ system, requestModel }), Stream.withSpan("Provider.stream", ...))`.
+ * The GenAI attributes of a streamed attempt, for its span (`spanPull`): the request's when the answer
+ * opens, the response model from the first chunk that names one, the tokens from the chunk that
+ * carries usage. Nothing for a span that is not sampled.
  */
-export const traceGenAiStream = (request: GenAiRequest) =>
-<E, R>(self: Stream.Stream<CompletionChunk, E, R>): Stream.Stream<CompletionChunk, E, R> =>
-  Stream.unwrap(Effect.withFiber((fiber) => {
-    const span = recordedSpan(fiber)
-    if (span === undefined) return Effect.succeed(self)
-    setRequest(span, request)
-    let modelSeen = false
-    return Effect.succeed(Stream.mapArray(self, (chunks) => {
-      for (const chunk of chunks) {
-        if (!modelSeen && chunk.model !== "") {
-          modelSeen = true
-          span.attribute(GEN_AI.responseModel, chunk.model)
-        }
-        if (chunk.usage !== undefined) setUsage(span, chunk.usage)
+export const genAiChunks = (request: GenAiRequest) => (span: Tracer.Span) => {
+  if (!span.sampled) return undefined
+  setRequest(span, request)
+  let modelSeen = false
+  return (chunks: ReadonlyArray<CompletionChunk>): void => {
+    for (const chunk of chunks) {
+      if (!modelSeen && chunk.model !== "") {
+        modelSeen = true
+        span.attribute(GEN_AI.responseModel, chunk.model)
       }
-      return chunks
-    }))
-  }))
+      if (chunk.usage !== undefined) setUsage(span, chunk.usage)
+    }
+  }
+}

@@ -1,13 +1,15 @@
 /**
  * The GenAI helpers on attempt spans shaped like the adapters' (`hotSpan` around a whole completion,
- * `Stream.withSpan` around a stream), read back from the in-memory exporter; and with tracing off they
- * change nothing.
+ * `spanPull` around a streamed answer's pull), read back from the in-memory exporter; and with tracing
+ * off they change nothing.
  */
+import { SpanStatusCode } from "@opentelemetry/api"
 import { InMemorySpanExporter } from "@opentelemetry/sdk-trace-base"
 import { describe, expect, it } from "vitest"
 import { Effect, Stream } from "effect"
+import { spanPull, streamOf, streamPull } from "../../src/chat/ChunkPull.ts"
 import type { CompletionChunk, Usage } from "../../src/chat/ChatWire.ts"
-import { annotateGenAi, GEN_AI, genAiRequestAttributes, traceGenAiStream } from "../../src/observability/GenAi.ts"
+import { annotateGenAi, GEN_AI, genAiChunks, genAiRequestAttributes } from "../../src/observability/GenAi.ts"
 import { TracingTest } from "../../src/observability/TracingLayer.ts"
 import { hotSpan } from "../../src/Tracing.ts"
 
@@ -37,19 +39,25 @@ const complete = Effect.fnUntraced(function*() {
 
 const chunks = [chunk("llama-3.3-70b-versatile", "a"), chunk("llama-3.3-70b-versatile", "b"), chunk("", "", usage(20, 2))]
 
-const stream = Stream.fromIterable(chunks).pipe(
-  Stream.rechunk(1),
-  traceGenAiStream(request),
-  Stream.withSpan("Provider.stream", { captureStackTrace: false })
-)
+/** A streamed attempt as the adapters trace it: its pull in a span, one chunk per pull. */
+const spanned = <E>(answer: Stream.Stream<CompletionChunk, E>) =>
+  streamOf(spanPull(streamPull(answer), "Provider.stream", {}, genAiChunks(request)))
 
-/** Runs `effect` with the in-memory exporter and returns the exported spans' attributes by name. */
+const stream = spanned(Stream.fromIterable(chunks).pipe(Stream.rechunk(1)))
+
+/** The error `effect` fails with; a success is a test failure worth seeing. */
+const failureOf = <E>(effect: Effect.Effect<void, E>) =>
+  Effect.match(effect, { onFailure: (error): E | "no failure" => error, onSuccess: () => "no failure" as const })
+
+/** Runs `effect` with the in-memory exporter and returns the exported spans (attributes and status) by name. */
 const traced = <A>(effect: Effect.Effect<A>) => {
   const exporter = new InMemorySpanExporter()
   return Effect.runPromise(Effect.gen(function*() {
     const value = yield* effect
-    const spans = Object.fromEntries(exporter.getFinishedSpans().map((s) => [s.name, s.attributes]))
-    return { value, spans }
+    const finished = exporter.getFinishedSpans()
+    const spans = Object.fromEntries(finished.map((s) => [s.name, s.attributes]))
+    const statuses = Object.fromEntries(finished.map((s) => [s.name, s.status.code]))
+    return { value, spans, statuses }
   }).pipe(Effect.provide(TracingTest(exporter))))
 }
 
@@ -67,7 +75,8 @@ describe("GenAI attributes", () => {
   })
 
   it("a stream: the first model named and the usage chunk's tokens, chunks untouched", async () => {
-    const { spans, value } = await traced(Stream.runCollect(stream))
+    const { spans, statuses, value } = await traced(Stream.runCollect(stream))
+    expect(statuses["Provider.stream"]).toBe(SpanStatusCode.OK)
     expect(value).toEqual(chunks)
     expect(spans["Provider.stream"]).toEqual({
       [GEN_AI.operation]: "chat",
@@ -79,13 +88,35 @@ describe("GenAI attributes", () => {
     })
   })
 
-  it("a stream that fails still has the request attributes", async () => {
-    const failing = Stream.fail("boom").pipe(
-      traceGenAiStream(request),
-      Stream.withSpan("Provider.stream", { captureStackTrace: false })
-    )
-    const { spans } = await traced(Effect.ignore(Stream.runDrain(failing)))
+  it("a stream that fails still has the request attributes, and its span the failure", async () => {
+    const failing = spanned(Stream.concat(Stream.fromIterable(chunks.slice(0, 1)), Stream.fail("boom")))
+    const { spans, statuses, value } = await traced(failureOf(Stream.runDrain(failing)))
+    expect(value).toBe("boom")
+    expect(spans["Provider.stream"]).toMatchObject({
+      ...genAiRequestAttributes(request),
+      [GEN_AI.responseModel]: "llama-3.3-70b-versatile"
+    })
+    expect(statuses["Provider.stream"]).toBe(SpanStatusCode.ERROR)
+  })
+
+  it("an answer that fails to open: the span ends with the failure", async () => {
+    const refused = streamOf(spanPull(() => Effect.fail("refused"), "Provider.stream", {}, genAiChunks(request)))
+    const { spans, statuses, value } = await traced(failureOf(Stream.runDrain(refused)))
+    expect(value).toBe("refused")
     expect(spans["Provider.stream"]).toMatchObject(genAiRequestAttributes(request))
+    expect(statuses["Provider.stream"]).toBe(SpanStatusCode.ERROR)
+  })
+
+  it("the answer's own spans are children of its span", async () => {
+    const exporter = new InMemorySpanExporter()
+    const child = streamOf(spanPull(
+      (scope) => Effect.as(Effect.withSpan(Effect.void, "upstream.request"), Effect.suspend(() => streamPull(Stream.make(chunks[0]!))(scope))).pipe(Effect.flatten),
+      "Provider.stream",
+      {}
+    ))
+    await Effect.runPromise(Stream.runDrain(child).pipe(Effect.provide(TracingTest(exporter))))
+    const byName = Object.fromEntries(exporter.getFinishedSpans().map((s) => [s.name, s]))
+    expect(byName["upstream.request"]?.parentSpanContext?.spanId).toBe(byName["Provider.stream"]?.spanContext().spanId)
   })
 
   it("with tracing off, results are the same and nothing fails", async () => {

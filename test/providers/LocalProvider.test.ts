@@ -1,5 +1,8 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, Random, Stream } from "effect"
+import { InMemorySpanExporter } from "@opentelemetry/sdk-trace-base"
+import { Effect, Exit, Pull, Random, Scope, Stream } from "effect"
+import { GEN_AI } from "../../src/observability/GenAi.ts"
+import { TracingTest } from "../../src/observability/TracingLayer.ts"
 import type { ChatMessage, Completion, CompletionChunk, ToolDefinition } from "../../src/chat/ChatWire.ts"
 import { LocalProvider, make } from "../../src/providers/local/LocalProvider.ts"
 import { splitWords } from "../../src/providers/local/LocalReply.ts"
@@ -275,6 +278,37 @@ describe("LocalProvider", () => {
         assert.deepStrictEqual(chunks[2]?.choices, [{ index: 0, delta: {}, finish_reason: "tool_calls" }])
         assert.strictEqual(chunks[3]?.usage?.completionTokens, 1)
       }))
+
+    it.effect("opens as one pull holding the whole answer, then is done", () =>
+      Effect.gen(function*() {
+        const call = callOf([user("one two")])
+        const open = LocalProvider.open
+        assert.isDefined(open)
+        const scope = yield* Scope.make()
+        const pull = yield* open(call, scope)
+        const first = yield* pull
+        assert.deepStrictEqual([...first], yield* Stream.runCollect(LocalProvider.stream(call)))
+        assert.isTrue(Pull.isDoneCause(yield* Effect.flip(Effect.sandbox(pull))))
+        yield* Scope.close(scope, Exit.void)
+      }))
+
+    it("its span carries the GenAI attributes when traced", async () => {
+      const exporter = new InMemorySpanExporter()
+      // read inside the layer: shutting the SDK down empties the in-memory exporter
+      const { chunks, spans } = await Effect.runPromise(Effect.gen(function*() {
+        const chunks = yield* Stream.runCollect(LocalProvider.stream(callOf([user("traced words")])))
+        return { chunks, spans: exporter.getFinishedSpans() }
+      }).pipe(Effect.provide(TracingTest(exporter))))
+      assert.strictEqual(contentOf(chunks), "traced words")
+      const span = spans.find((s) => s.name === "LocalProvider.stream")
+      assert.isDefined(span)
+      assert.deepInclude(span.attributes, {
+        [GEN_AI.system]: "local",
+        [GEN_AI.requestModel]: "echo",
+        [GEN_AI.responseModel]: "echo",
+        [GEN_AI.outputTokens]: 2
+      })
+    })
 
     it.effect("each word is split at the whitespace before it", () =>
       Effect.sync(() => {

@@ -4,12 +4,13 @@
  * tool results, so a new user, the end-to-end tests and the shared-tool loop can run with no API key.
  * What it answers lives in `LocalReply.ts`; this module only checks the model and draws tool call ids.
  */
-import { Effect, Random, Stream } from "effect"
+import { Effect, Random, type Scope } from "effect"
+import { pullOnce, spanPull, streamOf } from "../../chat/ChunkPull.ts"
 import type { Provider, ProviderCall } from "../Provider.ts"
 import { ProviderError, UpstreamStatus } from "../ProviderError.ts"
 import { answer, chunksOf, completionOf, ECHO_MODEL, usageOf } from "./LocalReply.ts"
-import { annotateGenAi, traceGenAiStream } from "../../observability/GenAi.ts"
-import { hotSpan } from "../../Tracing.ts"
+import { annotateGenAi, genAiChunks } from "../../observability/GenAi.ts"
+import { hotSpan, isTracing } from "../../Tracing.ts"
 
 const NAME = "local"
 
@@ -49,18 +50,27 @@ const complete = Effect.fnUntraced(function*(call: ProviderCall) {
   return completion
 }, hotSpan("LocalProvider.complete"))
 
-const stream = (call: ProviderCall) =>
-  Stream.unwrap(Effect.map(decide(call), ({ reply, usage }) => Stream.fromIterable(chunksOf(reply, usage)))).pipe(
-    traceGenAiStream({ system: NAME, requestModel: call.modelId }),
-    Stream.withSpan("LocalProvider.stream", { captureStackTrace: false })
-  )
+/** The whole answer as one pull: nothing to wait for, so no stream stages either. */
+const openPlain = (call: ProviderCall) => Effect.map(decide(call), ({ reply, usage }) => pullOnce(chunksOf(reply, usage)))
+
+const traced = (call: ProviderCall, scope: Scope.Scope) => {
+  const genAi = genAiChunks({ system: NAME, requestModel: call.modelId })
+  return spanPull(() => openPlain(call), "LocalProvider.stream", {}, genAi)(scope)
+}
+
+// the attempt's span only when a real tracer records it, as OpenAiCompatible does
+const open = (call: ProviderCall, scope: Scope.Scope) =>
+  Effect.withFiber((fiber) => isTracing(fiber) ? traced(call, scope) : openPlain(call))
+
+const stream = (call: ProviderCall) => streamOf((scope) => open(call, scope))
 
 export const LocalProvider: Provider = {
   name: NAME,
   adapter: "local",
   models: [ECHO_MODEL],
   complete,
-  stream
+  stream,
+  open
 }
 
 /** The same provider, for registries that build every provider as an effect. */

@@ -8,9 +8,9 @@ import { Cause, Duration, Effect, Redacted, Result, Scope, Stream } from "effect
 import type { NonEmptyReadonlyArray } from "effect/Array"
 import { Sse } from "effect/encoding"
 import type { CompletionChunk } from "../../chat/ChatWire.ts"
-import { annotateGenAi, traceGenAiStream } from "../../observability/GenAi.ts"
+import { annotateGenAi, genAiChunks } from "../../observability/GenAi.ts"
 import { hotSpan, isTracing } from "../../Tracing.ts"
-import { streamOf, streamPull } from "../../chat/ChunkPull.ts"
+import { spanPull, streamOf } from "../../chat/ChunkPull.ts"
 import type { Provider, ProviderCall } from "../Provider.ts"
 import {
   ProviderError,
@@ -199,18 +199,17 @@ export const make = (options: OpenAiCompatibleOptions): Effect.Effect<Provider, 
       return pull
     })
 
-    const traced = (call: ProviderCall) =>
-      streamOf((scope) => openPlain(call, scope)).pipe(
-        traceGenAiStream({ system: options.name, requestModel: call.modelId }),
-        Stream.withSpan("OpenAiCompatible.stream", {
-          attributes: { "gateway.provider": options.name, "gateway.model": call.modelId },
-          captureStackTrace: false
-        })
-      )
+    const traced = (call: ProviderCall, scope: Scope.Scope) =>
+      spanPull(
+        (scope) => openPlain(call, scope),
+        "OpenAiCompatible.stream",
+        { attributes: { "gateway.provider": options.name, "gateway.model": call.modelId } },
+        genAiChunks({ system: options.name, requestModel: call.modelId })
+      )(scope)
 
-    // A stream's span costs a context update on every pull: only when a real tracer records it.
+    // A span costs a context update on every pull: only when a real tracer records it.
     const open = (call: ProviderCall, scope: Scope.Scope) =>
-      Effect.withFiber((fiber) => isTracing(fiber) ? streamPull(traced(call))(scope) : openPlain(call, scope))
+      Effect.withFiber((fiber) => isTracing(fiber) ? traced(call, scope) : openPlain(call, scope))
 
     const stream = (call: ProviderCall): Stream.Stream<CompletionChunk, ProviderError> =>
       streamOf((scope) => open(call, scope))
