@@ -4,9 +4,10 @@
  * memory: loading Effect's and the platform's modules one file each keeps their full text and JSDoc in
  * the heap, about 70 MiB, where the bundle holds only the code the gateway reaches, without comments.
  * Not minified, so stack traces stay readable. PGlite stays outside: it loads its WebAssembly and data
- * files from its own package folder.
+ * files from its own package folder. Node's built-ins are required, not imported (`requireBuiltins.ts`).
  */
 import { build } from "rolldown"
+import { requireBuiltins } from "./requireBuiltins.ts"
 
 export const bundleServer = async (file: string): Promise<void> => {
   await build({
@@ -15,7 +16,8 @@ export const bundleServer = async (file: string): Promise<void> => {
     external: [/^@electric-sql\/pglite/, /^node:/],
     // ASCII only: one non-ASCII character anywhere makes V8 hold the whole source as UTF-16, twice its size
     output: { file, format: "esm", minify: "dce-only", comments: false, codeSplitting: false, charset: "ascii" },
-    logLevel: "warn"
+    logLevel: "warn",
+    plugins: [{ name: "require-builtins", renderChunk: (code) => requireBuiltins(code) }]
   })
 }
 

@@ -3,7 +3,7 @@
  * sources: built fresh here, run as a process, it answers whole and streamed completions through an
  * upstream, serves the console, keeps its request log, and exits with 0 on SIGTERM.
  */
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
@@ -65,6 +65,12 @@ describe("the server bundle", () => {
       })
       return ((await list.json()) as { data: Array<unknown> }).data.length
     }, { timeout: 10_000 }).toBe(2)
+  })
+
+  it("requires Node's built-ins rather than importing them (an import reads every export, loading unused modules)", () => {
+    const lines = readFileSync(bundle, "utf8").split("\n")
+    expect(lines.filter((line) => /^import .* from "node:/.test(line) && !line.endsWith(`from "node:module";`))).toEqual([])
+    expect(lines.some((line) => line.startsWith(`const { Server } = __requireBuiltin("node:http");`))).toBe(true)
   })
 
   it("drains and exits cleanly (0) on SIGTERM", async () => {
