@@ -44,7 +44,7 @@ import { requestBody, sanityCheck, STREAM_END, type Target } from "./sanity.ts"
  * base environment, alongside the others, and is measured in the same alternating rounds. To compare
  * a setting, add a variant, e.g.
  *   { name: "gateway-log-on", env: { GATEWAY_REQUEST_LOG: "on" } }
- *   { name: "gateway-semi-8", env: { ...store }, nodeFlags: ["--max-semi-space-size=8"] }  (replaces the start script's flags)
+ *   { name: "gateway-semi-16", env: { ...store }, nodeFlags: ["--max-semi-space-size=16"] }  (replaces the start script's flags)
  * Every variant gets its own rows in the table and its own set of targets against the pass-through.
  */
 const gatewayVariants = (store: Readonly<Record<string, string>>): ReadonlyArray<GatewayVariant> => [
