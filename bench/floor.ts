@@ -7,8 +7,7 @@
  * own pass-through is not this floor: it runs through Node's TypeScript stripping, on Node's default
  * flags. Loopback only, bounded, and every child stops with the run.
  */
-import { spawn } from "node:child_process"
-import { execFileSync } from "node:child_process"
+import { execFileSync, spawn } from "node:child_process"
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
 import { createRequire } from "node:module"
 import { tmpdir } from "node:os"
@@ -18,7 +17,7 @@ import { startNodeFlags } from "./gateway.ts"
 import type { LoadResult, LoadSpec } from "./load.ts"
 import { atCleanup, freePort, httpCall, isRunning, memoryMiB, sleep, startServerChild, stopAll, stopChild, track } from "./proc.ts"
 import type { Mode } from "./report.ts"
-import { requestBody } from "./sanity.ts"
+import { requestBody, STREAM_END } from "./sanity.ts"
 
 const repoRoot = fileURLToPath(new URL("..", import.meta.url))
 const agentModule = createRequire(join(repoRoot, "package.json")).resolve("undici/lib/dispatcher/agent.js")
@@ -77,7 +76,7 @@ const load = (port: number, mode: Mode, concurrency: number): LoadResult => {
     warmupSeconds: 0.5,
     seconds,
     maxRequests: 200_000,
-    expectBodySuffix: mode === "stream" ? "data: [DONE]\n\n" : "}"
+    expectBodySuffix: mode === "stream" ? STREAM_END : "}"
   }
   const out = execFileSync(process.execPath, [join(repoRoot, "bench/load.ts"), JSON.stringify(spec)], {
     encoding: "utf8",
