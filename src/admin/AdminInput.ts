@@ -3,7 +3,7 @@
  * words.
  */
 import { Effect, Schema } from "effect"
-import { RequestError } from "../http/RequestError.ts"
+import { RequestError } from "../kernel/RequestError.ts"
 import { ToolRegistry } from "../tools/ToolRegistry.ts"
 
 /** A display name: trimmed, 1 to 200 characters. */

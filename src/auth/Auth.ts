@@ -9,18 +9,9 @@ import { GatewayConfig } from "../Config.ts"
 import { hashSecret } from "../keys/ApiKeySecret.ts"
 import { ApiKeys, type KeyRecord } from "../keys/ApiKeys.ts"
 import { hotSpan } from "../Tracing.ts"
+import type { Caller } from "../kernel/Caller.ts"
 import { AuthError, ExpiredKey, InvalidKey, MissingKey, RevokedKey } from "./AuthError.ts"
 
-/** Who is calling: the key and its organization. */
-export interface Caller {
-  readonly keyId: string
-  readonly keyName: string
-  readonly orgId: string
-  /** `null`: every shared tool activated for the org is allowed. */
-  readonly allowedSvcToolIds: ReadonlyArray<string> | null
-  /** The org opted in to storing prompt and completion text in the request log. */
-  readonly logContent: boolean
-}
 
 /** A key lookup as cached: the record (undefined for an unknown key) and the caller it makes. */
 interface Entry {

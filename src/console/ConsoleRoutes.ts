@@ -12,7 +12,7 @@ import { readdirSync, readFileSync } from "node:fs"
 import { extname, join, relative, sep } from "node:path"
 import { GatewayConfig } from "../Config.ts"
 import { errorResponse } from "../http/ErrorResponse.ts"
-import { RequestError, RouteNotFound } from "../http/RequestError.ts"
+import { RequestError, RouteNotFound } from "../kernel/RequestError.ts"
 
 const SECURITY_HEADERS = {
   "content-security-policy": [

@@ -29,7 +29,7 @@ import { Orgs } from "../admin/Orgs.ts"
 import { RequestQueries } from "../logs/RequestQueries.ts"
 import { parseAnalyticsParams, parseListParams } from "../logs/RequestQueryParams.ts"
 import { adminRoute, pathParam } from "./AdminRoute.ts"
-import { decodeInput } from "./DecodeInput.ts"
+import { decodeInput } from "../kernel/DecodeInput.ts"
 import { readJsonBody } from "./JsonBody.ts"
 
 const SetLogContent = Schema.Struct({ log_content: Schema.Boolean })

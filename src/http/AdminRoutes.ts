@@ -10,7 +10,7 @@ import { Auth } from "../auth/Auth.ts"
 import { ApiKeys } from "../keys/ApiKeys.ts"
 import { checkAllowedTools, Name, parseExpiry } from "../admin/AdminInput.ts"
 import { adminRoute, list, pathParam } from "./AdminRoute.ts"
-import { decodeInput } from "./DecodeInput.ts"
+import { decodeInput } from "../kernel/DecodeInput.ts"
 import { readJsonBody } from "./JsonBody.ts"
 
 const CreateOrg = Schema.Struct({ name: Name })

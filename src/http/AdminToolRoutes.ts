@@ -7,7 +7,7 @@ import { HttpServerResponse } from "effect/http"
 import { Policy } from "../tools/Policy.ts"
 import { ToolRegistry } from "../tools/ToolRegistry.ts"
 import { adminRoute, list, pathParam } from "./AdminRoute.ts"
-import { decodeInput } from "./DecodeInput.ts"
+import { decodeInput } from "../kernel/DecodeInput.ts"
 import { readJsonBody } from "./JsonBody.ts"
 
 const SetOrgTool = Schema.Struct({

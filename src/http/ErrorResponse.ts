@@ -8,9 +8,9 @@ import { HttpServerResponse } from "effect/http"
 import type { SqlError } from "effect/sql"
 import type { AdminError } from "../admin/AdminError.ts"
 import type { AuthError } from "../auth/AuthError.ts"
-import type { ToolLoopError } from "../chat/ToolLoopError.ts"
+import type { ToolLoopError } from "../core/ToolLoopError.ts"
 import type { ProviderError } from "../providers/ProviderError.ts"
-import type { RequestError } from "./RequestError.ts"
+import type { RequestError } from "../kernel/RequestError.ts"
 
 export type EdgeError = RequestError | AuthError | ProviderError | AdminError | ToolLoopError | SqlError.SqlError
 

@@ -5,7 +5,7 @@
 import { Effect } from "effect"
 import { HttpServerRequest } from "effect/http"
 import { GatewayConfig } from "../Config.ts"
-import { BodyTooLarge, InvalidJson, RequestError } from "./RequestError.ts"
+import { BodyTooLarge, InvalidJson, RequestError } from "../kernel/RequestError.ts"
 
 export const readJsonBody = Effect.gen(function*() {
   const request = yield* HttpServerRequest.HttpServerRequest

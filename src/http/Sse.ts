@@ -5,7 +5,7 @@
  * `[DONE]`: never a silent normal end.
  */
 import { Cause, Channel, Effect, Exit, Pull, Scope, Stream } from "effect"
-import { type ChunkPull } from "../chat/ChunkPull.ts"
+import { type ChunkPull } from "../kernel/ChunkPull.ts"
 import type { NonEmptyReadonlyArray } from "effect/Array"
 import { HttpEffect, HttpServerResponse } from "effect/http"
 import { describeError, type EdgeError, internalError } from "./ErrorResponse.ts"

@@ -3,8 +3,8 @@
  * timings), turned into a `RequestRecord` once the response is finished: whole, streamed, failed or
  * abandoned by the client.
  */
-import type { Caller } from "../auth/Auth.ts"
-import { emptyUsage, type Usage } from "../chat/ChatWire.ts"
+import type { Caller } from "../kernel/Caller.ts"
+import { emptyUsage, type Usage } from "../kernel/ChatWire.ts"
 import type { RequestRecord } from "./RequestRecord.ts"
 
 export class RequestEntry {

@@ -4,7 +4,7 @@
  * (`tags=` for `tag=`) cannot silently return the unfiltered log.
  */
 import { Effect } from "effect"
-import { RequestError } from "../http/RequestError.ts"
+import { RequestError } from "../kernel/RequestError.ts"
 import {
   type Cursor,
   decodeCursor,

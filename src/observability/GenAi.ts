@@ -8,7 +8,7 @@
  */
 import { Context, Effect, Tracer } from "effect"
 import type { Fiber } from "effect"
-import type { CompletionChunk, Usage } from "../chat/ChatWire.ts"
+import type { CompletionChunk, Usage } from "../kernel/ChatWire.ts"
 
 export interface GenAiRequest {
   /** `gen_ai.system`: the provider instance name, e.g. `openai`, `groq`, `local`. */

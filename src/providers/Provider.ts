@@ -5,8 +5,8 @@
  * configured provider instance (say `openai` and `groq`, both OpenAI-compatible).
  */
 import type { Effect, Scope, Stream } from "effect"
-import type { ChunkPull } from "../chat/ChunkPull.ts"
-import type { ChatMessage, Completion, CompletionChunk, ToolDefinition } from "../chat/ChatWire.ts"
+import type { ChunkPull } from "../kernel/ChunkPull.ts"
+import type { ChatMessage, Completion, CompletionChunk, ToolDefinition } from "../kernel/ChatWire.ts"
 import type { ProviderError } from "./ProviderError.ts"
 
 export interface ProviderCall {

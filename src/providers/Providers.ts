@@ -4,7 +4,7 @@
  */
 import { Context, Effect, Layer } from "effect"
 import { GatewayConfig } from "../Config.ts"
-import { ModelNotFound, RequestError } from "../http/RequestError.ts"
+import { ModelNotFound, RequestError } from "../kernel/RequestError.ts"
 import * as LocalProvider from "./local/LocalProvider.ts"
 import * as OpenAiCompatible from "./openai/OpenAiCompatible.ts"
 import type { Provider } from "./Provider.ts"

@@ -7,10 +7,10 @@
  */
 import { Context, Duration, Effect, Layer, Schedule, Schema } from "effect"
 import { SqlClient, type SqlError } from "effect/sql"
-import type { Caller } from "../auth/Auth.ts"
-import { ChatMessage, ToolCall } from "../chat/ChatWire.ts"
+import type { Caller } from "../kernel/Caller.ts"
+import { ChatMessage, ToolCall } from "../kernel/ChatWire.ts"
 import { GatewayConfig } from "../Config.ts"
-import { InvalidSvcPendingId, RequestError } from "../http/RequestError.ts"
+import { InvalidSvcPendingId, RequestError } from "../kernel/RequestError.ts"
 import { newId } from "../Ids.ts"
 
 export const PendingState = Schema.Struct({

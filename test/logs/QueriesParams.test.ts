@@ -6,7 +6,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { decodeCursor, encodeCursor, GROUP_BY, parseInstant } from "../../src/logs/RequestFilter.ts"
 import { parseAnalyticsParams, parseListParams, type QueryParams } from "../../src/logs/RequestQueryParams.ts"
-import type { RequestError } from "../../src/http/RequestError.ts"
+import type { RequestError } from "../../src/kernel/RequestError.ts"
 
 const CURSOR = encodeCursor({ createdAt: "2026-03-04T00:00:00.000500Z", id: "req_1" })
 

@@ -5,12 +5,12 @@
  */
 import { Effect, type Scope, Stream } from "effect"
 import type { SqlError } from "effect/sql"
-import { renderPull, type ResponseIdentity } from "../../src/chat/ChatResponse.ts"
-import type { ChatMessage, CompletionChunk, Usage } from "../../src/chat/ChatWire.ts"
-import { type ChunkPull, openScoped, streamPull } from "../../src/chat/ChunkPull.ts"
-import { pullWithTools, type StreamSummary } from "../../src/chat/StreamToolLoop.ts"
-import type { LoopSettings } from "../../src/chat/ToolLoop.ts"
-import type { ToolLoopError } from "../../src/chat/ToolLoopError.ts"
+import { renderPull, type ResponseIdentity } from "../../src/dialects/openai/ChatResponse.ts"
+import type { ChatMessage, CompletionChunk, Usage } from "../../src/kernel/ChatWire.ts"
+import { type ChunkPull, openScoped, streamPull } from "../../src/kernel/ChunkPull.ts"
+import { pullWithTools, type StreamSummary } from "../../src/core/StreamToolLoop.ts"
+import type { LoopSettings } from "../../src/core/ToolLoop.ts"
+import type { ToolLoopError } from "../../src/core/ToolLoopError.ts"
 import type { ProviderError } from "../../src/providers/ProviderError.ts"
 
 /** The pull as a stream. */

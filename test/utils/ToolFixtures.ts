@@ -4,9 +4,9 @@
  * scripted streamed rounds. No store, no HTTP.
  */
 import { Duration, Effect, Schema } from "effect"
-import type { Caller } from "../../src/auth/Auth.ts"
-import type { ChunkChoice, CompletionChunk, ToolCall, Usage } from "../../src/chat/ChatWire.ts"
-import type { LoopSettings } from "../../src/chat/ToolLoop.ts"
+import type { Caller } from "../../src/kernel/Caller.ts"
+import type { ChunkChoice, CompletionChunk, ToolCall, Usage } from "../../src/kernel/ChatWire.ts"
+import type { LoopSettings } from "../../src/core/ToolLoop.ts"
 import { PendingCalls, type PendingState } from "../../src/tools/PendingCalls.ts"
 import { defineTool, type SvcTool, ToolError } from "../../src/tools/SvcTool.ts"
 

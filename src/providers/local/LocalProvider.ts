@@ -5,7 +5,7 @@
  * What it answers lives in `LocalReply.ts`; this module only checks the model and draws tool call ids.
  */
 import { Effect, Random, type Scope } from "effect"
-import { pullOnce, spanPull, streamOf } from "../../chat/ChunkPull.ts"
+import { pullOnce, spanPull, streamOf } from "../../kernel/ChunkPull.ts"
 import type { Provider, ProviderCall } from "../Provider.ts"
 import { ProviderError, UpstreamStatus } from "../ProviderError.ts"
 import { answer, chunksOf, completionOf, ECHO_MODEL, usageOf } from "./LocalReply.ts"

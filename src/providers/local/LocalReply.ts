@@ -11,7 +11,7 @@ import type {
   CompletionChunk,
   ToolCall,
   Usage
-} from "../../chat/ChatWire.ts"
+} from "../../kernel/ChatWire.ts"
 import type { ProviderCall } from "../Provider.ts"
 
 export const ECHO_MODEL = "echo"

@@ -7,10 +7,10 @@
 import { Cause, Duration, Effect, Redacted, Result, Scope, Stream } from "effect"
 import type { NonEmptyReadonlyArray } from "effect/Array"
 import { Sse } from "effect/encoding"
-import type { CompletionChunk } from "../../chat/ChatWire.ts"
+import type { CompletionChunk } from "../../kernel/ChatWire.ts"
 import { annotateGenAi, genAiChunks } from "../../observability/GenAi.ts"
 import { hotSpan, isTracing } from "../../Tracing.ts"
-import { spanPull, streamOf } from "../../chat/ChunkPull.ts"
+import { spanPull, streamOf } from "../../kernel/ChunkPull.ts"
 import type { Provider, ProviderCall } from "../Provider.ts"
 import {
   ProviderError,

@@ -5,9 +5,9 @@
  * wire is testable as a table.
  */
 import { Result, Schema } from "effect"
-import { Choice, ChunkChoice } from "../../chat/ChatWire.ts"
-import type { Completion, CompletionChunk, Usage } from "../../chat/ChatWire.ts"
-import { isChoices, isChunkChoices } from "../../chat/WireGuards.ts"
+import { Choice, ChunkChoice } from "../../kernel/ChatWire.ts"
+import type { Completion, CompletionChunk, Usage } from "../../kernel/ChatWire.ts"
+import { isChoices, isChunkChoices } from "./WireGuards.ts"
 import type { ProviderCall } from "../Provider.ts"
 import { UpstreamBadResponse, UpstreamStatus } from "../ProviderError.ts"
 

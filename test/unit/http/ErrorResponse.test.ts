@@ -15,7 +15,7 @@ import {
   RevokedKey
 } from "../../../src/auth/AuthError.ts"
 import { type Described, describeError, type EdgeError } from "../../../src/http/ErrorResponse.ts"
-import * as Req from "../../../src/http/RequestError.ts"
+import * as Req from "../../../src/kernel/RequestError.ts"
 import {
   ProviderError,
   ProviderUnavailable,

@@ -17,9 +17,9 @@ import {
   type ToolCall,
   type ToolCallDelta,
   type Usage
-} from "./ChatWire.ts"
+} from "../kernel/ChatWire.ts"
 import { type LoopSettings, runSharedTurn, savePending, type ToolRunRecord } from "./ToolLoop.ts"
-import { type ChunkPull, mapPullThen, pullOnce } from "./ChunkPull.ts"
+import { type ChunkPull, mapPullThen, pullOnce } from "../kernel/ChunkPull.ts"
 import { RoundLimitReached, ToolLoopError } from "./ToolLoopError.ts"
 import { isSharedCall, toolResultMessages } from "./ToolTurns.ts"
 

@@ -5,9 +5,9 @@
  * which field and why.
  */
 import { Effect, Schema } from "effect"
-import { decodeInput, isRecord } from "../http/DecodeInput.ts"
-import { RequestError } from "../http/RequestError.ts"
-import { ChatMessage, ToolDefinition } from "./ChatWire.ts"
+import { decodeInput, isRecord } from "../../kernel/DecodeInput.ts"
+import { RequestError } from "../../kernel/RequestError.ts"
+import { ChatMessage, ToolDefinition } from "../../kernel/ChatWire.ts"
 
 const Optional = <S extends Schema.Top>(schema: S) => Schema.optionalKey(Schema.NullOr(schema))
 

@@ -1,6 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
-import { headerTags, MAX_TAGS, mergeTags } from "../../../src/chat/Tags.ts"
+import { headerTags, MAX_TAGS, mergeTags } from "../../../src/core/Tags.ts"
 
 const merged = (body: ReadonlyArray<string>, header?: string) => Effect.runSync(mergeTags(body, header))
 const refusal = (body: ReadonlyArray<string>, header?: string) => {

@@ -4,8 +4,8 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Result, Schema } from "effect"
-import { Choice, ChunkChoice } from "../../../src/chat/ChatWire.ts"
-import { isChoices, isChunkChoices } from "../../../src/chat/WireGuards.ts"
+import { Choice, ChunkChoice } from "../../src/kernel/ChatWire.ts"
+import { isChoices, isChunkChoices } from "../../src/providers/openai/WireGuards.ts"
 
 const bySchema = (decode: (u: unknown) => Result.Result<unknown, unknown>) => (u: unknown) => Result.isSuccess(decode(u))
 

@@ -5,9 +5,9 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Stream } from "effect"
-import { renderCompletion, type ResponseIdentity } from "../../../src/chat/ChatResponse.ts"
+import { renderCompletion, type ResponseIdentity } from "../../../src/dialects/openai/ChatResponse.ts"
 import { renderChunks } from "../../utils/PullStreams.ts"
-import type { ChunkChoice, Completion, CompletionChunk, Usage } from "../../../src/chat/ChatWire.ts"
+import type { ChunkChoice, Completion, CompletionChunk, Usage } from "../../../src/kernel/ChatWire.ts"
 
 const identity: ResponseIdentity = { id: "chatcmpl-test", created: 1_700_000_000, model: "team/fast" }
 

@@ -4,7 +4,7 @@
  * continues (in the right assistant message, results after the client's own, idempotent).
  */
 import { assert, describe, it } from "@effect/vitest"
-import type { ChatMessage, ToolDefinition } from "../../../src/chat/ChatWire.ts"
+import type { ChatMessage, ToolDefinition } from "../../../src/kernel/ChatWire.ts"
 import {
   assistantTurn,
   isSharedCall,
@@ -12,7 +12,7 @@ import {
   restorePending,
   toolResultMessages,
   upstreamTools
-} from "../../../src/chat/ToolTurns.ts"
+} from "../../../src/core/ToolTurns.ts"
 import type { PendingState } from "../../../src/tools/PendingCalls.ts"
 import { callOf, echoTool } from "../../utils/ToolFixtures.ts"
 

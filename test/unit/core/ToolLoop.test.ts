@@ -6,8 +6,8 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Fiber } from "effect"
 import { TestClock } from "effect/testing"
-import type { ChatMessage, Completion, ToolCall, Usage } from "../../../src/chat/ChatWire.ts"
-import { completeWithTools, type LoopSettings, type ModelAnswer } from "../../../src/chat/ToolLoop.ts"
+import type { ChatMessage, Completion, ToolCall, Usage } from "../../../src/kernel/ChatWire.ts"
+import { completeWithTools, type LoopSettings, type ModelAnswer } from "../../../src/core/ToolLoop.ts"
 import { upstreamFailure } from "../../utils/ScriptedProvider.ts"
 import {
   callOf,

@@ -7,12 +7,12 @@
  */
 import { Effect } from "effect"
 import type { SqlError } from "effect/sql"
-import type { Caller } from "../auth/Auth.ts"
+import type { Caller } from "../kernel/Caller.ts"
 import type { ProviderError } from "../providers/ProviderError.ts"
 import type { PendingCalls } from "../tools/PendingCalls.ts"
 import type { SvcTool } from "../tools/SvcTool.ts"
 import { type ToolRunLimits, type ToolRunResult, runToolCalls } from "../tools/ToolRunner.ts"
-import { addUsage, type ChatMessage, type Completion, emptyUsage, type ToolCall, type Usage } from "./ChatWire.ts"
+import { addUsage, type ChatMessage, type Completion, emptyUsage, type ToolCall, type Usage } from "../kernel/ChatWire.ts"
 import { RoundLimitReached, ToolLoopError } from "./ToolLoopError.ts"
 import { assistantTurn, partitionCalls, toolResultMessages } from "./ToolTurns.ts"
 

@@ -6,10 +6,10 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Stream } from "effect"
-import { type ChatMessage, type CompletionChunk, emptyUsage, type ToolCallDelta } from "../../../src/chat/ChatWire.ts"
-import type { StreamSummary } from "../../../src/chat/StreamToolLoop.ts"
+import { type ChatMessage, type CompletionChunk, emptyUsage, type ToolCallDelta } from "../../../src/kernel/ChatWire.ts"
+import type { StreamSummary } from "../../../src/core/StreamToolLoop.ts"
 import { streamWithTools } from "../../utils/PullStreams.ts"
-import type { LoopSettings } from "../../../src/chat/ToolLoop.ts"
+import type { LoopSettings } from "../../../src/core/ToolLoop.ts"
 import {
   echoTool,
   failingTool,

@@ -4,7 +4,7 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
-import { type ChatCall, parseChatCall } from "../../../src/chat/ChatRequest.ts"
+import { type ChatCall, parseChatCall } from "../../../src/dialects/openai/ChatRequest.ts"
 
 const minimal = { model: "openai/gpt-4o-mini", messages: [{ role: "user", content: "hi" }] }
 

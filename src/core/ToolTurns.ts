@@ -5,7 +5,7 @@
 import type { PendingState } from "../tools/PendingCalls.ts"
 import type { ToolRunResult } from "../tools/ToolRunner.ts"
 import type { SvcTool } from "../tools/SvcTool.ts"
-import type { AssistantMessage, ChatMessage, ToolCall, ToolDefinition } from "./ChatWire.ts"
+import type { AssistantMessage, ChatMessage, ToolCall, ToolDefinition } from "../kernel/ChatWire.ts"
 
 export const SHARED_PREFIX = "svc_"
 

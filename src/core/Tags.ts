@@ -6,7 +6,7 @@
  * from.
  */
 import { Effect } from "effect"
-import { RequestError } from "../http/RequestError.ts"
+import { RequestError } from "../kernel/RequestError.ts"
 
 export const MAX_TAGS = 32
 const TAG = /^[A-Za-z0-9\-_.:/=]{1,64}$/

@@ -3,8 +3,8 @@
  * `chat.completion.chunk` objects that share one `id` and `created`, start with the role, keep
  * tool-call indexes, and carry usage only on a last `choices: []` chunk when the client asked for it.
  */
-import { type Completion, type CompletionChunk, emptyUsage, renderUsage, type Usage } from "./ChatWire.ts"
-import { type ChunkPull, mapPullThen } from "./ChunkPull.ts"
+import { type Completion, type CompletionChunk, emptyUsage, renderUsage, type Usage } from "../../kernel/ChatWire.ts"
+import { type ChunkPull, mapPullThen } from "../../kernel/ChunkPull.ts"
 
 export interface ResponseIdentity {
   readonly id: string

@@ -6,7 +6,7 @@
  * it is; when it fails, the schema decodes it again to say what is wrong. `WireGuards.test.ts` holds
  * each check to its schema over valid and malformed inputs.
  */
-import type { Choice, ChunkChoice } from "./ChatWire.ts"
+import type { Choice, ChunkChoice } from "../../kernel/ChatWire.ts"
 
 type Fields = Readonly<Record<string, unknown>>
 

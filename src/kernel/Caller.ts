@@ -1,0 +1,14 @@
+/**
+ * The authenticated caller of a request, as every part below the edge sees it: which key, which
+ * organization, and what the key and organization allow.
+ */
+
+export interface Caller {
+  readonly keyId: string
+  readonly keyName: string
+  readonly orgId: string
+  /** `null`: every shared tool activated for the org is allowed. */
+  readonly allowedSvcToolIds: ReadonlyArray<string> | null
+  /** The org opted in to storing prompt and completion text in the request log. */
+  readonly logContent: boolean
+}
