@@ -16,7 +16,7 @@ import { ConsoleRoutes } from "./console/ConsoleRoutes.ts"
 import { AdminLogRoutes } from "./http/AdminLogRoutes.ts"
 import { AdminRoutes } from "./http/AdminRoutes.ts"
 import { AdminToolRoutes } from "./http/AdminToolRoutes.ts"
-import { ChatRoutes } from "./http/ChatRoutes.ts"
+import { DialectRoutes } from "./http/DialectRoutes.ts"
 import { FallbackRoutes } from "./http/FallbackRoutes.ts"
 import { SystemRoutes } from "./http/SystemRoutes.ts"
 import { ApiKeys } from "./keys/ApiKeys.ts"
@@ -72,7 +72,7 @@ const BodyLimit = Layer.effect(
 )
 
 export const Routes = Layer.mergeAll(
-  ChatRoutes,
+  DialectRoutes,
   AdminRoutes,
   AdminToolRoutes,
   AdminLogRoutes,

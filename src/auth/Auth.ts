@@ -31,7 +31,10 @@ export const bearerToken = (header: string | undefined): string | undefined => {
 }
 
 export class Auth extends Context.Service<Auth, {
+  /** The caller of an `Authorization: Bearer <key>` header. */
   readonly authenticate: (authorization: string | undefined) => Effect.Effect<Caller, AuthError | SqlError.SqlError>
+  /** The caller of an API key however the client sent it (`x-api-key`, a bearer token). */
+  readonly authenticateKey: (key: string | undefined) => Effect.Effect<Caller, AuthError | SqlError.SqlError>
   readonly forget: (keyId: string) => void
 }>()("svc-gateway/Auth") {
   static readonly layer = Layer.effect(Auth, Effect.gen(function*() {
@@ -78,16 +81,14 @@ export class Auth extends Context.Service<Auth, {
 
     const span = hotSpan("Auth.authenticate")
     // lazy like any effect: the key is checked (and its use noted) when the effect runs
-    const authenticate = (authorization: string | undefined) =>
-      span(Effect.suspend(() => {
-        const token = bearerToken(authorization)
-        return token === undefined ? fail(new MissingKey()) : lookup(hashSecret(token))
-      }))
+    const authenticateKey = (key: string | undefined) =>
+      span(Effect.suspend(() => key === undefined || key === "" ? fail(new MissingKey()) : lookup(hashSecret(key))))
+    const authenticate = (authorization: string | undefined) => authenticateKey(bearerToken(authorization))
 
     const forget = (keyId: string) => {
       for (const [hash, entry] of cache) if (entry.record?.id === keyId) cache.delete(hash)
     }
 
-    return Auth.of({ authenticate, forget })
+    return Auth.of({ authenticate, authenticateKey, forget })
   }))
 }

@@ -1,29 +1,32 @@
 /**
- * The gateway core for one chat completion: restore a pending shared-tool turn when the client continues
- * one, choose the shared tools to inject, resolve the model to its targets, and run the tool loop over
- * the provider, failing over to the next target when an attempt fails with a retryable error. A stream
- * fails over only until its first chunk arrives; after that the client already has output.
+ * The gateway core for one chat request, whatever its wire format: restore a pending shared-tool turn
+ * when the client continues one, choose the shared tools to inject, resolve the model to its targets,
+ * and run the tool loop over the provider, failing over to the next target when an attempt fails with a
+ * retryable error. A stream fails over only until its first chunk arrives; after that the client already
+ * has output. What the request came to is returned as one value (`Answer`, `StreamAnswer.outcome`).
  */
 import { Context, Effect, Layer, Scope } from "effect"
 import type { SqlError } from "effect/sql"
-import type { Caller } from "../kernel/Caller.ts"
 import { GatewayConfig } from "../Config.ts"
-import { Metrics, type MetricsShape } from "../observability/Metrics.ts"
-import { hotSpan } from "../Tracing.ts"
+import type { Caller } from "../kernel/Caller.ts"
+import type { ChatCall, ToolChoice } from "../kernel/ChatCall.ts"
+import type { ChatMessage } from "../kernel/ChatWire.ts"
+import { pullFirst } from "../kernel/ChunkPull.ts"
 import { RequestError } from "../kernel/RequestError.ts"
-import type { Provider, ProviderCall } from "../providers/Provider.ts"
+import { Metrics, type MetricsShape } from "../observability/Metrics.ts"
+import type { ProviderCall } from "../providers/Provider.ts"
 import type { ProviderError } from "../providers/ProviderError.ts"
 import { Providers, type Target } from "../providers/Providers.ts"
 import { PendingCalls } from "../tools/PendingCalls.ts"
 import { Policy } from "../tools/Policy.ts"
 import type { SvcTool } from "../tools/SvcTool.ts"
-import type { ChatCall } from "../dialects/openai/ChatRequest.ts"
-import { type ChatMessage, type CompletionChunk, emptyUsage } from "../kernel/ChatWire.ts"
-import { type ChunkPull, type OpenPull, pullFirst, streamPull } from "../kernel/ChunkPull.ts"
-import { pullWithTools, type StreamSummary } from "./StreamToolLoop.ts"
-import { completeWithTools, type LoopOutcome, type LoopSettings } from "./ToolLoop.ts"
+import { hotSpan } from "../Tracing.ts"
+import { completeAttempt, openAttempt } from "./Attempt.ts"
+import type { Answer, StreamAnswer } from "./Outcome.ts"
+import { pullWithTools } from "./StreamToolLoop.ts"
+import { completeWithTools, type LoopSettings } from "./ToolLoop.ts"
 import type { ToolLoopError } from "./ToolLoopError.ts"
-import { restorePending, upstreamTools } from "./ToolTurns.ts"
+import { isSharedCall, restorePending, upstreamTools } from "./ToolTurns.ts"
 
 export interface ChatContext {
   readonly call: ChatCall
@@ -31,38 +34,48 @@ export interface ChatContext {
   readonly requestId: string
 }
 
-export interface CompletionResult extends LoopOutcome {
-  /** The target of the first model call (the primary, or the backup it failed over to). */
-  readonly target: Target
-}
-
-export interface StreamResult {
-  readonly target: Target
-  /** Every chunk, the first one (already received) included, ending with a `choices: []` usage chunk. */
-  readonly chunks: ChunkPull<CompletionChunk, ProviderError | ToolLoopError | SqlError.SqlError>
-  /** Filled in as the stream runs; complete when it has ended. */
-  readonly summary: StreamSummary
-}
-
 export type ChatError = RequestError | ProviderError | ToolLoopError | SqlError.SqlError
 
+/**
+ * The call one target gets for one round. `native`: whether the history still starts with the client's
+ * own decoded messages, so an adapter of the client's format may start from the client's request.
+ */
 export const toProviderCall = (
   call: ChatCall,
   modelId: string,
   requestId: string,
   messages: ReadonlyArray<ChatMessage> = call.messages,
-  svcTools: ReadonlyArray<SvcTool> = []
+  svcTools: ReadonlyArray<SvcTool> = [],
+  native = call.native !== undefined,
+  toolChoice = call.toolChoice
 ): ProviderCall => ({
   modelId,
   messages,
   tools: upstreamTools(call.tools, svcTools),
-  toolChoice: call.toolChoice,
+  toolChoice,
   maxTokens: call.maxTokens,
   passthrough: call.stream && Object.keys(call.streamOptions).length > 0
     ? { ...call.passthrough, stream_options: call.streamOptions }
     : call.passthrough,
-  requestId
+  requestId,
+  ...(native && call.native !== undefined ? { native: { request: call.native, clientTurns: call.messages.length } } : {})
 })
+
+/**
+ * The tool choice of a round after shared tools ran. A round continues only after the model called
+ * shared tools alone, which met `required` (or a named shared tool): asking for a tool again would make
+ * the model call one every round until the round limit, so later rounds ask `auto`.
+ */
+export const laterToolChoice = (choice: ToolChoice | undefined): ToolChoice | undefined =>
+  choice === "required" || (typeof choice === "object" && isSharedCall(choice.function.name)) ? "auto" : choice
+
+/** The client's dropped fields, then the target's, each once. */
+const droppedFor = (call: ChatCall, target: Target, providerCall: ProviderCall): ReadonlyArray<string> => {
+  const own = target.provider.dropped?.(providerCall) ?? []
+  const client = call.dropped ?? []
+  if (own.length === 0) return client
+  return [...new Set([...client, ...own])]
+}
 
 /** What the failover counts: every upstream error, and every move to a backup. */
 export type FailoverMetrics = Pick<MetricsShape, "providerError" | "failover">
@@ -99,27 +112,9 @@ export const withFailover = <A, R>(
   return go(0)
 }
 
-/**
- * Opens a target's answer under `scope` (the request's: it lasts as long as the response) and waits for
- * its first chunk, so that early failures can still fail over.
- */
-const openStream = (
-  targets: ReadonlyArray<Target>,
-  call: (target: Target) => ProviderCall,
-  scope: Scope.Scope,
-  metrics?: FailoverMetrics
-) =>
-  withFailover(targets, (target) => pullFirst(answerOf(target.provider, call(target)), scope), metrics)
-
-/** The provider's answer as a pull: its own when it offers one, else its stream's. */
-const answerOf = (provider: Provider, call: ProviderCall): OpenPull<CompletionChunk, ProviderError> => {
-  const open = provider.open
-  return open === undefined ? streamPull(provider.stream(call)) : (scope) => open(call, scope)
-}
-
 export class ChatCompletions extends Context.Service<ChatCompletions, {
-  readonly complete: (context: ChatContext) => Effect.Effect<CompletionResult, ChatError>
-  readonly stream: (context: ChatContext) => Effect.Effect<StreamResult, ChatError, Scope.Scope>
+  readonly complete: (context: ChatContext) => Effect.Effect<Answer, ChatError>
+  readonly stream: (context: ChatContext) => Effect.Effect<StreamAnswer<ChatError>, ChatError, Scope.Scope>
 }>()("svc-gateway/ChatCompletions") {
   static readonly layer = Layer.effect(ChatCompletions, Effect.gen(function*() {
     const providers = yield* Providers
@@ -128,7 +123,7 @@ export class ChatCompletions extends Context.Service<ChatCompletions, {
     const config = yield* GatewayConfig
     const metrics = yield* Metrics
 
-    /** The conversation to send and the shared tools to offer, pending turn restored. */
+    /** The conversation to send, the shared tools to offer and the targets, pending turn restored. */
     const prepare = Effect.fnUntraced(function*({ call, caller, requestId }: ChatContext) {
       let messages = call.messages
       let carried: ReadonlyArray<string> = []
@@ -155,45 +150,61 @@ export class ChatCompletions extends Context.Service<ChatCompletions, {
         pending
       }
       const targets = yield* providers.resolve(call.model)
-      return { messages, settings, targets }
+      // a restored pending turn rewrote the client's history: the client's own request no longer matches it
+      const native = messages === call.messages && call.native !== undefined
+      const later = laterToolChoice(call.toolChoice)
+      const callFor = (history: ReadonlyArray<ChatMessage>) => (target: Target) =>
+        toProviderCall(call, target.modelId, requestId, history, svcTools, native, history === messages ? call.toolChoice : later)
+      return { messages, settings, targets, callFor }
     })
 
     const complete = Effect.fnUntraced(function*(context: ChatContext) {
-      const { messages, settings, targets } = yield* prepare(context)
-      let first: Target | undefined
-      const outcome = yield* completeWithTools(settings, messages, (history) =>
-        withFailover(targets, (target) =>
-          target.provider.complete(
-            toProviderCall(context.call, target.modelId, context.requestId, history, settings.svcTools)
-          ), metrics).pipe(
-            Effect.map(({ attempts, target, value }) => {
-              first ??= target
-              return { completion: value, attempts }
-            })
-          ))
-      return { ...outcome, target: first ?? targets[0]! }
+      const { callFor, messages, settings, targets } = yield* prepare(context)
+      let first: { readonly target: Target; readonly call: ProviderCall } | undefined
+      const outcome = yield* completeWithTools(settings, messages, (history) => {
+        const callOf = callFor(history)
+        return withFailover(targets, (target) => completeAttempt(target.provider, callOf(target)), metrics).pipe(
+          Effect.map(({ attempts, target, value }) => {
+            first ??= { target, call: callOf(target) }
+            return { completion: value, attempts }
+          })
+        )
+      })
+      const answered = first ?? { target: targets[0]!, call: callFor(messages)(targets[0]!) }
+      const answer: Answer = {
+        ...outcome,
+        usage: outcome.completion.usage,
+        provider: answered.target.provider.name,
+        model: outcome.completion.model,
+        dropped: droppedFor(context.call, answered.target, answered.call)
+      }
+      return answer
     }, hotSpan("ChatCompletions.complete"))
 
+    /** Opens a round's answer on the first target that gives a first chunk, failing over until one does. */
+    const openRound = (targets: ReadonlyArray<Target>, callOf: (target: Target) => ProviderCall, scope: Scope.Scope) =>
+      withFailover(targets, (target) => pullFirst(openAttempt(target.provider, callOf(target)), scope), metrics)
+
     const stream = Effect.fnUntraced(function*(context: ChatContext) {
-      const { messages, settings, targets } = yield* prepare(context)
-      const callFor = (history: ReadonlyArray<ChatMessage>) => (target: Target) =>
-        toProviderCall(context.call, target.modelId, context.requestId, history, settings.svcTools)
+      const { callFor, messages, settings, targets } = yield* prepare(context)
       const scope = yield* Effect.scope
-      const opened = yield* openStream(targets, callFor(messages), scope, metrics)
-      const summary: StreamSummary = {
-        usage: emptyUsage,
-        rounds: 1,
-        attempts: opened.attempts,
-        toolRuns: [],
-        svcPendingId: undefined
+      const callOf = callFor(messages)
+      const opened = yield* openRound(targets, callOf, scope)
+      const provider = opened.target.provider.name
+      const dropped = droppedFor(context.call, opened.target, callOf(opened.target))
+      const loop = pullWithTools(
+        settings,
+        messages,
+        { pull: opened.value, attempts: opened.attempts },
+        (history) =>
+          Effect.map(openRound(targets, callFor(history), scope), ({ attempts, value }) => ({ pull: value, attempts }))
+      )
+      const answer: StreamAnswer<ChatError> = {
+        provider,
+        chunks: loop.chunks,
+        outcome: () => ({ ...loop.progress(), provider, dropped })
       }
-      const nextRound = (history: ReadonlyArray<ChatMessage>) =>
-        Effect.map(openStream(targets, callFor(history), scope, metrics), ({ attempts, value }) => {
-          summary.attempts += attempts
-          return value
-        })
-      const chunks = pullWithTools(settings, messages, opened.value, nextRound, summary)
-      return { target: opened.target, chunks, summary }
+      return answer
     }, hotSpan("ChatCompletions.stream"))
 
     return ChatCompletions.of({ complete, stream })

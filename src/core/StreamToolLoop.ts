@@ -7,6 +7,7 @@
  */
 import { Effect } from "effect"
 import type { SqlError } from "effect/sql"
+import type { Outcome } from "./Outcome.ts"
 import type { ProviderError } from "../providers/ProviderError.ts"
 import {
   addUsage,
@@ -18,18 +19,37 @@ import {
   type ToolCallDelta,
   type Usage
 } from "../kernel/ChatWire.ts"
-import { type LoopSettings, runSharedTurn, savePending, type ToolRunRecord } from "./ToolLoop.ts"
+import type { LoopSettings, ToolRunRecord } from "./ToolLoop.ts"
 import { type ChunkPull, mapPullThen, pullOnce } from "../kernel/ChunkPull.ts"
-import { RoundLimitReached, ToolLoopError } from "./ToolLoopError.ts"
-import { isSharedCall, toolResultMessages } from "./ToolTurns.ts"
+import type { ToolLoopError } from "./ToolLoopError.ts"
+import { decideRound, type RoundDecision } from "./ToolRound.ts"
+import { isSharedCall } from "./ToolTurns.ts"
 
-/** What a streamed request came to; complete once the stream has ended. */
-export interface StreamSummary {
-  usage: Usage
-  rounds: number
-  attempts: number
-  toolRuns: Array<ToolRunRecord>
-  svcPendingId: string | undefined
+/** What the loop knows of the request so far; the whole of it once the stream has ended. */
+export interface LoopProgress
+  extends Pick<Outcome, "usage" | "rounds" | "attempts" | "toolRuns" | "svcPendingId" | "model">
+{
+  /** When the first text or tool call went to the client (`performance.now()`), for time to first token. */
+  readonly firstOutputAt: number | undefined
+  /** The text the client was sent, every round's. */
+  readonly text: string
+}
+
+/** Whether a forwarded chunk gives the client output: text, or a tool call. */
+const hasOutput = (chunk: CompletionChunk): boolean => {
+  for (const choice of chunk.choices) {
+    const content = choice.delta.content
+    if ((typeof content === "string" && content !== "") || choice.delta.tool_calls !== undefined) return true
+  }
+  return false
+}
+
+type LoopError = ProviderError | ToolLoopError | SqlError.SqlError
+
+/** One round's answer, opened: its chunks and the upstream calls it took (failovers included). */
+export interface OpenedRound {
+  readonly pull: ChunkPull<CompletionChunk, ProviderError>
+  readonly attempts: number
 }
 
 interface PartialCall {
@@ -65,6 +85,9 @@ const isPlain = (choice: ChunkChoice): boolean => {
 /** Follows one round's chunks: forwards what the client should see, keeps what the loop needs. */
 class Round {
   text = ""
+  /** The round's thinking and the signature that closed it, for the next round's history. */
+  reasoning = ""
+  signature = ""
   finishReason: string | null = null
   /** The upstream's finishing choice and chunk fields (`logprobs`, `system_fingerprint`), kept for the finish. */
   finishChoice: Omit<ChunkChoice, "delta" | "finish_reason"> = { index: 0 }
@@ -138,6 +161,8 @@ class Round {
     }
     const { role, tool_calls, ...delta } = choice.delta
     if (typeof delta.content === "string") this.text += delta.content
+    if (typeof delta["reasoning_content"] === "string") this.reasoning += delta["reasoning_content"]
+    if (typeof delta["reasoning_signature"] === "string") this.signature += delta["reasoning_signature"]
     const calls = tool_calls === undefined ? [] : this.toolDeltas(tool_calls)
     const out = {
       ...(role !== undefined && this.number === 1 ? { role } : {}),
@@ -168,7 +193,7 @@ class Round {
 
   /** The chunk the client should see, if any; usage and the first choice's finish are held back. */
   forward(chunk: CompletionChunk): CompletionChunk | undefined {
-    this.model = chunk.model
+    if (chunk.model !== "") this.model = chunk.model
     if (chunk.usage !== undefined) this.usage = chunk.usage
     let choices: Array<ChunkChoice> | undefined
     for (const choice of chunk.choices) {
@@ -178,14 +203,24 @@ class Round {
     return choices === undefined ? undefined : { model: chunk.model, choices, usage: undefined, extra: chunk.extra }
   }
 
-  toolCalls(): { readonly shared: ReadonlyArray<ToolCall>; readonly client: ReadonlyArray<ToolCall> } {
-    const all = [...this.calls.values()].map((call) => ({
-      shared: call.shared === true,
-      call: { id: call.id, type: "function" as const, function: { name: call.name, arguments: call.arguments } }
+  /** Every call of the round, in the model's order. */
+  toolCalls(): ReadonlyArray<ToolCall> {
+    return [...this.calls.values()].map((call) => ({
+      id: call.id,
+      type: "function" as const,
+      function: { name: call.name, arguments: call.arguments }
     }))
+  }
+
+  /** The round's assistant message for the next round's history; the loop sets its tool calls. */
+  assistant(): ChatMessage {
+    const content = this.text === "" ? null : this.text
+    if (this.reasoning === "" && this.signature === "") return { role: "assistant", content }
     return {
-      shared: all.filter((entry) => entry.shared).map((entry) => entry.call),
-      client: all.filter((entry) => !entry.shared).map((entry) => entry.call)
+      role: "assistant",
+      content,
+      reasoning_content: this.reasoning,
+      thinking_blocks: [{ type: "thinking", thinking: this.reasoning, signature: this.signature }]
     }
   }
 
@@ -200,62 +235,103 @@ class Round {
 }
 
 /**
- * The loop over pulls: `firstRound` is the first model call's answer, `openRound` makes the next call
- * after shared tools ran. What the client should see comes out; `summary` fills in as it goes.
+ * The loop over pulls: `first` is the first model call's answer, `openRound` makes the next call after
+ * shared tools ran. `chunks` is what the client should see; `progress()` what the request came to, whole
+ * once `chunks` has ended.
  */
 export const pullWithTools = <R>(
   settings: LoopSettings,
   messages: ReadonlyArray<ChatMessage>,
-  firstRound: ChunkPull<CompletionChunk, ProviderError>,
-  openRound: (messages: ReadonlyArray<ChatMessage>) => Effect.Effect<ChunkPull<CompletionChunk, ProviderError>, ProviderError, R>,
-  summary: StreamSummary
-): ChunkPull<CompletionChunk, ProviderError | ToolLoopError | SqlError.SqlError, R> => {
+  first: OpenedRound,
+  openRound: (messages: ReadonlyArray<ChatMessage>) => Effect.Effect<OpenedRound, ProviderError, R>
+): {
+  readonly chunks: ChunkPull<CompletionChunk, LoopError, R>
+  readonly progress: () => LoopProgress
+} => {
+  // the loop's own state, written only here; `progress` hands out copies
+  let usage: Usage = emptyUsage
+  let rounds = 1
+  let attempts = first.attempts
+  let svcPendingId: string | undefined
+  let model = ""
+  let text = ""
+  let firstOutputAt: number | undefined
+  let current: Round | undefined
+  const toolRuns: Array<ToolRunRecord> = []
+
+  const usageChunk = (): CompletionChunk => ({ model: "", choices: [], usage, extra: {} })
+
   const round = (
     number: number,
     history: ReadonlyArray<ChatMessage>,
     upstream: ChunkPull<CompletionChunk, ProviderError>
-  ): ChunkPull<CompletionChunk, ProviderError | ToolLoopError | SqlError.SqlError, R> => {
+  ): ChunkPull<CompletionChunk, LoopError, R> => {
     const state = new Round(number)
-    summary.rounds = number
+    current = state
+    rounds = number
     // a round without shared tool calls (nearly all) ends without an effect: no fiber work per request
     const afterRound = () => {
-      summary.usage = addUsage(summary.usage, state.usage ?? emptyUsage)
+      usage = addUsage(usage, state.usage ?? emptyUsage)
+      if (state.model !== "") model = state.model
+      text += state.text
+      current = undefined
       const undecided = state.undecided()
       // the last round's finish, then the summed usage as the stream's last chunk
       const finish = (reason: string): ReadonlyArray<CompletionChunk> => {
         const last = [state.finishChunk(reason), usageChunk()]
         return undecided === undefined ? last : [undecided, ...last]
       }
-      const { client, shared } = state.toolCalls()
-      if (shared.length === 0) return finish(state.finishReason ?? "stop")
-      return Effect.gen(function*() {
-        // a mixed turn needs no further model call (the client continues it), so the cap does not apply
-        if (client.length === 0 && number >= settings.maxRounds) {
-          return yield* new ToolLoopError({ reason: new RoundLimitReached({ rounds: number }) })
+      const decided = decideRound(settings, {
+        number,
+        history,
+        clientTurns: messages.length,
+        assistant: state.assistant(),
+        calls: state.toolCalls()
+      }, toolRuns)
+      const next = (
+        decision: RoundDecision
+      ): ReadonlyArray<CompletionChunk> | Effect.Effect<ChunkPull<CompletionChunk, LoopError, R>, LoopError, R> => {
+        switch (decision._tag) {
+          case "Final":
+            return finish(state.finishReason ?? "stop")
+          case "Pending":
+            svcPendingId = decision.svcPendingId
+            return finish("tool_calls")
+          case "Continue":
+            return Effect.map(openRound(decision.history), (opened) => {
+              attempts += opened.attempts
+              return round(number + 1, decision.history, opened.pull)
+            })
         }
-        const results = yield* runSharedTurn(settings, shared, number, summary.toolRuns)
-        if (client.length > 0) {
-          summary.svcPendingId = yield* savePending(settings, client, shared, results, history.slice(messages.length))
-          return pullOnce(finish("tool_calls"))
-        }
-        const next: ReadonlyArray<ChatMessage> = [
-          ...history,
-          { role: "assistant", content: state.text === "" ? null : state.text, tool_calls: [...shared] },
-          ...toolResultMessages(results)
-        ]
-        return round(number + 1, next, yield* openRound(next))
+      }
+      if (!Effect.isEffect(decided)) return next(decided)
+      return Effect.flatMap(decided, (decision) => {
+        const after = next(decision)
+        return Effect.isEffect(after) ? after : Effect.succeed(pullOnce(after))
       })
     }
     return mapPullThen(upstream, (chunks) => {
       const out: Array<CompletionChunk> = []
       for (const chunk of chunks) {
         const forwarded = state.forward(chunk)
-        if (forwarded !== undefined) out.push(forwarded)
+        if (forwarded === undefined) continue
+        if (firstOutputAt === undefined && hasOutput(forwarded)) firstOutputAt = performance.now()
+        out.push(forwarded)
       }
       return out
     }, afterRound)
   }
 
-  const usageChunk = (): CompletionChunk => ({ model: "", choices: [], usage: summary.usage, extra: {} })
-  return round(1, messages, firstRound)
+  const progress = (): LoopProgress => ({
+    // the round under way counts what its upstream reported so far (an input count at its start)
+    usage: current?.usage === undefined ? usage : addUsage(usage, current.usage),
+    rounds,
+    attempts,
+    toolRuns: [...toolRuns],
+    svcPendingId,
+    model: current !== undefined && current.model !== "" ? current.model : model,
+    firstOutputAt,
+    text: current === undefined ? text : text + current.text
+  })
+  return { chunks: round(1, messages, first.pull), progress }
 }

@@ -8,20 +8,17 @@
 import { Effect } from "effect"
 import type { SqlError } from "effect/sql"
 import type { Caller } from "../kernel/Caller.ts"
+import type { ToolRunRecord } from "./Outcome.ts"
 import type { ProviderError } from "../providers/ProviderError.ts"
 import type { PendingCalls } from "../tools/PendingCalls.ts"
 import type { SvcTool } from "../tools/SvcTool.ts"
 import { type ToolRunLimits, type ToolRunResult, runToolCalls } from "../tools/ToolRunner.ts"
 import { addUsage, type ChatMessage, type Completion, emptyUsage, type ToolCall, type Usage } from "../kernel/ChatWire.ts"
-import { RoundLimitReached, ToolLoopError } from "./ToolLoopError.ts"
-import { assistantTurn, partitionCalls, toolResultMessages } from "./ToolTurns.ts"
+import type { ToolLoopError } from "./ToolLoopError.ts"
+import { decideRound, type RoundDecision } from "./ToolRound.ts"
+import { assistantTurn } from "./ToolTurns.ts"
 
-/** One shared-tool run, as the response and the logs report it. */
-export interface ToolRunRecord {
-  readonly id: string
-  readonly outcome: ToolRunResult["outcome"]
-  readonly round: number
-}
+export type { ToolRunRecord }
 
 export interface LoopSettings {
   readonly caller: Caller
@@ -110,24 +107,29 @@ export const completeWithTools = <R>(
           svcPendingId
         })
         const choice = answer.completion.choices[0]
-        const { client, shared } = partitionCalls(choice?.message.tool_calls ?? [])
         // several choices (n > 1) are not looped: there is no single conversation to continue
-        if (choice === undefined || shared.length === 0 || answer.completion.choices.length > 1) {
-          return Effect.succeed(finish(answer.completion))
-        }
-        // a mixed turn needs no further model call (the client continues it), so the cap does not apply
-        if (client.length === 0 && number >= settings.maxRounds) {
-          return Effect.fail(new ToolLoopError({ reason: new RoundLimitReached({ rounds: number }) }))
-        }
-        return Effect.flatMap(runSharedTurn(settings, shared, number, runs), (results) => {
-          if (client.length === 0) {
-            return round(number + 1, [...history, assistantTurn(choice.message), ...toolResultMessages(results)], attempts, usage)
+        if (choice === undefined || answer.completion.choices.length > 1) return Effect.succeed(finish(answer.completion))
+        const decided = decideRound(settings, {
+          number,
+          history,
+          clientTurns: messages.length,
+          assistant: assistantTurn(choice.message),
+          calls: choice.message.tool_calls ?? []
+        }, runs)
+        const next = (decision: RoundDecision): Effect.Effect<LoopOutcome, ProviderError | ToolLoopError | SqlError.SqlError, R> => {
+          switch (decision._tag) {
+            case "Final":
+              return Effect.succeed(finish(answer.completion))
+            case "Continue":
+              return round(number + 1, decision.history, attempts, usage)
+            case "Pending": {
+              const message = { ...choice.message, tool_calls: decision.client }
+              const completion = { ...answer.completion, choices: [{ ...choice, message, finish_reason: "tool_calls" }] }
+              return Effect.succeed(finish(completion, decision.svcPendingId))
+            }
           }
-          return Effect.map(savePending(settings, client, shared, results, history.slice(messages.length)), (svcPendingId) => {
-            const message = { ...choice.message, tool_calls: client }
-            return finish({ ...answer.completion, choices: [{ ...choice, message, finish_reason: "tool_calls" }] }, svcPendingId)
-          })
-        })
+        }
+        return Effect.isEffect(decided) ? Effect.flatMap(decided, next) : next(decided)
       })
     return round(1, messages, 0, emptyUsage)
   })

@@ -38,11 +38,16 @@ export const partitionCalls = (calls: ReadonlyArray<ToolCall>) => ({
 export const toolResultMessages = (results: ReadonlyArray<ToolRunResult>): ReadonlyArray<ChatMessage> =>
   results.map((result) => ({ role: "tool", tool_call_id: result.toolCallId, content: result.content }))
 
-/** The assistant turn that asked for tools, as the next round's history needs it. */
+/**
+ * The assistant turn that asked for tools, as the next round's history needs it: its text, its calls,
+ * and its thinking (Anthropic refuses a tool result whose turn lost the thinking before it).
+ */
 export const assistantTurn = (message: AssistantMessage): ChatMessage => ({
   role: "assistant",
   content: message.content,
-  ...(message.tool_calls === undefined ? {} : { tool_calls: message.tool_calls })
+  ...(message.tool_calls === undefined ? {} : { tool_calls: message.tool_calls }),
+  ...(message["thinking_blocks"] === undefined ? {} : { thinking_blocks: message["thinking_blocks"] }),
+  ...(message["reasoning_content"] === undefined ? {} : { reasoning_content: message["reasoning_content"] })
 })
 
 /**

@@ -1,6 +1,7 @@
 /**
- * The OpenAI chat-completions wire format, as Schemas. The gateway's internal shape *is* this wire
- * format: clients speak it, OpenAI-compatible providers speak it, and other adapters map to it.
+ * The OpenAI chat-completions wire format, as Schemas: the shapes the gateway's own model
+ * (`ChatCall.ts`) is written in. OpenAI clients and OpenAI-compatible providers speak it as it is; other
+ * formats' dialects and adapters map to it (see docs/architecture.md for what they carry beyond it).
  * Objects that users extend (messages, choices, tool calls) keep their unknown keys, so fields such as
  * `logprobs` or `system_fingerprint` pass through untouched.
  */
@@ -46,8 +47,14 @@ export interface Usage {
   readonly promptTokens: number
   readonly completionTokens: number
   readonly totalTokens: number
+  /** Prompt tokens read from the provider's prompt cache (included in `promptTokens`). */
   readonly cachedTokens: number
   readonly reasoningTokens: number
+  /**
+   * Prompt tokens written to the provider's prompt cache (included in `promptTokens`), when the provider
+   * says (Anthropic's `cache_creation_input_tokens`); absent means none were reported.
+   */
+  readonly cacheWriteTokens?: number
 }
 
 export const emptyUsage: Usage = {
@@ -58,13 +65,18 @@ export const emptyUsage: Usage = {
   reasoningTokens: 0
 }
 
-export const addUsage = (a: Usage, b: Usage): Usage => ({
-  promptTokens: a.promptTokens + b.promptTokens,
-  completionTokens: a.completionTokens + b.completionTokens,
-  totalTokens: a.totalTokens + b.totalTokens,
-  cachedTokens: a.cachedTokens + b.cachedTokens,
-  reasoningTokens: a.reasoningTokens + b.reasoningTokens
-})
+export const addUsage = (a: Usage, b: Usage): Usage => {
+  const sum: Usage = {
+    promptTokens: a.promptTokens + b.promptTokens,
+    completionTokens: a.completionTokens + b.completionTokens,
+    totalTokens: a.totalTokens + b.totalTokens,
+    cachedTokens: a.cachedTokens + b.cachedTokens,
+    reasoningTokens: a.reasoningTokens + b.reasoningTokens
+  }
+  return a.cacheWriteTokens === undefined && b.cacheWriteTokens === undefined
+    ? sum
+    : { ...sum, cacheWriteTokens: (a.cacheWriteTokens ?? 0) + (b.cacheWriteTokens ?? 0) }
+}
 
 /** OpenAI's usage object, plus the `input_tokens_details` / `output_tokens_details` names the spec asks for. */
 export const renderUsage = (usage: Usage) => ({
@@ -100,6 +112,14 @@ export interface Completion {
   readonly usage: Usage
   /** Top-level fields to pass through, such as `system_fingerprint` or `service_tier`. */
   readonly extra: Readonly<Record<string, unknown>>
+  /** What the upstream said in its own format's terms (Anthropic's `stop_reason`), for a client in that format. */
+  readonly native?: NativeDetail | undefined
+}
+
+/** Upstream details that only a client of the same format reads: `format` names it. */
+export interface NativeDetail {
+  readonly format: string
+  readonly [key: string]: unknown
 }
 
 export const ToolCallDelta = Open({
@@ -128,10 +148,16 @@ export const ChunkChoice = Open({
 })
 export type ChunkChoice = typeof ChunkChoice.Type
 
-/** One streamed piece as an adapter yields it; usage arrives on the chunk that carries it, if any. */
+/**
+ * One streamed piece as an adapter yields it; usage arrives on the chunk that carries it, if any (the
+ * usage so far of the answer: a later chunk's replaces an earlier one's). Besides OpenAI's delta keys,
+ * a delta may carry thinking: `reasoning_content` (its text), `reasoning_signature` (the signature that
+ * closes the current thinking block) and `redacted_reasoning` (one whole redacted block's data).
+ */
 export interface CompletionChunk {
   readonly model: string
   readonly choices: ReadonlyArray<ChunkChoice>
   readonly usage: Usage | undefined
   readonly extra: Readonly<Record<string, unknown>>
+  readonly native?: NativeDetail | undefined
 }

@@ -7,7 +7,7 @@
  * A `ChunkPull` answers the next non-empty chunk (the array a provider read yields), fails with its error,
  * or fails with `Cause.Done` once it has ended; it must not be pulled again after that.
  */
-import { Cause, Channel, Clock, Effect, Exit, Pull, Scope, Stream } from "effect"
+import { Cause, Clock, Effect, Exit, Pull, Scope } from "effect"
 import type { Tracer } from "effect"
 import type { NonEmptyReadonlyArray } from "effect/Array"
 
@@ -18,14 +18,6 @@ export type ChunkPull<A, E, R = never> = Pull.Pull<NonEmptyReadonlyArray<A>, E, 
  * is a parameter, not the `Scope` service: providing a service copies the fiber's whole context.
  */
 export type OpenPull<A, E> = (scope: Scope.Scope) => Effect.Effect<ChunkPull<A, E>, E>
-
-/** The stream's pull, its resources in the given scope. */
-export const streamPull = <A, E>(self: Stream.Stream<A, E>): OpenPull<A, E> => (scope) =>
-  Channel.toPullScoped(Stream.toChannel(self), scope)
-
-/** A stream of what `open` answers, its resources in the stream's scope: the way back from pulls. */
-export const streamOf = <A, E>(open: OpenPull<A, E>): Stream.Stream<A, E> =>
-  Stream.fromChannel(Channel.fromTransform((_, scope) => open(scope)))
 
 /**
  * Opens a pull in a scope of its own under `parent`, closed as soon as the pull ends or fails (so an

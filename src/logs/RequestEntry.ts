@@ -1,11 +1,24 @@
 /**
- * What the edge learns about one request as it goes (who called, what model answered, usage, tools,
- * timings), turned into a `RequestRecord` once the response is finished: whole, streamed, failed or
- * abandoned by the client.
+ * What the edge learns about one request before its answer (who called, what was asked, with which
+ * tags), turned into a `RequestRecord` once the response is finished, whole, streamed, failed or
+ * abandoned by the client, together with what the request came to (the core's outcome).
  */
 import type { Caller } from "../kernel/Caller.ts"
 import { emptyUsage, type Usage } from "../kernel/ChatWire.ts"
 import type { RequestRecord } from "./RequestRecord.ts"
+
+/** What the core reports about an answered request; `Outcome` (and its streamed form) fits as is. */
+export interface AnswerFacts {
+  readonly usage: Usage
+  readonly attempts: number
+  readonly toolRuns: ReadonlyArray<{ readonly id: string }>
+  readonly provider: string
+  readonly model: string
+  /** When the first output reached the client (`performance.now()`); streams only. */
+  readonly firstOutputAt?: number | undefined
+  /** The answer's text, for orgs that keep content. */
+  readonly text?: string | undefined
+}
 
 export class RequestEntry {
   readonly id: string
@@ -17,16 +30,11 @@ export class RequestEntry {
   /** Prompt and completion text are kept only when the caller's org opted in. */
   keepContent = false
   requestedModel: string | null = null
-  model: string | null = null
+  /** The provider, once the core chose one (a request that failed upstream still names it). */
   provider: string | null = null
   stream = false
   tags: ReadonlyArray<string> = []
-  usage: Usage = emptyUsage
-  svcTools: ReadonlyArray<string> = []
-  attempts = 0
-  ttftMs: number | null = null
   promptText: string | null = null
-  private completion: Array<string> = []
 
   constructor(id: string, userAgent: string | undefined) {
     this.id = id
@@ -39,40 +47,33 @@ export class RequestEntry {
     this.keepContent = caller.logContent
   }
 
-  /** The first content reached the client: time to first token. */
-  firstContent(): void {
-    if (this.ttftMs === null) this.ttftMs = performance.now() - this.started
-  }
-
-  addCompletionText(text: string): void {
-    if (this.keepContent) this.completion.push(text)
-  }
-
-  finish(status: number, errorCode: string | null): RequestRecord {
+  finish(status: number, errorCode: string | null, answer?: AnswerFacts): RequestRecord {
+    const usage = answer?.usage ?? emptyUsage
+    const text = answer?.text
     return {
       id: this.id,
       createdAt: this.createdAt,
       orgId: this.orgId,
       keyId: this.keyId,
       requestedModel: this.requestedModel,
-      model: this.model,
-      provider: this.provider,
+      model: answer === undefined || answer.model === "" ? null : answer.model,
+      provider: answer?.provider ?? this.provider,
       status,
       errorCode,
       stream: this.stream,
       tags: this.tags,
-      promptTokens: this.usage.promptTokens,
-      completionTokens: this.usage.completionTokens,
-      cachedTokens: this.usage.cachedTokens,
-      reasoningTokens: this.usage.reasoningTokens,
-      svcTools: this.svcTools,
-      attempts: this.attempts,
+      promptTokens: usage.promptTokens,
+      completionTokens: usage.completionTokens,
+      cachedTokens: usage.cachedTokens,
+      reasoningTokens: usage.reasoningTokens,
+      svcTools: answer === undefined ? [] : answer.toolRuns.map((run) => run.id),
+      attempts: answer?.attempts ?? 0,
       latencyMs: performance.now() - this.started,
-      ttftMs: this.ttftMs,
+      ttftMs: answer?.firstOutputAt === undefined ? null : answer.firstOutputAt - this.started,
       compressionSavedTokens: null,
       userAgent: this.userAgent,
       promptText: this.keepContent ? this.promptText : null,
-      completionText: this.keepContent && this.completion.length > 0 ? this.completion.join("") : null
+      completionText: this.keepContent && text !== undefined && text !== "" ? text : null
     }
   }
 }

@@ -5,8 +5,7 @@
 import { Context, Effect, Layer } from "effect"
 import { GatewayConfig } from "../Config.ts"
 import { ModelNotFound, RequestError } from "../kernel/RequestError.ts"
-import * as LocalProvider from "./local/LocalProvider.ts"
-import * as OpenAiCompatible from "./openai/OpenAiCompatible.ts"
+import { adapters } from "./Adapters.ts"
 import type { Provider } from "./Provider.ts"
 import { loadRouting, type RouteEntry, type Routing, RoutingConfigError } from "./RoutingConfig.ts"
 
@@ -101,17 +100,7 @@ export class Providers extends Context.Service<Providers, {
         }
         const providers = new Map<string, Provider>()
         for (const spec of routing.providers) {
-          const provider = spec.adapter === "local"
-            ? LocalProvider.LocalProvider
-            : yield* OpenAiCompatible.make({
-              name: spec.name,
-              baseUrl: spec.baseUrl,
-              apiKey: spec.apiKey,
-              headers: spec.headers,
-              models: spec.models,
-              timeouts
-            })
-          providers.set(spec.name, spec.adapter === "local" ? { ...provider, name: spec.name } : provider)
+          providers.set(spec.name, yield* adapters[spec.adapter].make(spec, { timeouts }))
         }
         return yield* makeRegistry(routing, providers)
       })

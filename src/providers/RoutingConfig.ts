@@ -16,9 +16,10 @@
 import { Config, Effect, Option, Redacted, Schema } from "effect"
 import { readFile } from "node:fs/promises"
 import { parse as parseYaml } from "yaml"
+import { type AdapterName, adapterNames, adapters, wellKnown } from "./Adapters.ts"
 
 export const ProviderEntry = Schema.Struct({
-  adapter: Schema.optionalKey(Schema.Literals(["openai-compatible", "local"])),
+  adapter: Schema.optionalKey(Schema.Literals(adapterNames)),
   base_url: Schema.optionalKey(Schema.String),
   api_key_env: Schema.optionalKey(Schema.String),
   headers: Schema.optionalKey(Schema.Record(Schema.String, Schema.String)),
@@ -41,7 +42,7 @@ export const RoutingFile = Schema.Struct({
 /** One provider instance, resolved: the API key is read from the environment already. */
 export interface ProviderSpec {
   readonly name: string
-  readonly adapter: "openai-compatible" | "local"
+  readonly adapter: AdapterName
   readonly baseUrl: string
   readonly apiKey: Redacted.Redacted<string> | undefined
   readonly headers: Readonly<Record<string, string>>
@@ -57,19 +58,6 @@ export interface Routing {
 export class RoutingConfigError extends Schema.TaggedError<RoutingConfigError>()("RoutingConfigError", {
   message: Schema.String
 }) {}
-
-/** OpenAI-compatible services known by name: the env variables that enable them and their base URL. */
-const WELL_KNOWN: ReadonlyArray<{ readonly name: string; readonly env: string; readonly baseUrl?: string }> = [
-  { name: "openai", env: "OPENAI", baseUrl: "https://api.openai.com/v1" },
-  { name: "groq", env: "GROQ", baseUrl: "https://api.groq.com/openai/v1" },
-  { name: "together", env: "TOGETHER", baseUrl: "https://api.together.xyz/v1" },
-  { name: "mistral", env: "MISTRAL", baseUrl: "https://api.mistral.ai/v1" },
-  { name: "deepseek", env: "DEEPSEEK", baseUrl: "https://api.deepseek.com/v1" },
-  { name: "openrouter", env: "OPENROUTER", baseUrl: "https://openrouter.ai/api/v1" },
-  { name: "vllm", env: "VLLM" },
-  { name: "llamacpp", env: "LLAMACPP" },
-  { name: "ollama", env: "OLLAMA" }
-]
 
 const LOCAL: ProviderSpec = {
   name: "local",
@@ -88,13 +76,13 @@ const optionalEnv = (name: string) => Config.String(name).pipe(Config.option, Ef
  */
 export const routingFromEnv = Effect.gen(function*() {
   const providers: Array<ProviderSpec> = [LOCAL]
-  for (const known of WELL_KNOWN) {
+  for (const known of wellKnown) {
     const key = yield* optionalEnv(`${known.env}_API_KEY`)
     const url = (yield* optionalEnv(`${known.env}_BASE_URL`)) ?? (key !== undefined ? known.baseUrl : undefined)
     if (url === undefined) continue
     providers.push({
       name: known.name,
-      adapter: "openai-compatible",
+      adapter: known.adapter,
       baseUrl: url,
       apiKey: key === undefined ? undefined : Redacted.make(key),
       headers: {},
@@ -119,17 +107,18 @@ export const parseRoutingFile = Effect.fn("RoutingConfig.parse")(function*(text:
   const byName = new Map(env.providers.map((p) => [p.name, p]))
   for (const [name, entry] of Object.entries(file.providers ?? {})) {
     const adapter = entry.adapter ?? "openai-compatible"
-    if (adapter === "openai-compatible" && entry.base_url === undefined) {
+    const baseUrl = entry.base_url ?? adapters[adapter].defaultBaseUrl
+    if (baseUrl === undefined) {
       return yield* new RoutingConfigError({ message: `${origin}: provider '${name}' needs a base_url` })
     }
     const key = entry.api_key_env === undefined ? undefined : yield* optionalEnv(entry.api_key_env)
     byName.set(name, {
       name,
       adapter,
-      baseUrl: entry.base_url ?? "",
+      baseUrl,
       apiKey: key === undefined ? undefined : Redacted.make(key),
       headers: entry.headers ?? {},
-      models: entry.models ?? (adapter === "local" ? ["echo"] : [])
+      models: entry.models ?? adapters[adapter].defaultModels
     })
   }
   for (const route of file.routes ?? []) {

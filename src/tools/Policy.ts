@@ -15,6 +15,7 @@ import { SqlClient, type SqlError } from "effect/sql"
 import { AdminError } from "../admin/AdminError.ts"
 import { Orgs } from "../admin/Orgs.ts"
 import type { Caller } from "../kernel/Caller.ts"
+import type { ToolChoice } from "../kernel/ChatCall.ts"
 import { GatewayConfig } from "../Config.ts"
 import { InvalidSvcToolIds, RequestError } from "../kernel/RequestError.ts"
 import { ApiKeys } from "../keys/ApiKeys.ts"
@@ -51,7 +52,7 @@ export const selectTools = (
   settings: ReadonlyMap<string, OrgToolSetting>,
   caller: Caller,
   listed: ReadonlyArray<string>,
-  toolChoice: "none" | "auto" | undefined,
+  toolChoice: ToolChoice | undefined,
   carried: ReadonlyArray<string> = []
 ): { readonly tools: ReadonlyArray<SvcTool> } | { readonly invalid: InvalidSvcToolIds["invalid"] } => {
   const allowedForKey = (id: string) => caller.allowedSvcToolIds === null || caller.allowedSvcToolIds.includes(id)
@@ -86,7 +87,7 @@ export class Policy extends Context.Service<Policy, {
   readonly toolsFor: (
     caller: Caller,
     listed: ReadonlyArray<string>,
-    toolChoice: "none" | "auto" | undefined,
+    toolChoice: ToolChoice | undefined,
     carried?: ReadonlyArray<string>
   ) => Effect.Effect<ReadonlyArray<SvcTool>, RequestError | SqlError.SqlError>
   /** Every installed tool with this org's settings (inactive when never set). */
@@ -136,7 +137,7 @@ export class Policy extends Context.Service<Policy, {
     const toolsFor = (
       caller: Caller,
       listed: ReadonlyArray<string>,
-      toolChoice: "none" | "auto" | undefined,
+      toolChoice: ToolChoice | undefined,
       carried: ReadonlyArray<string> = []
     ) => {
       const select = (settings: ReadonlyMap<string, OrgToolSetting>) => {

@@ -44,7 +44,7 @@ describe("request errors", () => {
       { name: "max_tokens 0", body: { ...hello, max_tokens: 0 }, param: "max_tokens" },
       { name: "max_tokens not an integer", body: { ...hello, max_tokens: 1.5 }, param: "max_tokens" },
       { name: "max_tokens a string", body: { ...hello, max_tokens: "10" }, param: "max_tokens" },
-      { name: "tool_choice required", body: { ...hello, tool_choice: "required" }, param: "tool_choice" },
+      { name: "tool_choice any (Anthropic's word, not OpenAI's)", body: { ...hello, tool_choice: "any" }, param: "tool_choice" },
       {
         name: "a tool of another type",
         body: { ...hello, tools: [{ type: "web_search", function: { name: "search" } }] },

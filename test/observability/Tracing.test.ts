@@ -96,12 +96,12 @@ describe("tracing a chat request end to end", () => {
     expect(server.attributes).toMatchObject({ "http.response.status_code": 200, "http.route": "/v1/chat/completions" })
     expect(response.headers.get(TRACE_ID_HEADER)).toBe(CALLER_TRACE)
 
-    for (const name of ["Auth.authenticate", "Policy.toolsFor", "OpenAiCompatible.complete"]) {
+    for (const name of ["Auth.authenticate", "Policy.toolsFor", "Provider.complete"]) {
       const span = one(spans, name)
       expect(span.spanContext().traceId, name).toBe(CALLER_TRACE)
       expect(descends(spans, span, server), `${name} under the server span`).toBe(true)
     }
-    const attempt = one(spans, "OpenAiCompatible.complete")
+    const attempt = one(spans, "Provider.complete")
     expect(attempt.attributes["gateway.provider"]).toBe("fake")
 
     // the upstream request carries the trace; its parent is the client span, inside the attempt
@@ -139,7 +139,7 @@ describe("tracing a chat request end to end", () => {
     const response = await ask(true, { traceparent: traceparent() })
     expect(await response.text()).toContain("[DONE]")
     const spans = await settle(exporter)
-    const attempt = one(spans, "OpenAiCompatible.stream")
+    const attempt = one(spans, "Provider.stream")
     expect(attempt.spanContext().traceId).toBe(CALLER_TRACE)
     expect(descends(spans, attempt, serverSpan(spans))).toBe(true)
     expect(TRACEPARENT.exec(String(upstream.last().headers["traceparent"]))?.[1]).toBe(CALLER_TRACE)
@@ -154,7 +154,7 @@ describe("tracing a chat request end to end", () => {
     await (await ask(false)).text()
     await (await ask(true)).text()
     const spans = await settle(exporter, 2)
-    const whole = one(spans, "OpenAiCompatible.complete")
+    const whole = one(spans, "Provider.complete")
     expect(whole.attributes).toMatchObject({
       [GEN_AI.system]: "fake",
       [GEN_AI.requestModel]: "some-model",
@@ -162,7 +162,7 @@ describe("tracing a chat request end to end", () => {
       [GEN_AI.inputTokens]: 7,
       [GEN_AI.outputTokens]: 2
     })
-    expect(one(spans, "OpenAiCompatible.stream").attributes).toMatchObject({
+    expect(one(spans, "Provider.stream").attributes).toMatchObject({
       [GEN_AI.system]: "fake",
       [GEN_AI.requestModel]: "some-model",
       [GEN_AI.responseModel]: "some-model-2024",
@@ -187,6 +187,6 @@ describe("tracing a chat request end to end", () => {
     expect(spans.filter((s) => s.spanContext().traceId === CALLER_TRACE && s.kind === SpanKind.SERVER)).toHaveLength(1)
     expect(run.attributes).toMatchObject({ "svc.tool.id": "svc_current_time", "svc.tool.outcome": "ok" })
     expect(descends(spans, run, serverSpan(spans))).toBe(true)
-    expect(named(spans, "LocalProvider.complete").filter((s) => s.spanContext().traceId === CALLER_TRACE)).toHaveLength(2)
+    expect(named(spans, "Provider.complete").filter((s) => s.spanContext().traceId === CALLER_TRACE)).toHaveLength(2)
   })
 })

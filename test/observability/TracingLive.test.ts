@@ -214,7 +214,7 @@ describe("TracingLive", () => {
       // scrapes and probes start no trace
       expect(collector.spans().filter((s) => s.serviceName === "gw-e2e" && s.name === "GET")).toEqual([])
       const names = collector.spans().filter((s) => s.serviceName === "gw-e2e" && s.traceId === trace).map((s) => s.name)
-      expect(names).toEqual(expect.arrayContaining(["POST", "Auth.authenticate", "Policy.toolsFor", "OpenAiCompatible.complete"]))
+      expect(names).toEqual(expect.arrayContaining(["POST", "Auth.authenticate", "Policy.toolsFor", "Provider.complete"]))
       expect(upstream.last().headers["traceparent"]).toMatch(new RegExp(`^00-${trace}-`))
     } finally {
       await gw.close()

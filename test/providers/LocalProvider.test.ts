@@ -8,6 +8,8 @@ import { LocalProvider, make } from "../../src/providers/local/LocalProvider.ts"
 import { splitWords } from "../../src/providers/local/LocalReply.ts"
 import type { ProviderCall } from "../../src/providers/Provider.ts"
 import { ProviderError, UpstreamStatus } from "../../src/providers/ProviderError.ts"
+import { providerStream, streamOf } from "../utils/PullStreams.ts"
+import { openAttempt } from "../../src/core/Attempt.ts"
 
 const callOf = (messages: ReadonlyArray<ChatMessage>, overrides: Partial<ProviderCall> = {}): ProviderCall => ({
   modelId: "echo",
@@ -187,7 +189,7 @@ describe("LocalProvider", () => {
           assert.strictEqual(choice.message.content, expected)
           assert.strictEqual(choice.finish_reason, finish)
           assert.strictEqual(completion.usage.completionTokens, words)
-          const chunks = yield* Stream.runCollect(LocalProvider.stream(call))
+          const chunks = yield* Stream.runCollect(providerStream(LocalProvider, call))
           assert.strictEqual(contentOf(chunks), expected)
           assert.strictEqual(chunks.at(-2)?.choices[0]?.finish_reason, finish)
         }))
@@ -246,7 +248,7 @@ describe("LocalProvider", () => {
         Effect.gen(function*() {
           const call = callOf([user(text)])
           const completion = yield* LocalProvider.complete(call)
-          const chunks = yield* Stream.runCollect(LocalProvider.stream(call))
+          const chunks = yield* Stream.runCollect(providerStream(LocalProvider, call))
           assert.strictEqual(contentOf(chunks), only(completion).message.content)
           assert.deepStrictEqual(chunks[0]?.choices, [{ index: 0, delta: { role: "assistant", content: "" }, finish_reason: null }])
           const words = chunks.slice(1, -2).map((chunk) => chunk.choices[0]?.delta.content)
@@ -262,7 +264,7 @@ describe("LocalProvider", () => {
     it.effect("sends a tool call as one delta at index 0", () =>
       Effect.gen(function*() {
         const chunks = yield* Stream.runCollect(
-          LocalProvider.stream(callOf([user(`call get_weather {"city": "Paris"}`)], { tools }))
+          providerStream(LocalProvider, callOf([user(`call get_weather {"city": "Paris"}`)], { tools }))
         )
         assert.strictEqual(chunks.length, 4)
         const delta = chunks[1]?.choices[0]?.delta.tool_calls ?? []
@@ -287,20 +289,20 @@ describe("LocalProvider", () => {
         const scope = yield* Scope.make()
         const pull = yield* open(call, scope)
         const first = yield* pull
-        assert.deepStrictEqual([...first], yield* Stream.runCollect(LocalProvider.stream(call)))
+        assert.deepStrictEqual([...first], yield* Stream.runCollect(providerStream(LocalProvider, call)))
         assert.isTrue(Pull.isDoneCause(yield* Effect.flip(Effect.sandbox(pull))))
         yield* Scope.close(scope, Exit.void)
       }))
 
-    it("its span carries the GenAI attributes when traced", async () => {
+    it("its attempt span (the core's) carries the GenAI attributes when traced", async () => {
       const exporter = new InMemorySpanExporter()
       // read inside the layer: shutting the SDK down empties the in-memory exporter
       const { chunks, spans } = await Effect.runPromise(Effect.gen(function*() {
-        const chunks = yield* Stream.runCollect(LocalProvider.stream(callOf([user("traced words")])))
+        const chunks = yield* Stream.runCollect(streamOf(openAttempt(LocalProvider, callOf([user("traced words")]))))
         return { chunks, spans: exporter.getFinishedSpans() }
       }).pipe(Effect.provide(TracingTest(exporter))))
       assert.strictEqual(contentOf(chunks), "traced words")
-      const span = spans.find((s) => s.name === "LocalProvider.stream")
+      const span = spans.find((s) => s.name === "Provider.stream")
       assert.isDefined(span)
       assert.deepInclude(span.attributes, {
         [GEN_AI.system]: "local",
@@ -341,7 +343,7 @@ describe("LocalProvider", () => {
 
     it.effect("fail stream with a 404", () =>
       Effect.gen(function*() {
-        check(yield* Effect.flip(Stream.runCollect(LocalProvider.stream(callOf([user("hi")], { modelId: "nope" })))))
+        check(yield* Effect.flip(Stream.runCollect(providerStream(LocalProvider, callOf([user("hi")], { modelId: "nope" })))))
       }))
   })
 })

@@ -9,6 +9,7 @@ import type { OpenAiCompatibleOptions } from "../../src/providers/openai/OpenAiC
 import { buildRequestBody } from "../../src/providers/openai/OpenAiMapping.ts"
 import * as UpstreamHttpClient from "../../src/providers/UpstreamHttpClient.ts"
 import { call, contentOf, deferred, delta, encoder, optionsOf, plain, reasonOf, sse, usageChunk } from "./OpenAiFixtures.ts"
+import { providerStream } from "../utils/PullStreams.ts"
 
 /** A fake HttpClient answering every request with `respond`, recording what was sent. */
 const fakeClient = (respond: (request: HttpClientRequest.HttpClientRequest) => Response) => {
@@ -102,7 +103,7 @@ describe("OpenAiCompatible with a fake HttpClient", () => {
     Effect.gen(function*() {
       const fake = fakeClient(() => new Response(sse(delta("a"), "[DONE]")))
       const provider = yield* providerWith(fake.client, { apiKey: undefined })
-      yield* Stream.runDrain(provider.stream(call))
+      yield* Stream.runDrain(providerStream(provider, call))
       const [request] = fake.requests
       if (request === undefined) return assert.fail("no request sent")
       assert.isUndefined(request.headers["authorization"])
@@ -130,7 +131,7 @@ describe("OpenAiCompatible with a fake HttpClient", () => {
         Effect.gen(function*() {
           const fake = fakeClient(() => new Response(text, { status }))
           const provider = yield* providerWith(fake.client)
-          for (const attempt of [provider.complete(call), Stream.runDrain(provider.stream(call))]) {
+          for (const attempt of [provider.complete(call), Stream.runDrain(providerStream(provider, call))]) {
             const error = yield* Effect.flip(attempt)
             assert.strictEqual(error.provider, "openai")
             assert.deepStrictEqual(plain(reasonOf(error)), { _tag: "UpstreamStatus", ...expected })
@@ -149,7 +150,7 @@ describe("OpenAiCompatible with a fake HttpClient", () => {
         )
       )
       const provider = yield* providerWith(client, { name: "groq" })
-      for (const attempt of [provider.complete(call), Stream.runDrain(provider.stream(call))]) {
+      for (const attempt of [provider.complete(call), Stream.runDrain(providerStream(provider, call))]) {
         const error = yield* Effect.flip(attempt)
         assert.strictEqual(error.provider, "groq")
         assert.strictEqual(reasonOf(error)._tag, "UpstreamUnreachable")
@@ -169,7 +170,7 @@ describe("OpenAiCompatible with a fake HttpClient", () => {
     Effect.gen(function*() {
       const text = sse(delta("Hel"), delta("lo"), usageChunk, "[DONE]", delta("after done"))
       const provider = yield* providerWith(fakeClient(() => new Response(text)).client)
-      const chunks = yield* Stream.runCollect(provider.stream(call))
+      const chunks = yield* Stream.runCollect(providerStream(provider, call))
       assert.strictEqual(chunks.length, 3)
       assert.strictEqual(contentOf(chunks), "Hello")
       assert.strictEqual(chunks[0]?.model, "gpt-4o-mini-2024")
@@ -196,7 +197,7 @@ describe("OpenAiCompatible with a fake HttpClient", () => {
       ].join("")
       for (const size of [1, 2, 3, 4, 5, 7, 11, 16, 64, text.length]) {
         const provider = yield* providerWith(fakeClient(() => new Response(piecewise(text, size))).client)
-        const chunks = yield* Stream.runCollect(provider.stream(call))
+        const chunks = yield* Stream.runCollect(providerStream(provider, call))
         assert.strictEqual(contentOf(chunks), "héllo wörld 🌍", `pieces of ${size} bytes`)
         assert.strictEqual(chunks.length, 3, `pieces of ${size} bytes`)
         assert.strictEqual(chunks[2]?.usage?.totalTokens, 5)
@@ -208,7 +209,7 @@ describe("OpenAiCompatible with a fake HttpClient", () => {
       const text = sse(delta("partial"), { error: { message: "Provider overloaded", code: 503 } }, "[DONE]")
       const provider = yield* providerWith(fakeClient(() => new Response(text)).client)
       const received: Array<CompletionChunk> = []
-      const error = yield* Effect.flip(Stream.runForEach(provider.stream(call), (c) => Effect.sync(() => received.push(c))))
+      const error = yield* Effect.flip(Stream.runForEach(providerStream(provider, call), (c) => Effect.sync(() => received.push(c))))
       assert.strictEqual(contentOf(received), "partial")
       const reason = reasonOf(error)
       if (reason._tag !== "UpstreamStatus") return assert.fail(reason._tag)
@@ -220,7 +221,7 @@ describe("OpenAiCompatible with a fake HttpClient", () => {
     Effect.gen(function*() {
       const text = sse({ error: { message: "bad things", type: "server_error" } })
       const provider = yield* providerWith(fakeClient(() => new Response(text)).client)
-      const reason = reasonOf(yield* Effect.flip(Stream.runDrain(provider.stream(call))))
+      const reason = reasonOf(yield* Effect.flip(Stream.runDrain(providerStream(provider, call))))
       if (reason._tag !== "UpstreamStatus") return assert.fail(reason._tag)
       assert.deepStrictEqual([reason.status, reason.message, reason.type], [502, "bad things", "server_error"])
     }))
@@ -228,28 +229,28 @@ describe("OpenAiCompatible with a fake HttpClient", () => {
   it.effect("stream: a body that ends without [DONE] is UpstreamUnreachable", () =>
     Effect.gen(function*() {
       const provider = yield* providerWith(fakeClient(() => new Response(sse(delta("cut")))).client)
-      const reason = reasonOf(yield* Effect.flip(Stream.runDrain(provider.stream(call))))
+      const reason = reasonOf(yield* Effect.flip(Stream.runDrain(providerStream(provider, call))))
       assert.deepStrictEqual(plain(reason), { _tag: "UpstreamUnreachable", message: "upstream stream ended before [DONE]" })
     }))
 
   it.effect("stream: invalid JSON in an event is UpstreamBadResponse", () =>
     Effect.gen(function*() {
       const provider = yield* providerWith(fakeClient(() => new Response(sse(delta("ok"), "{\"choices\": [", "[DONE]"))).client)
-      assert.strictEqual(reasonOf(yield* Effect.flip(Stream.runDrain(provider.stream(call))))._tag, "UpstreamBadResponse")
+      assert.strictEqual(reasonOf(yield* Effect.flip(Stream.runDrain(providerStream(provider, call))))._tag, "UpstreamBadResponse")
     }))
 
   it.effect("stream: a JSON answer instead of SSE is reported as what it is", () =>
     Effect.gen(function*() {
       const jsonError = Response.json({ error: { message: "No endpoints found", code: 404 } })
       const errorProvider = yield* providerWith(fakeClient(() => jsonError).client)
-      assert.deepStrictEqual(plain(reasonOf(yield* Effect.flip(Stream.runDrain(errorProvider.stream(call))))), {
+      assert.deepStrictEqual(plain(reasonOf(yield* Effect.flip(Stream.runDrain(providerStream(errorProvider, call))))), {
         _tag: "UpstreamStatus",
         status: 404,
         message: "No endpoints found",
         code: "404"
       })
       const completionProvider = yield* providerWith(fakeClient(() => Response.json(completionBody)).client)
-      assert.deepStrictEqual(plain(reasonOf(yield* Effect.flip(Stream.runDrain(completionProvider.stream(call))))), {
+      assert.deepStrictEqual(plain(reasonOf(yield* Effect.flip(Stream.runDrain(providerStream(completionProvider, call))))), {
         _tag: "UpstreamBadResponse",
         message: "upstream answered a streaming request with JSON, not SSE"
       })
@@ -259,7 +260,7 @@ describe("OpenAiCompatible with a fake HttpClient", () => {
     Effect.gen(function*() {
       const body = () => new Response(pieces([encoder.encode("retry: 1000\n\n"), encoder.encode(sse(delta("x"), "[DONE]"))]))
       const provider = yield* providerWith(fakeClient(body).client)
-      assert.strictEqual(reasonOf(yield* Effect.flip(Stream.runDrain(provider.stream(call))))._tag, "UpstreamBadResponse")
+      assert.strictEqual(reasonOf(yield* Effect.flip(Stream.runDrain(providerStream(provider, call))))._tag, "UpstreamBadResponse")
     }))
 
   it.live("stream: emits each chunk as it arrives", () =>
@@ -278,7 +279,7 @@ describe("OpenAiCompatible with a fake HttpClient", () => {
       })
       const provider = yield* providerWith(fakeClient(() => new Response(body)).client)
       const received: Array<CompletionChunk> = []
-      yield* Stream.runForEach(provider.stream(call), (chunk) =>
+      yield* Stream.runForEach(providerStream(provider, call), (chunk) =>
         Effect.sync(() => {
           received.push(chunk)
           gate.resolve()
@@ -303,7 +304,7 @@ describe("OpenAiCompatible with a fake HttpClient", () => {
       const provider = yield* providerWith(fakeClient(endless).client, {
         timeouts: { firstByte: Duration.seconds(60), idle: Duration.seconds(60), total: Duration.seconds(5) }
       })
-      const fiber = yield* Effect.forkChild(Effect.flip(Stream.runDrain(provider.stream(call))))
+      const fiber = yield* Effect.forkChild(Effect.flip(Stream.runDrain(providerStream(provider, call))))
       yield* TestClock.adjust("5 seconds")
       assert.deepStrictEqual(plain(reasonOf(yield* Fiber.join(fiber))), { _tag: "UpstreamTimeout", phase: "total" })
     }))

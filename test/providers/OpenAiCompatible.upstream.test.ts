@@ -12,6 +12,7 @@ import type { OpenAiCompatibleOptions } from "../../src/providers/openai/OpenAiC
 import type { ProviderError } from "../../src/providers/ProviderError.ts"
 import { UpstreamTransport } from "../../src/providers/UpstreamTransport.ts"
 import { call, contentOf, deferred, delta, optionsOf, reasonOf, sse, usageChunk } from "./OpenAiFixtures.ts"
+import { providerStream } from "../utils/PullStreams.ts"
 
 /** The transport the app runs, with a connect timeout no test reaches. */
 const undici = UpstreamTransport.layerUndici({ connectTimeout: Duration.seconds(10) })
@@ -66,7 +67,7 @@ describe("OpenAiCompatible against a local server", () => {
       const provider = yield* realProvider(server.baseUrl, { firstByte: Duration.millis(150) })
       const started = Date.now()
       assert.strictEqual(timeoutPhase(yield* Effect.flip(provider.complete(call))), "first_byte")
-      assert.strictEqual(timeoutPhase(yield* Effect.flip(Stream.runDrain(provider.stream(call)))), "first_byte")
+      assert.strictEqual(timeoutPhase(yield* Effect.flip(Stream.runDrain(providerStream(provider, call)))), "first_byte")
       const elapsed = Date.now() - started
       assert.isTrue(elapsed >= 280 && elapsed < 2000, `took ${elapsed} ms`)
       yield* awaitClose(server.closed)
@@ -81,7 +82,7 @@ describe("OpenAiCompatible against a local server", () => {
       const provider = yield* realProvider(server.baseUrl, { idle: Duration.millis(200) })
       const received: Array<CompletionChunk> = []
       const started = Date.now()
-      const error = yield* Effect.flip(Stream.runForEach(provider.stream(call), (c) => Effect.sync(() => received.push(c))))
+      const error = yield* Effect.flip(Stream.runForEach(providerStream(provider, call), (c) => Effect.sync(() => received.push(c))))
       assert.strictEqual(timeoutPhase(error), "idle")
       assert.strictEqual(contentOf(received), "only")
       assert.isTrue(Date.now() - started < 2000)
@@ -97,7 +98,7 @@ describe("OpenAiCompatible against a local server", () => {
       })
       const provider = yield* realProvider(server.baseUrl, { idle: Duration.millis(300), total: Duration.millis(600) })
       const received: Array<CompletionChunk> = []
-      const error = yield* Effect.flip(Stream.runForEach(provider.stream(call), (c) => Effect.sync(() => received.push(c))))
+      const error = yield* Effect.flip(Stream.runForEach(providerStream(provider, call), (c) => Effect.sync(() => received.push(c))))
       assert.strictEqual(timeoutPhase(error), "total")
       assert.isTrue(received.length > 3, `${received.length} chunks`)
       yield* awaitClose(server.closed)
@@ -111,7 +112,7 @@ describe("OpenAiCompatible against a local server", () => {
       })
       const provider = yield* realProvider(server.baseUrl)
       const received: Array<CompletionChunk> = []
-      const error = yield* Effect.flip(Stream.runForEach(provider.stream(call), (c) => Effect.sync(() => received.push(c))))
+      const error = yield* Effect.flip(Stream.runForEach(providerStream(provider, call), (c) => Effect.sync(() => received.push(c))))
       assert.strictEqual(reasonOf(error)._tag, "UpstreamUnreachable")
       assert.strictEqual(contentOf(received), "half")
     }).pipe(Effect.provide(undici)))
@@ -123,7 +124,7 @@ describe("OpenAiCompatible against a local server", () => {
         res.write(sse(delta("one"), delta("two")))
       })
       const provider = yield* realProvider(server.baseUrl)
-      const chunks = yield* Stream.runCollect(Stream.take(provider.stream(call), 1))
+      const chunks = yield* Stream.runCollect(Stream.take(providerStream(provider, call), 1))
       assert.strictEqual(contentOf(chunks), "one")
       yield* awaitClose(server.closed)
     }).pipe(Effect.provide(undici)))
@@ -136,7 +137,7 @@ describe("OpenAiCompatible against a local server", () => {
       })
       const provider = yield* realProvider(server.baseUrl)
       const first = deferred()
-      const fiber = yield* Effect.forkChild(Stream.runForEach(provider.stream(call), () => Effect.sync(first.resolve)))
+      const fiber = yield* Effect.forkChild(Stream.runForEach(providerStream(provider, call), () => Effect.sync(first.resolve)))
       yield* Effect.promise(() => first.promise)
       yield* Fiber.interrupt(fiber)
       yield* awaitClose(server.closed)
@@ -148,7 +149,7 @@ describe("OpenAiCompatible against a local server", () => {
       const baseUrl = yield* Effect.scoped(Effect.map(localServer(() => {}), (s) => s.baseUrl))
       const provider = yield* realProvider(baseUrl)
       assert.strictEqual(reasonOf(yield* Effect.flip(provider.complete(call)))._tag, "UpstreamUnreachable")
-      assert.strictEqual(reasonOf(yield* Effect.flip(Stream.runDrain(provider.stream(call))))._tag, "UpstreamUnreachable")
+      assert.strictEqual(reasonOf(yield* Effect.flip(Stream.runDrain(providerStream(provider, call))))._tag, "UpstreamUnreachable")
     }).pipe(Effect.provide(undici)))
 
   it.live("a real round trip: headers on the wire and a streamed answer", () =>
@@ -160,7 +161,7 @@ describe("OpenAiCompatible against a local server", () => {
         res.end(sse(delta("hi"), usageChunk, "[DONE]"))
       })
       const provider = yield* realProvider(server.baseUrl)
-      const chunks = yield* Stream.runCollect(provider.stream(call))
+      const chunks = yield* Stream.runCollect(providerStream(provider, call))
       assert.strictEqual(contentOf(chunks), "hi")
       const headers = seen[0]
       if (headers === undefined) return assert.fail("no request seen")

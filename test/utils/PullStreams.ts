@@ -3,15 +3,24 @@
  * streams, so their tests can feed them a `Stream` and collect one. The app itself never needs a stream
  * here: it maps pull to pull (`src/chat/ChunkPull.ts`).
  */
-import { Effect, type Scope, Stream } from "effect"
+import { Channel, Effect, type Scope, Stream } from "effect"
 import type { SqlError } from "effect/sql"
 import { renderPull, type ResponseIdentity } from "../../src/dialects/openai/ChatResponse.ts"
 import type { ChatMessage, CompletionChunk, Usage } from "../../src/kernel/ChatWire.ts"
-import { type ChunkPull, openScoped, streamPull } from "../../src/kernel/ChunkPull.ts"
-import { pullWithTools, type StreamSummary } from "../../src/core/StreamToolLoop.ts"
+import { type ChunkPull, type OpenPull, openScoped } from "../../src/kernel/ChunkPull.ts"
+import { type LoopProgress, pullWithTools } from "../../src/core/StreamToolLoop.ts"
 import type { LoopSettings } from "../../src/core/ToolLoop.ts"
 import type { ToolLoopError } from "../../src/core/ToolLoopError.ts"
+import type { Provider, ProviderCall } from "../../src/providers/Provider.ts"
 import type { ProviderError } from "../../src/providers/ProviderError.ts"
+
+/** The stream's pull, its resources in the given scope. */
+export const streamPull = <A, E>(self: Stream.Stream<A, E>): OpenPull<A, E> => (scope) =>
+  Channel.toPullScoped(Stream.toChannel(self), scope)
+
+/** A stream of what `open` answers, its resources in the stream's scope: the way back from pulls. */
+export const streamOf = <A, E>(open: OpenPull<A, E>): Stream.Stream<A, E> =>
+  Stream.fromChannel(Channel.fromTransform((_, scope) => open(scope)))
 
 /** The pull as a stream. */
 export const fromChunkPull = <A, E, R>(pull: ChunkPull<A, E, R>): Stream.Stream<A, E, R> =>
@@ -34,18 +43,43 @@ export const renderChunks = <E>(
   includeUsage: boolean,
   chunks: Stream.Stream<CompletionChunk, E>,
   onUsage?: (usage: Usage) => void,
-  trailer?: () => Record<string, unknown>,
-  onChunk?: (chunk: CompletionChunk) => void
+  trailer?: () => Record<string, unknown>
 ): Stream.Stream<object, E> =>
-  viaChunkPull(chunks, (pull) => renderPull(identity, includeUsage, pull, onUsage, trailer, onChunk))
+  viaChunkPull(chunks, (pull) => renderPull(identity, includeUsage, pull, onUsage, trailer))
 
-/** `pullWithTools` over streams: each round's stream runs in a scope of its own, closed when it ends. */
+/**
+ * `pullWithTools` over streams: each round's stream runs in a scope of its own, closed when it ends.
+ * `progress()` is the loop's once the stream has started.
+ */
 export const streamWithTools = (
   settings: LoopSettings,
   messages: ReadonlyArray<ChatMessage>,
   firstRound: Stream.Stream<CompletionChunk, ProviderError>,
-  openRound: (messages: ReadonlyArray<ChatMessage>) => Stream.Stream<CompletionChunk, ProviderError>,
-  summary: StreamSummary
-): Stream.Stream<CompletionChunk, ProviderError | ToolLoopError | SqlError.SqlError> =>
-  viaChunkPull(firstRound, (first, scope) =>
-    pullWithTools(settings, messages, first, (history) => toChunkPull(openRound(history), scope), summary))
+  openRound: (messages: ReadonlyArray<ChatMessage>) => Stream.Stream<CompletionChunk, ProviderError>
+): {
+  readonly chunks: Stream.Stream<CompletionChunk, ProviderError | ToolLoopError | SqlError.SqlError>
+  readonly progress: () => LoopProgress
+} => {
+  let progress: (() => LoopProgress) | undefined
+  const chunks = viaChunkPull(firstRound, (first, scope) => {
+    const loop = pullWithTools(
+      settings,
+      messages,
+      { pull: first, attempts: 1 },
+      (history) => Effect.map(toChunkPull(openRound(history), scope), (pull) => ({ pull, attempts: 1 }))
+    )
+    progress = loop.progress
+    return loop.chunks
+  })
+  return {
+    chunks,
+    progress: () => {
+      if (progress === undefined) throw new Error("the loop has not started")
+      return progress()
+    }
+  }
+}
+
+/** A provider's streamed answer as a stream, its resources in the stream's scope. */
+export const providerStream = (provider: Provider, call: ProviderCall): Stream.Stream<CompletionChunk, ProviderError> =>
+  streamOf((scope) => provider.open(call, scope))

@@ -5,6 +5,7 @@
  */
 import { Effect, Layer, Stream } from "effect"
 import type { Completion, CompletionChunk, Usage } from "../../src/kernel/ChatWire.ts"
+import { streamPull } from "./PullStreams.ts"
 import type { Provider, ProviderCall } from "../../src/providers/Provider.ts"
 import { ProviderError, UpstreamStatus } from "../../src/providers/ProviderError.ts"
 import { makeRegistry, Providers } from "../../src/providers/Providers.ts"
@@ -43,13 +44,13 @@ export const scriptedProvider = (name: string, script: Script = {}): ScriptedPro
         completeCalls.push(call)
         return nth(script.complete, completeCalls.length - 1, `${name} completion`)
       }),
-    stream: (call) => {
+    open: (call, scope) => {
       streamCalls.push(call)
       const scripted = nth(script.stream, streamCalls.length - 1, `${name} stream`)
-      return Stream.suspend(() => {
+      return streamPull(Stream.suspend(() => {
         runs++
         return scripted
-      })
+      }))(scope)
     }
   }
   return { provider, completeCalls, streamCalls, streamRuns: () => runs }

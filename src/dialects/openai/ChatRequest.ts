@@ -7,6 +7,7 @@
 import { Effect, Schema } from "effect"
 import { decodeInput, isRecord } from "../../kernel/DecodeInput.ts"
 import { RequestError } from "../../kernel/RequestError.ts"
+import type { ChatCall } from "../../kernel/ChatCall.ts"
 import { ChatMessage, ToolDefinition } from "../../kernel/ChatWire.ts"
 
 const Optional = <S extends Schema.Top>(schema: S) => Schema.optionalKey(Schema.NullOr(schema))
@@ -24,7 +25,10 @@ export const ChatRequestBody = Schema.Struct({
     Schema.Record(Schema.String, Schema.Unknown)
   ])),
   tools: Optional(Schema.Array(ToolDefinition)),
-  tool_choice: Optional(Schema.Literals(["none", "auto"])),
+  tool_choice: Optional(Schema.Union([
+    Schema.Literals(["none", "auto", "required"]),
+    Schema.Struct({ type: Schema.Literal("function"), function: Schema.Struct({ name: Schema.NonEmptyString }) })
+  ])),
   svc_tool_ids: Optional(Schema.Array(Schema.String)),
   svc_pending_id: Optional(Schema.String),
   tags: Optional(Schema.Array(Schema.String))
@@ -44,22 +48,6 @@ const OWN_FIELDS = new Set([
   "tags"
 ])
 
-export interface ChatCall {
-  /** As the client addressed it: `author_id/model_id`. */
-  readonly model: string
-  readonly messages: ReadonlyArray<ChatMessage>
-  readonly maxTokens: number | undefined
-  readonly stream: boolean
-  readonly includeUsage: boolean
-  /** Client `stream_options` keys other than `include_usage`, for the upstream. */
-  readonly streamOptions: Readonly<Record<string, unknown>>
-  readonly tools: ReadonlyArray<ToolDefinition> | undefined
-  readonly toolChoice: "none" | "auto" | undefined
-  readonly svcToolIds: ReadonlyArray<string>
-  readonly svcPendingId: string | undefined
-  readonly tags: ReadonlyArray<string>
-  readonly passthrough: Readonly<Record<string, unknown>>
-}
 
 const decodeBody = decodeInput(ChatRequestBody)
 

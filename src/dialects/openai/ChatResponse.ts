@@ -48,25 +48,24 @@ const chunkEnvelope = (identity: ResponseIdentity) => ({
 })
 
 /**
- * Wire chunks from adapter chunks. Usage is held back from every chunk and, when `includeUsage`,
- * sent once at the end; `onUsage` sees the last usage the upstream reported (for the request log).
- * `trailer` adds fields to the last chunk (`svc_pending_id`): the usage chunk, or a `choices: []` chunk
- * of its own when usage was not asked for. `onChunk` sees every adapter chunk first (the request log's
- * view), in the same step: one step per chunk of the stream, not one per concern.
+ * Wire chunks from the core's chunks, each written by `emit` (an object for tests, an SSE frame for the
+ * wire). Usage is held back from every chunk and, when `includeUsage`, sent once at the end; `onUsage`
+ * sees the last usage reported. `trailer` adds fields to the last chunk (`svc_pending_id`): the usage
+ * chunk, or a `choices: []` chunk of its own when usage was not asked for; `end` follows it (`[DONE]`).
  */
-export const renderPull = <E, R>(
+const renderWith = <B, E, R>(
   identity: ResponseIdentity,
   includeUsage: boolean,
   chunks: ChunkPull<CompletionChunk, E, R>,
+  emit: (event: object) => B,
+  end: ReadonlyArray<B>,
   onUsage: (usage: Usage) => void = () => {},
-  trailer: () => Record<string, unknown> = () => ({}),
-  onChunk: (chunk: CompletionChunk) => void = () => {}
-): ChunkPull<object, E, R> => {
+  trailer: () => Record<string, unknown> = () => ({})
+): ChunkPull<B, E, R> => {
   const envelope = chunkEnvelope(identity)
   const roleSent = new Set<number>()
   let usage: Usage | undefined
   const render = (chunk: CompletionChunk) => {
-    onChunk(chunk)
     if (chunk.usage !== undefined) {
       usage = chunk.usage
       onUsage(chunk.usage)
@@ -84,15 +83,37 @@ export const renderPull = <E, R>(
     return { ...envelope, ...chunk.extra, choices }
   }
   return mapPullThen(chunks, (part) => {
-    const out: Array<object> = []
+    const out: Array<B> = []
     for (const chunk of part) {
       const rendered = render(chunk)
-      if (rendered !== undefined) out.push(rendered)
+      if (rendered !== undefined) out.push(emit(rendered))
     }
     return out
   }, () => {
     const extra = trailer()
-    if (includeUsage) return [{ ...envelope, choices: [], usage: renderUsage(usage ?? emptyUsage), ...extra }]
-    return Object.keys(extra).length === 0 ? [] : [{ ...envelope, choices: [], ...extra }]
+    if (includeUsage) return [emit({ ...envelope, choices: [], usage: renderUsage(usage ?? emptyUsage), ...extra }), ...end]
+    return Object.keys(extra).length === 0 ? end : [emit({ ...envelope, choices: [], ...extra }), ...end]
   })
 }
+
+/** The wire chunks as objects (what each SSE event's data holds). */
+export const renderPull = <E, R>(
+  identity: ResponseIdentity,
+  includeUsage: boolean,
+  chunks: ChunkPull<CompletionChunk, E, R>,
+  onUsage?: (usage: Usage) => void,
+  trailer?: () => Record<string, unknown>
+): ChunkPull<object, E, R> => renderWith(identity, includeUsage, chunks, (event) => event, [], onUsage, trailer)
+
+const frame = (event: object): string => `data: ${JSON.stringify(event)}\n\n`
+
+/** OpenAI's stream terminator. */
+export const DONE_FRAME = "data: [DONE]\n\n"
+
+/** The wire chunks as SSE frames, `data: [DONE]` last. */
+export const renderFrames = <E, R>(
+  identity: ResponseIdentity,
+  includeUsage: boolean,
+  chunks: ChunkPull<CompletionChunk, E, R>,
+  trailer: () => Record<string, unknown>
+): ChunkPull<string, E, R> => renderWith(identity, includeUsage, chunks, frame, [DONE_FRAME], undefined, trailer)

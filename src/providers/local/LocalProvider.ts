@@ -4,13 +4,11 @@
  * tool results, so a new user, the end-to-end tests and the shared-tool loop can run with no API key.
  * What it answers lives in `LocalReply.ts`; this module only checks the model and draws tool call ids.
  */
-import { Effect, Random, type Scope } from "effect"
-import { pullOnce, spanPull, streamOf } from "../../kernel/ChunkPull.ts"
+import { Effect, Random } from "effect"
+import { pullOnce } from "../../kernel/ChunkPull.ts"
 import type { Provider, ProviderCall } from "../Provider.ts"
 import { ProviderError, UpstreamStatus } from "../ProviderError.ts"
 import { answer, chunksOf, completionOf, ECHO_MODEL, usageOf } from "./LocalReply.ts"
-import { annotateGenAi, genAiChunks } from "../../observability/GenAi.ts"
-import { hotSpan, isTracing } from "../../Tracing.ts"
 
 const NAME = "local"
 
@@ -41,35 +39,16 @@ const decide = Effect.fnUntraced(function*(call: ProviderCall) {
   return { reply, usage: usageOf(call.messages, reply) }
 })
 
-const complete = Effect.fnUntraced(function*(call: ProviderCall) {
-  const genAi = { system: NAME, requestModel: call.modelId }
-  yield* annotateGenAi(genAi)
-  const { reply, usage } = yield* decide(call)
-  const completion = completionOf(reply, usage)
-  yield* annotateGenAi(genAi, completion)
-  return completion
-}, hotSpan("LocalProvider.complete"))
+const complete = (call: ProviderCall) => Effect.map(decide(call), ({ reply, usage }) => completionOf(reply, usage))
 
 /** The whole answer as one pull: nothing to wait for, so no stream stages either. */
-const openPlain = (call: ProviderCall) => Effect.map(decide(call), ({ reply, usage }) => pullOnce(chunksOf(reply, usage)))
-
-const traced = (call: ProviderCall, scope: Scope.Scope) => {
-  const genAi = genAiChunks({ system: NAME, requestModel: call.modelId })
-  return spanPull(() => openPlain(call), "LocalProvider.stream", {}, genAi)(scope)
-}
-
-// the attempt's span only when a real tracer records it, as OpenAiCompatible does
-const open = (call: ProviderCall, scope: Scope.Scope) =>
-  Effect.withFiber((fiber) => isTracing(fiber) ? traced(call, scope) : openPlain(call))
-
-const stream = (call: ProviderCall) => streamOf((scope) => open(call, scope))
+const open = (call: ProviderCall) => Effect.map(decide(call), ({ reply, usage }) => pullOnce(chunksOf(reply, usage)))
 
 export const LocalProvider: Provider = {
   name: NAME,
   adapter: "local",
   models: [ECHO_MODEL],
   complete,
-  stream,
   open
 }
 

@@ -12,6 +12,7 @@ import type {
   ToolCall,
   Usage
 } from "../../kernel/ChatWire.ts"
+import { forcedToolName } from "../../kernel/ChatCall.ts"
 import type { ProviderCall } from "../Provider.ts"
 
 export const ECHO_MODEL = "echo"
@@ -101,14 +102,24 @@ export const answer = (call: AnswerInput, toolCallId: string): LocalAnswer => {
   const last = call.messages.at(-1)
   if (last?.role === "tool") return textAnswer(trailingToolResults(call.messages), call.maxTokens)
   if (last?.role === "user" && call.toolChoice !== "none") {
+    const offered = (name: string) => call.tools?.some((tool) => tool.function.name === name) === true
     const command = parseToolCommand(textOf(last.content))
-    if (command !== undefined && call.tools?.some((tool) => tool.function.name === command.name)) {
-      const args = parseArgs(command)
+    const forced = forcedToolName(call.toolChoice)
+    // a forced tool is called whatever the text says, with the command's arguments when it names that tool
+    const name = forced !== undefined && offered(forced)
+      ? forced
+      : command !== undefined && offered(command.name)
+      ? command.name
+      : call.toolChoice === "required"
+      ? call.tools?.[0]?.function.name
+      : undefined
+    if (name !== undefined) {
+      const args = command?.name === name ? parseArgs(command) : { _tag: "Valid" as const, json: "{}" }
       if (args._tag === "Invalid") return textAnswer(args.explanation, call.maxTokens)
       // A truncated tool call would carry broken JSON, so `maxTokens` never cuts one.
       return {
         _tag: "ToolCall",
-        toolCall: { id: toolCallId, type: "function", function: { name: command.name, arguments: args.json } }
+        toolCall: { id: toolCallId, type: "function", function: { name, arguments: args.json } }
       }
     }
   }

@@ -4,13 +4,10 @@
  * instances differ only in URL, key, extra headers and timeouts. HTTP, transport and decode failures
  * are translated into `ProviderError` here, where they enter; the wire mapping is in `OpenAiMapping.ts`.
  */
-import { Cause, Duration, Effect, Redacted, Result, Scope, Stream } from "effect"
+import { Cause, Duration, Effect, Redacted, Result, Scope } from "effect"
 import type { NonEmptyReadonlyArray } from "effect/Array"
 import { Sse } from "effect/encoding"
 import type { CompletionChunk } from "../../kernel/ChatWire.ts"
-import { annotateGenAi, genAiChunks } from "../../observability/GenAi.ts"
-import { hotSpan, isTracing } from "../../Tracing.ts"
-import { spanPull, streamOf } from "../../kernel/ChunkPull.ts"
 import type { Provider, ProviderCall } from "../Provider.ts"
 import {
   ProviderError,
@@ -95,20 +92,13 @@ export const make = (options: OpenAiCompatibleOptions): Effect.Effect<Provider, 
       return yield* Effect.fail(fail(decodeErrorResponse(response.status, body)))
     })
 
-    const complete = Effect.fnUntraced(
-      function*(call: ProviderCall) {
-        yield* Effect.annotateCurrentSpan({ "gateway.provider": options.name, "gateway.model": call.modelId })
-        const genAi = { system: options.name, requestModel: call.modelId }
-        yield* annotateGenAi(genAi)
-        const response = yield* send(call, false)
-        const body = yield* response.text.pipe(Effect.mapError(fromTransportError), Effect.onInterrupt(() => response.cancel))
-        const completion = decodeCompletion(body, call.modelId)
-        if (Result.isFailure(completion)) return yield* Effect.fail(fail(completion.failure))
-        yield* annotateGenAi(genAi, completion.success)
-        return completion.success
-      },
-      hotSpan("OpenAiCompatible.complete")
-    )
+    const complete = Effect.fnUntraced(function*(call: ProviderCall) {
+      const response = yield* send(call, false)
+      const body = yield* response.text.pipe(Effect.mapError(fromTransportError), Effect.onInterrupt(() => response.cancel))
+      const completion = decodeCompletion(body, call.modelId)
+      if (Result.isFailure(completion)) return yield* Effect.fail(fail(completion.failure))
+      return completion.success
+    })
 
     /**
      * The chunks of an SSE body, one pull per piece of body (not per event): text, SSE (Effect's own
@@ -187,7 +177,7 @@ export const make = (options: OpenAiCompatibleOptions): Effect.Effect<Provider, 
      * The answer's chunks; the upstream body is released (after `[DONE]`) or aborted when `scope` closes.
      * A generator function made once per provider: one made per call would outlive it (see ChatRoutes).
      */
-    const openPlain = Effect.fnUntraced(function*(call: ProviderCall, scope: Scope.Scope) {
+    const open = Effect.fnUntraced(function*(call: ProviderCall, scope: Scope.Scope) {
       const response = yield* send(call, true)
       if ((response.headers["content-type"] ?? "").startsWith("application/json")) {
         yield* Scope.addFinalizer(scope, response.cancel)
@@ -199,20 +189,5 @@ export const make = (options: OpenAiCompatibleOptions): Effect.Effect<Provider, 
       return pull
     })
 
-    const traced = (call: ProviderCall, scope: Scope.Scope) =>
-      spanPull(
-        (scope) => openPlain(call, scope),
-        "OpenAiCompatible.stream",
-        { attributes: { "gateway.provider": options.name, "gateway.model": call.modelId } },
-        genAiChunks({ system: options.name, requestModel: call.modelId })
-      )(scope)
-
-    // A span costs a context update on every pull: only when a real tracer records it.
-    const open = (call: ProviderCall, scope: Scope.Scope) =>
-      Effect.withFiber((fiber) => isTracing(fiber) ? traced(call, scope) : openPlain(call, scope))
-
-    const stream = (call: ProviderCall): Stream.Stream<CompletionChunk, ProviderError> =>
-      streamOf((scope) => open(call, scope))
-
-    return { name: options.name, adapter, models: options.models, complete, stream, open } satisfies Provider
+    return { name: options.name, adapter, models: options.models, complete, open } satisfies Provider
   })

@@ -9,7 +9,7 @@ import { Effect, Layer, Stream } from "effect"
 import type { Caller } from "../../../src/kernel/Caller.ts"
 import { type ChatContext, ChatCompletions, toProviderCall } from "../../../src/core/ChatCompletions.ts"
 import { fromChunkPull } from "../../utils/PullStreams.ts"
-import type { ChatCall } from "../../../src/dialects/openai/ChatRequest.ts"
+import type { ChatCall } from "../../../src/kernel/ChatCall.ts"
 import type { CompletionChunk } from "../../../src/kernel/ChatWire.ts"
 import { GatewayConfig } from "../../../src/Config.ts"
 import { Metrics } from "../../../src/observability/Metrics.ts"
@@ -93,7 +93,7 @@ describe("ChatCompletions.complete", () => {
       const groq = scriptedProvider("groq")
       const result = yield* complete([openai, groq], context({ passthrough: { temperature: 0 }, maxTokens: 9 }))
       assert.strictEqual(result.attempts, 1)
-      assert.strictEqual(result.target.address, "openai/gpt-4o")
+      assert.strictEqual(result.provider, "openai")
       assert.strictEqual(result.completion.choices[0]?.message.content, "from openai")
       assert.deepStrictEqual(openai.completeCalls, [{
         modelId: "gpt-4o",
@@ -114,7 +114,7 @@ describe("ChatCompletions.complete", () => {
       const local = scriptedProvider("local", { complete: [Effect.succeed(completionOf("from local"))] })
       const result = yield* complete([openai, groq, local])
       assert.strictEqual(result.attempts, 3)
-      assert.strictEqual(result.target.address, "local/echo")
+      assert.strictEqual(result.provider, "local")
       assert.strictEqual(result.completion.choices[0]?.message.content, "from local")
       assert.deepStrictEqual(
         [openai, groq, local].map((fake) => fake.completeCalls.map((c) => `${c.modelId}/${c.requestId}`)),
@@ -166,8 +166,8 @@ describe("ChatCompletions.stream", () => {
       const openai = scriptedProvider("openai", { stream: [Stream.fail(upstreamFailure("openai", 503))] })
       const groq = scriptedProvider("groq", { stream: [Stream.make(chunkOf("hel"), chunkOf("lo", "stop"))] })
       const result = yield* openStream([openai, groq])
-      assert.strictEqual(result.target.address, "groq/llama")
-      assert.strictEqual(result.summary.attempts, 2)
+      assert.strictEqual(result.provider, "groq")
+      assert.strictEqual(result.outcome().attempts, 2)
       const { error, seen } = yield* drain(fromChunkPull(result.chunks))
       assert.isUndefined(error)
       assert.strictEqual(textOf(seen), "hello")
@@ -180,7 +180,7 @@ describe("ChatCompletions.stream", () => {
     Effect.gen(function*() {
       const openai = scriptedProvider("openai", { stream: [Stream.make(chunkOf("a"), chunkOf("b"), chunkOf("c", "stop"))] })
       const result = yield* openStream([openai])
-      assert.strictEqual(result.summary.attempts, 1)
+      assert.strictEqual(result.outcome().attempts, 1)
       const { error, seen } = yield* drain(fromChunkPull(result.chunks))
       assert.isUndefined(error)
       assert.strictEqual(textOf(seen), "abc")
@@ -194,7 +194,7 @@ describe("ChatCompletions.stream", () => {
       })
       const groq = scriptedProvider("groq", { stream: [Stream.make(chunkOf("unused", "stop"))] })
       const result = yield* openStream([openai, groq])
-      assert.strictEqual(result.target.address, "openai/gpt-4o")
+      assert.strictEqual(result.provider, "openai")
       const { error, seen } = yield* drain(fromChunkPull(result.chunks))
       assert.strictEqual(textOf(seen), "partial")
       assert.strictEqual(reasonOf(error), "openai:UpstreamStatus")

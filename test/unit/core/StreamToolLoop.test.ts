@@ -6,8 +6,7 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Stream } from "effect"
-import { type ChatMessage, type CompletionChunk, emptyUsage, type ToolCallDelta } from "../../../src/kernel/ChatWire.ts"
-import type { StreamSummary } from "../../../src/core/StreamToolLoop.ts"
+import { type ChatMessage, type CompletionChunk, type ToolCallDelta } from "../../../src/kernel/ChatWire.ts"
 import { streamWithTools } from "../../utils/PullStreams.ts"
 import type { LoopSettings } from "../../../src/core/ToolLoop.ts"
 import {
@@ -33,21 +32,20 @@ const runRounds = (rounds: ReadonlyArray<ReadonlyArray<CompletionChunk>>, overri
   Effect.gen(function*() {
     const pending = recordingPending()
     const histories: Array<ReadonlyArray<ChatMessage>> = []
-    const summary: StreamSummary = { usage: emptyUsage, rounds: 1, attempts: 1, toolRuns: [], svcPendingId: undefined }
     const openRound = (history: ReadonlyArray<ChatMessage>) => {
       histories.push(history)
       const next = rounds[histories.length]
       return next === undefined ? Stream.die(new Error("more rounds opened than scripted")) : Stream.fromIterable(next)
     }
-    const chunks = streamWithTools(
+    const { chunks, progress } = streamWithTools(
       loopSettings(tools, pending.service, overrides),
       question,
       Stream.fromIterable(rounds[0] ?? []),
-      openRound,
-      summary
+      openRound
     )
     const seen: Array<CompletionChunk> = []
     const result = yield* Effect.result(Stream.runForEach(chunks, (chunk) => Effect.sync(() => seen.push(chunk))))
+    const summary = progress()
     return { seen, error: result._tag === "Failure" ? result.failure : undefined, summary, histories, saved: pending.saved }
   })
 

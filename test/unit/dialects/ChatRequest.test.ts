@@ -4,7 +4,8 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
-import { type ChatCall, parseChatCall } from "../../../src/dialects/openai/ChatRequest.ts"
+import type { ChatCall } from "../../../src/kernel/ChatCall.ts"
+import { parseChatCall } from "../../../src/dialects/openai/ChatRequest.ts"
 
 const minimal = { model: "openai/gpt-4o-mini", messages: [{ role: "user", content: "hi" }] }
 
@@ -173,7 +174,8 @@ describe("parseChatCall refuses", () => {
     ["stream \"yes\"", { ...minimal, stream: "yes" }, "stream"],
     ["stream_options that is not an object", { ...minimal, stream_options: true }, "stream_options"],
     ["include_usage that is not a boolean", { ...minimal, stream_options: { include_usage: "yes" } }, "stream_options.include_usage"],
-    ["tool_choice \"required\"", { ...minimal, tool_choice: "required" }, "tool_choice"],
+    ["tool_choice \"any\"", { ...minimal, tool_choice: "any" }, "tool_choice"],
+    ["a named tool_choice without a name", { ...minimal, tool_choice: { type: "function", function: {} } }, "tool_choice.function.name"],
     ["a tool of another type", { ...minimal, tools: [{ ...weatherTool, type: "retrieval" }] }, "tools[0].type"],
     ["a tool without a name", { ...minimal, tools: [{ type: "function", function: { name: "" } }] }, "tools[0].function.name"],
     ["svc_tool_ids that is not an array", { ...minimal, svc_tool_ids: "web_search" }, "svc_tool_ids"],
@@ -190,6 +192,16 @@ describe("parseChatCall refuses", () => {
       }))
   }
 
+  it.effect("every tool choice of the format: none, auto, required and a named function", () =>
+    Effect.gen(function*() {
+      const named = { type: "function", function: { name: "get_weather" } } as const
+      for (const choice of ["none", "auto", "required", named] as const) {
+        const call = yield* parseChatCall({ ...minimal, tools: [weatherTool], tool_choice: choice })
+        assert.deepStrictEqual(call.toolChoice, choice)
+        assert.notProperty(call.passthrough, "tool_choice")
+      }
+    }))
+
   it.effect("a missing field with the missing_required_parameter code, a bad one with invalid_value", () =>
     Effect.gen(function*() {
       assert.strictEqual((yield* invalidFieldOf(withoutModel)).code, "missing_required_parameter")
@@ -198,7 +210,7 @@ describe("parseChatCall refuses", () => {
 
   it.effect("several invalid fields: the first named in param, every one in the message", () =>
     Effect.gen(function*() {
-      const reason = yield* invalidFieldOf({ ...minimal, max_tokens: 0, tool_choice: "required", tags: "x" })
+      const reason = yield* invalidFieldOf({ ...minimal, max_tokens: 0, tool_choice: "any", tags: "x" })
       assert.strictEqual(reason.param, "max_tokens")
       for (const param of ["max_tokens", "tool_choice", "tags"]) assert.include(reason.message, `'${param}'`)
     }))

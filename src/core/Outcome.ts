@@ -1,0 +1,56 @@
+/**
+ * What a request came to, as one value the core returns: the tokens summed over every round, the
+ * upstream calls made (failovers and tool rounds included), the shared tools that ran, the pending id
+ * of a mixed turn, and which provider and model answered. A whole answer carries it with its
+ * completion; a streamed one hands it over once its last chunk has gone (`StreamAnswer.outcome`).
+ */
+import type { Completion, CompletionChunk, Usage } from "../kernel/ChatWire.ts"
+import type { ChunkPull } from "../kernel/ChunkPull.ts"
+import type { ToolRunResult } from "../tools/ToolRunner.ts"
+
+/** One shared-tool run, as the answer and the log report it. */
+export interface ToolRunRecord {
+  readonly id: string
+  readonly outcome: ToolRunResult["outcome"]
+  readonly round: number
+}
+
+export interface Outcome {
+  readonly usage: Usage
+  /** Upstream calls over every round, failovers included. */
+  readonly attempts: number
+  readonly rounds: number
+  readonly toolRuns: ReadonlyArray<ToolRunRecord>
+  /** Set when the answer ends a mixed turn that the client continues with it. */
+  readonly svcPendingId: string | undefined
+  /** The configured provider that answered (the first round's target). */
+  readonly provider: string
+  /** The model the upstream says answered; empty when it never said. */
+  readonly model: string
+  /**
+   * What was left out on the way, as dotted field names: what the client sent that the gateway's model
+   * cannot carry, and what the answering target cannot take (`x-svc-dropped-fields`).
+   */
+  readonly dropped: ReadonlyArray<string>
+}
+
+/** A whole answer: the last round's completion (its usage summed over every round) and the outcome. */
+export interface Answer extends Outcome {
+  readonly completion: Completion
+}
+
+/** A streamed answer: the chunks the client should see, then what it came to. */
+export interface StreamAnswer<E> {
+  /** The provider whose answer is streaming (known once the first chunk arrived). */
+  readonly provider: string
+  readonly chunks: ChunkPull<CompletionChunk, E>
+  /** Complete once `chunks` has ended; before that, what is known so far. */
+  readonly outcome: () => StreamOutcome
+}
+
+export interface StreamOutcome extends Outcome {
+  /** When the first text or tool call went to the client (`performance.now()`), for time to first token. */
+  readonly firstOutputAt: number | undefined
+  /** The text the client was sent, over every round. */
+  readonly text: string
+}

@@ -1,0 +1,226 @@
+/**
+ * What went wrong with a request, in no wire format yet: every typed error the edge can meet becomes a
+ * `Problem` (status, OpenAI-style type and code, message, the field at fault) here, once; each dialect
+ * then writes it in its client's own error shape (`Dialect.errorBody`, `Dialect.streamError`).
+ */
+import type { SqlError } from "effect/sql"
+import type { AdminError } from "../admin/AdminError.ts"
+import type { AuthError } from "../auth/AuthError.ts"
+import type { RequestError } from "../kernel/RequestError.ts"
+import type { ProviderError, UpstreamStatus } from "../providers/ProviderError.ts"
+import type { ToolLoopError } from "./ToolLoopError.ts"
+
+export type EdgeError = RequestError | AuthError | ProviderError | AdminError | ToolLoopError | SqlError.SqlError
+
+export interface Problem {
+  readonly status: number
+  /** OpenAI's error type: `invalid_request_error`, `authentication_error`, `upstream_error`, `server_error`. */
+  readonly type: string
+  readonly code: string | null
+  readonly message: string
+  /** The field at fault, when one is. */
+  readonly param: string | null
+  /** More top-level fields of the error object (`invalid_svc_tool_ids`). */
+  readonly extra: Readonly<Record<string, unknown>>
+  /**
+   * The upstream's own refusal or failure, as it came: a dialect whose format is the upstream's passes it
+   * on unchanged (Claude Code matches on Anthropic's error types and wording).
+   */
+  readonly upstream?: {
+    readonly provider: string
+    readonly status: number
+    readonly type: string | undefined
+    readonly message: string
+  }
+}
+
+const withUpstream = (described: Problem, provider: string, reason: UpstreamStatus): Problem => ({
+  ...described,
+  upstream: { provider, status: reason.status, type: reason.type, message: reason.message }
+})
+
+const problem = (
+  status: number,
+  type: string,
+  code: string | null,
+  message: string,
+  param: string | null = null,
+  extra: Readonly<Record<string, unknown>> = {}
+): Problem => ({ status, type, code, message, param, extra })
+
+const NEW_KEY_ADVICE = "Generate a new API key in the svc-gateway console (API keys) or with `svc-gateway keys create`."
+
+const describeRequest = (error: RequestError): Problem => {
+  const reason = error.reason
+  switch (reason._tag) {
+    case "InvalidField":
+      // no single field is at fault when the body as a whole is wrong
+      return problem(400, "invalid_request_error", reason.code ?? "invalid_value", reason.message, reason.param || null)
+    case "InvalidJson":
+      return problem(400, "invalid_request_error", "invalid_json", reason.message)
+    case "BodyTooLarge":
+      return problem(
+        413,
+        "invalid_request_error",
+        "request_too_large",
+        `The request body is larger than the limit of ${reason.limitBytes} bytes.`
+      )
+    case "ModelNotFound":
+      return problem(
+        400,
+        "invalid_request_error",
+        "model_not_found",
+        `The model '${reason.model}' is not served by this gateway. Address a model as <author_id>/<model_id>; GET /v1/models lists them.`,
+        "model"
+      )
+    case "RouteNotFound":
+      return problem(404, "invalid_request_error", "not_found", `No route for ${reason.method} ${reason.path}.`)
+    case "InvalidSvcToolIds":
+      return problem(
+        400,
+        "invalid_request_error",
+        "invalid_svc_tool_ids",
+        `Invalid svc_tool_ids: ${reason.invalid.map((i) => `'${i.id}' (${i.why})`).join(", ")}. Activate shared tools for the organization and allow them for the key in the svc-gateway console.`,
+        "svc_tool_ids",
+        { invalid_svc_tool_ids: reason.invalid.map((i) => i.id) }
+      )
+    case "InvalidSvcPendingId":
+      return problem(
+        400,
+        "invalid_request_error",
+        "invalid_svc_pending_id",
+        `The svc_pending_id '${reason.id}' is unknown or expired, or belongs to another API key. Send the whole conversation again without it.`,
+        "svc_pending_id"
+      )
+    case "MethodNotAllowed":
+      return problem(
+        405,
+        "invalid_request_error",
+        "method_not_allowed",
+        `${reason.method} is not allowed on ${reason.path}; use ${reason.allowed.join(" or ")}.`
+      )
+  }
+}
+
+const describeAuth = (error: AuthError): Problem => {
+  const reason = error.reason
+  switch (reason._tag) {
+    case "MissingKey":
+      return problem(
+        401,
+        "authentication_error",
+        "missing_api_key",
+        `No API key was sent: use the header 'Authorization: Bearer <API_KEY>'. ${NEW_KEY_ADVICE}`
+      )
+    case "InvalidKey":
+      return problem(401, "authentication_error", "invalid_api_key", `The API key is not valid. ${NEW_KEY_ADVICE}`)
+    case "ExpiredKey":
+      return problem(
+        401,
+        "authentication_error",
+        "expired_api_key",
+        `The API key expired at ${reason.expiredAt}. ${NEW_KEY_ADVICE}`
+      )
+    case "RevokedKey":
+      return problem(401, "authentication_error", "revoked_api_key", `The API key has been revoked. ${NEW_KEY_ADVICE}`)
+    case "InvalidAdminToken":
+      return problem(
+        401,
+        "authentication_error",
+        "invalid_admin_token",
+        "The admin API needs 'Authorization: Bearer <GATEWAY_ADMIN_TOKEN>'."
+      )
+  }
+}
+
+const describeProvider = (error: ProviderError): Problem => {
+  const reason = error.reason
+  switch (reason._tag) {
+    case "UpstreamStatus":
+      // the provider refusing the gateway's own credentials is not the client's key failing, and its
+      // message may echo part of the provider key: say it is the gateway's configuration
+      if (reason.status === 401 || reason.status === 403) {
+        return problem(
+          502,
+          "upstream_error",
+          "upstream_auth_failed",
+          `The provider '${error.provider}' refused the gateway's credentials (status ${reason.status}); check the provider's API key in the gateway's configuration.`
+        )
+      }
+      // the provider's other 4xx are the client's business: pass them through as they are
+      if (reason.status >= 400 && reason.status < 500) {
+        return withUpstream(
+          problem(reason.status, reason.type ?? "invalid_request_error", reason.code ?? null, reason.message, reason.param ?? null),
+          error.provider,
+          reason
+        )
+      }
+      return withUpstream(
+        problem(
+          502,
+          "upstream_error",
+          "upstream_error",
+          `The provider '${error.provider}' failed with status ${reason.status}: ${reason.message}`
+        ),
+        error.provider,
+        reason
+      )
+    case "UpstreamUnreachable":
+      return problem(502, "upstream_error", "upstream_unreachable", `The provider '${error.provider}' could not be reached: ${reason.message}`)
+    case "UpstreamBadResponse":
+      return problem(502, "upstream_error", "upstream_bad_response", `The provider '${error.provider}' sent an invalid response: ${reason.message}`)
+    case "UpstreamTimeout":
+      return problem(504, "upstream_error", "upstream_timeout", `The provider '${error.provider}' timed out (${reason.phase.replace("_", " ")}).`)
+    case "ProviderUnavailable":
+      return problem(503, "upstream_error", "provider_unavailable", `The provider '${error.provider}' is unavailable: ${reason.message}`)
+  }
+}
+
+const describeAdmin = (error: AdminError): Problem => {
+  const reason = error.reason
+  switch (reason._tag) {
+    case "NotFound":
+      return problem(404, "invalid_request_error", "not_found", `No ${reason.entity} with id '${reason.id}'.`)
+    case "Conflict":
+      return problem(409, "invalid_request_error", "conflict", reason.message)
+  }
+}
+
+const describeSql = (error: SqlError.SqlError): Problem => {
+  switch (error.reason._tag) {
+    case "ConnectionError":
+    case "AuthenticationError":
+    case "LockTimeoutError":
+    case "StatementTimeoutError":
+    case "DeadlockError":
+    case "SerializationError":
+      return problem(503, "server_error", "store_unavailable", "The gateway's store is unavailable; retry shortly.")
+    default:
+      // a real bug: say so, without internals
+      return problem(500, "server_error", "internal_error", "The gateway failed unexpectedly.")
+  }
+}
+
+export const describeError = (error: EdgeError): Problem => {
+  switch (error._tag) {
+    case "RequestError":
+      return describeRequest(error)
+    case "AuthError":
+      return describeAuth(error)
+    case "ProviderError":
+      return describeProvider(error)
+    case "AdminError":
+      return describeAdmin(error)
+    case "ToolLoopError":
+      return problem(
+        502,
+        "upstream_error",
+        "svc_tool_round_limit",
+        `The model kept calling shared tools for ${error.reason.rounds} rounds, the limit (GATEWAY_SVC_TOOL_MAX_ROUNDS); no final answer was produced.`
+      )
+    case "SqlError":
+      return describeSql(error)
+  }
+}
+
+export const internalProblem: Problem = problem(500, "server_error", "internal_error", "The gateway failed unexpectedly.")

@@ -1,0 +1,60 @@
+/**
+ * The one decision of the shared-tool loop, for whole and streamed answers alike: once a round's answer
+ * is complete, what happens next. No shared call: the answer is final. Shared calls only: they run, and
+ * the model is asked again with the calls and their results (up to the round limit). Shared and client
+ * calls at once: the shared ones run, the turn is stored as pending, and the client gets its own calls
+ * with a `svc_pending_id` (no further model call, so the round limit does not apply).
+ */
+import { Effect } from "effect"
+import type { SqlError } from "effect/sql"
+import type { ChatMessage, ToolCall } from "../kernel/ChatWire.ts"
+import { type LoopSettings, runSharedTurn, savePending } from "./ToolLoop.ts"
+import type { ToolRunRecord } from "./Outcome.ts"
+import { RoundLimitReached, ToolLoopError } from "./ToolLoopError.ts"
+import { partitionCalls, toolResultMessages } from "./ToolTurns.ts"
+
+export type RoundDecision =
+  | { readonly _tag: "Final" }
+  | { readonly _tag: "Continue"; readonly history: ReadonlyArray<ChatMessage> }
+  | { readonly _tag: "Pending"; readonly client: ReadonlyArray<ToolCall>; readonly svcPendingId: string }
+
+const final: RoundDecision = { _tag: "Final" }
+
+export interface FinishedRound {
+  readonly number: number
+  /** The conversation this round answered. */
+  readonly history: ReadonlyArray<ChatMessage>
+  /** How many of `history`'s first messages are the client's (what came before the loop's own turns). */
+  readonly clientTurns: number
+  /** The round's assistant message as the next round must see it (thinking, text; calls are set here). */
+  readonly assistant: ChatMessage
+  /** Every tool call of the answer, in the model's order. */
+  readonly calls: ReadonlyArray<ToolCall>
+}
+
+/**
+ * What to do after `round`. Runs are appended to `runs` as the shared tools finish. Plain code when the
+ * answer called no shared tool (nearly all), so a round without tools costs no fiber steps.
+ */
+export const decideRound = (
+  settings: LoopSettings,
+  round: FinishedRound,
+  runs: Array<ToolRunRecord>
+): RoundDecision | Effect.Effect<RoundDecision, ToolLoopError | SqlError.SqlError> => {
+  const { client, shared } = partitionCalls(round.calls)
+  if (shared.length === 0) return final
+  if (client.length === 0 && round.number >= settings.maxRounds) {
+    return Effect.fail(new ToolLoopError({ reason: new RoundLimitReached({ rounds: round.number }) }))
+  }
+  return Effect.flatMap(runSharedTurn(settings, shared, round.number, runs), (results): Effect.Effect<RoundDecision, SqlError.SqlError> => {
+    if (client.length > 0) {
+      const priorTurns = round.history.slice(round.clientTurns)
+      return Effect.map(
+        savePending(settings, client, shared, results, priorTurns),
+        (svcPendingId) => ({ _tag: "Pending", client, svcPendingId })
+      )
+    }
+    const history = [...round.history, { ...round.assistant, tool_calls: shared }, ...toolResultMessages(results)]
+    return Effect.succeed({ _tag: "Continue", history })
+  })
+}

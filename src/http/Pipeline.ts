@@ -1,0 +1,104 @@
+/**
+ * The one request pipeline every chat dialect's route runs: the key from the dialect's header, auth,
+ * the body read within its limit and decoded by the dialect, tags, the core (shared tools, failover,
+ * the tool loop), the answer written by the dialect, whole or as server-sent events, and, however the
+ * request ends (answered, refused, failed, abandoned by the client), one row in the request log and in
+ * the metrics, built from the core's outcome. Errors are written once, by the dialect, in its client's
+ * own shape.
+ */
+import { Effect } from "effect"
+import { HttpServerRequest, HttpServerResponse } from "effect/http"
+import { Auth } from "../auth/Auth.ts"
+import { ChatCompletions } from "../core/ChatCompletions.ts"
+import type { Dialect } from "../core/Dialect.ts"
+import { describeError, type EdgeError } from "../core/Problem.ts"
+import { mergeTags } from "../core/Tags.ts"
+import { newTimeOrderedId } from "../Ids.ts"
+import { RequestEntry } from "../logs/RequestEntry.ts"
+import { RequestLog } from "../logs/RequestLog.ts"
+import type { RequestRecord } from "../logs/RequestRecord.ts"
+import { Metrics } from "../observability/Metrics.ts"
+import { readJsonBody } from "./JsonBody.ts"
+import { sseResponse } from "./Sse.ts"
+
+/** The caller's request id when it sent a sane one, so traces line up across services. */
+const requestIdOf = (header: string | undefined) =>
+  header !== undefined && /^[\w.:-]{1,128}$/.test(header) ? header : undefined
+
+/** One row in the request log and in the metrics, once per request. */
+const finish = (log: RequestLog["Service"], metrics: Metrics["Service"]) => (record: RequestRecord) => {
+  metrics.observeRequest(record)
+  return log.record(record)
+}
+
+/** The headers of an answer: the request ids, and the fields left out on the way when there are any. */
+const answerHeaders = (base: Record<string, string>, dropped: ReadonlyArray<string>): Record<string, string> =>
+  dropped.length === 0 ? base : { ...base, "x-svc-dropped-fields": dropped.join(", ") }
+
+/**
+ * The handler of one dialect's route. Its per-request body is a generator function made once per
+ * dialect, not per request: a generator function made per request, closing over its data, kept all it
+ * closes over alive until a full collection (likely through the map V8 gives each new generator
+ * function, born in old space); the bench's young collections kept about a tenth of everything a
+ * request allocated, and promoted it.
+ */
+export const pipeline = (dialect: Dialect) => {
+  const answer = Effect.fnUntraced(function*(
+    entry: RequestEntry,
+    requestId: string,
+    headers: Record<string, string>,
+    done: (record: RequestRecord) => Effect.Effect<void>
+  ) {
+    const request = yield* HttpServerRequest.HttpServerRequest
+    const caller = yield* (yield* Auth).authenticateKey(dialect.apiKey(request.headers))
+    entry.setCaller(caller)
+    const call = yield* dialect.decode(yield* readJsonBody, request.headers)
+    entry.requestedModel = call.model
+    entry.stream = call.stream
+    const tags = yield* mergeTags(call.tags, request.headers["x-svc-tags"])
+    entry.tags = tags
+    if (entry.keepContent) entry.promptText = JSON.stringify(call.messages)
+    const chat = yield* ChatCompletions
+    const identity = dialect.identity(call)
+    const context = { call, caller, requestId }
+    if (!call.stream) {
+      const answered = yield* chat.complete(context)
+      const content = answered.completion.choices[0]?.message.content
+      yield* done(entry.finish(200, null, { ...answered, text: typeof content === "string" ? content : undefined }))
+      return HttpServerResponse.jsonUnsafe(dialect.encodeAnswer(identity, call, answered), {
+        headers: answerHeaders(headers, answered.dropped)
+      })
+    }
+    const streaming = yield* chat.stream(context)
+    entry.provider = streaming.provider
+    const frames = dialect.encodeStream(identity, call, streaming.chunks, streaming.outcome)
+    // the row is written when the stream ends, whichever way: its last frame, an error frame, the client gone
+    return yield* sseResponse(
+      frames,
+      dialect.streamError,
+      answerHeaders(headers, streaming.outcome().dropped),
+      (status, code) => done(entry.finish(status, code, streaming.outcome()))
+    )
+  })
+
+  return Effect.gen(function*() {
+    const request = yield* HttpServerRequest.HttpServerRequest
+    const done = finish(yield* RequestLog, yield* Metrics)
+    const entry = new RequestEntry(newTimeOrderedId("req"), request.headers["user-agent"])
+    const requestId = requestIdOf(request.headers["x-request-id"]) ?? entry.id
+    // `x-svc-request-id` finds the request in the log, whatever id the client sent
+    const headers = { "x-request-id": requestId, "x-svc-request-id": entry.id }
+    yield* Effect.annotateCurrentSpan("svc.request.id", entry.id)
+    return yield* answer(entry, requestId, headers, done).pipe(
+      Effect.catch((error: EdgeError) => {
+        const problem = describeError(error)
+        const { body, status } = dialect.errorBody(problem)
+        return done(entry.finish(status, problem.code)).pipe(
+          Effect.as(HttpServerResponse.jsonUnsafe(body, { status, headers }))
+        )
+      }),
+      // the client left before a whole answer was ready
+      Effect.onInterrupt(() => done(entry.finish(499, "client_closed")))
+    )
+  })
+}
