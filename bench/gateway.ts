@@ -15,6 +15,8 @@ export interface GatewayVariant {
   readonly env: Readonly<Record<string, string>>
   /** Node flags instead of the start script's (heap and GC settings to compare in one run). */
   readonly nodeFlags?: ReadonlyArray<string>
+  /** Another build to run instead of this one's (`BENCH_BASELINE_ENTRY`: an older commit's bundle). */
+  readonly entry?: string
 }
 
 export const ADMIN_TOKEN = "bench-admin-token"
@@ -138,7 +140,7 @@ export const startGateway = async (options: {
   const baseUrl = `http://127.0.0.1:${port}`
   const logFile = join(resultsDir, `${variant.name}.log`)
   const logFd = openSync(logFile, "w")
-  const child = track(spawn(process.execPath, [...(variant.nodeFlags ?? startNodeFlags()), gatewayEntry()], {
+  const child = track(spawn(process.execPath, [...(variant.nodeFlags ?? startNodeFlags()), variant.entry ?? gatewayEntry()], {
     cwd: repoRoot,
     env: {
       ...process.env,

@@ -9,7 +9,8 @@
  * missed. Env: BENCH_SECONDS (measured seconds per cell, default 3), BENCH_ROUNDS (3),
  * BENCH_WARMUP_SECONDS (per round, 0.5), BENCH_MAX_REQUESTS (per cell, 200000), BENCH_CONCURRENCY
  * ("1,16,64"), BENCH_MODES ("non-stream,stream"), BENCH_TARGETS (comma list of target names; default
- * all), BENCH_GATEWAY_ENTRY (gateway entry relative to the repo root; default the start script's).
+ * all), BENCH_GATEWAY_ENTRY (gateway entry relative to the repo root; default the start script's),
+ * BENCH_BASELINE_ENTRY (another build's entry, measured as the variant "baseline" in the same rounds).
  */
 import type { ChildProcess } from "node:child_process"
 import { mkdirSync, writeFileSync } from "node:fs"
@@ -47,11 +48,16 @@ import { requestBody, sanityCheck, STREAM_END, type Target } from "./sanity.ts"
  *   { name: "gateway-semi-16", env: { ...store }, nodeFlags: ["--max-semi-space-size=16"] }  (replaces the start script's flags)
  * Every variant gets its own rows in the table and its own set of targets against the pass-through.
  */
-const gatewayVariants = (store: Readonly<Record<string, string>>): ReadonlyArray<GatewayVariant> => [
-  { name: "gateway", env: { ...store } },
-  // the same gateway without its request log: what logging costs
-  { name: "gateway-log-off", env: { ...store, GATEWAY_REQUEST_LOG: "off" } }
-]
+const gatewayVariants = (store: Readonly<Record<string, string>>): ReadonlyArray<GatewayVariant> => {
+  const baseline = process.env["BENCH_BASELINE_ENTRY"]
+  return [
+    { name: "gateway", env: { ...store } },
+    // the same gateway without its request log: what logging costs
+    { name: "gateway-log-off", env: { ...store, GATEWAY_REQUEST_LOG: "off" } },
+    // another build (say, main's before a change) in the same rounds: did the change make it slower?
+    ...(baseline === undefined || baseline === "" ? [] : [{ name: "baseline", env: { ...store }, entry: baseline }])
+  ]
+}
 
 /**
  * The store the gateway is measured on: PostgreSQL, as a team deploys it, when `BENCH_DATABASE_URL`
@@ -216,7 +222,7 @@ const main = async (): Promise<number> => {
       continue
     }
     const envNote = Object.keys(variant.env).length === 0 ? "" : ` with ${JSON.stringify(variant.env)}`
-    console.log(`starting ${variant.name} (${gatewayEntry()}${envNote})`)
+    console.log(`starting ${variant.name} (${variant.entry ?? gatewayEntry()}${envNote})`)
     try {
       const gateway = await startGateway({ repoRoot, resultsDir, upstreamPort: upstream.port, variant })
       console.log(`${variant.name} ready on ${gateway.baseUrl} (log: ${gateway.logFile})`)

@@ -149,7 +149,7 @@ export class ChatCompletions extends Context.Service<ChatCompletions, {
         maxRounds: Math.max(1, config.toolMaxRounds),
         pending
       }
-      const targets = yield* providers.resolve(call.model)
+      const targets = yield* providers.resolve(call.model, call.bareModelAuthor)
       // a restored pending turn rewrote the client's history: the client's own request no longer matches it
       const native = messages === call.messages && call.native !== undefined
       const later = laterToolChoice(call.toolChoice)

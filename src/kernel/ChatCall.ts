@@ -36,8 +36,13 @@ export interface NativeRequest {
 }
 
 export interface ChatCall {
-  /** As the client addressed it: `author_id/model_id`. */
+  /** As the client addressed it: `author_id/model_id`, or a bare name where `bareModelAuthor` says whose. */
   readonly model: string
+  /**
+   * The author a model named without one belongs to, for formats whose clients send bare names (Claude
+   * Code's `claude-sonnet-4-5` is `anthropic/claude-sonnet-4-5`) unless a route matches the name itself.
+   */
+  readonly bareModelAuthor?: string | undefined
   readonly messages: ReadonlyArray<ChatMessage>
   readonly maxTokens: number | undefined
   readonly stream: boolean

@@ -53,4 +53,9 @@ export interface Provider {
    * dotted field names for the answer's `x-svc-dropped-fields`. Pure; absent: drops nothing.
    */
   readonly dropped?: (call: ProviderCall) => ReadonlyArray<string>
+  /**
+   * The input tokens `call` would cost, counted by the upstream itself when its API can (Anthropic's
+   * `count_tokens`); absent: the gateway counts with its own tokenizer.
+   */
+  readonly countTokens?: (call: ProviderCall) => Effect.Effect<number, ProviderError>
 }

@@ -58,10 +58,21 @@ export const makeRegistry = (routing: Routing, providers: ReadonlyMap<string, Pr
     chains.set(address, [address, ...backups].map((a) => resolveOne(a)!))
   }
 
-  const resolve = (address: string): Effect.Effect<ReadonlyArray<Target>, RequestError> => {
+  /** A bare model name: a route that matches the name itself, else the name under `author`. */
+  const resolveBare = (name: string, author: string): Target | undefined => {
+    for (const { pattern, route } of routes) {
+      if (pattern.test(name)) {
+        const provider = providers.get(route.provider)
+        if (provider !== undefined) return { address: name, provider, modelId: route.model ?? name }
+      }
+    }
+    return resolveOne(`${author}/${name}`)
+  }
+
+  const resolve = (address: string, bareAuthor?: string): Effect.Effect<ReadonlyArray<Target>, RequestError> => {
     const chain = chains.get(address)
     if (chain !== undefined) return Effect.succeed(chain)
-    const target = resolveOne(address)
+    const target = bareAuthor !== undefined && !address.includes("/") ? resolveBare(address, bareAuthor) : resolveOne(address)
     return target === undefined
       ? Effect.fail(new RequestError({ reason: new ModelNotFound({ model: address }) }))
       : Effect.succeed([target])
@@ -83,8 +94,11 @@ export const makeRegistry = (routing: Routing, providers: ReadonlyMap<string, Pr
 }
 
 export class Providers extends Context.Service<Providers, {
-  /** The primary target first, then its fallbacks; `model_not_found` when nothing serves the address. */
-  readonly resolve: (address: string) => Effect.Effect<ReadonlyArray<Target>, RequestError>
+  /**
+   * The primary target first, then its fallbacks; `model_not_found` when nothing serves the address. A
+   * bare name (no author) is looked up as `bareAuthor`'s when one is given.
+   */
+  readonly resolve: (address: string, bareAuthor?: string) => Effect.Effect<ReadonlyArray<Target>, RequestError>
   readonly models: ReadonlyArray<ModelEntry>
 }>()("svc-gateway/Providers") {
   static readonly layer = Layer

@@ -51,6 +51,8 @@ export type Reply =
     readonly delayMs: number
     /** After the events: `[DONE]` and end, end without `[DONE]`, drop the socket, or keep it open. */
     readonly end: "done" | "end" | "destroy" | "hang"
+    /** Each event named by its payload's `type` (`event: message_start`), as Anthropic frames them. */
+    readonly named?: boolean
   }
   /** Never answer; the connection stays open until the client or `close()` ends it. */
   | { readonly _tag: "Hang" }
@@ -75,8 +77,8 @@ export const reply = {
   }),
   sse: (
     events: ReadonlyArray<SseEvent>,
-    options: { readonly delayMs?: number; readonly end?: "done" | "end" | "destroy" | "hang" } = {}
-  ): Reply => ({ _tag: "Sse", events, delayMs: options.delayMs ?? 0, end: options.end ?? "done" }),
+    options: { readonly delayMs?: number; readonly end?: "done" | "end" | "destroy" | "hang"; readonly named?: boolean } = {}
+  ): Reply => ({ _tag: "Sse", events, delayMs: options.delayMs ?? 0, end: options.end ?? "done", named: options.named ?? false }),
   hang: { _tag: "Hang" } as Reply,
   destroy: { _tag: "Destroy" } as Reply
 }
@@ -198,7 +200,11 @@ const parseBody = (text: string): UpstreamBody => {
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms))
 
-const frame = (event: SseEvent) => `data: ${"raw" in event && typeof event.raw === "string" ? event.raw : JSON.stringify(event)}\n\n`
+const frame = (event: SseEvent, named: boolean) => {
+  const data = `data: ${"raw" in event && typeof event.raw === "string" ? event.raw : JSON.stringify(event)}\n\n`
+  const type = "type" in event ? event.type : undefined
+  return named && typeof type === "string" ? `event: ${type}\n${data}` : data
+}
 
 const writeSse = async (res: ServerResponse, script: Extract<Reply, { _tag: "Sse" }>, destroy: () => void) => {
   res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" })
@@ -206,7 +212,7 @@ const writeSse = async (res: ServerResponse, script: Extract<Reply, { _tag: "Sse
   for (const [i, event] of script.events.entries()) {
     if (i > 0 && script.delayMs > 0) await sleep(script.delayMs)
     if (res.destroyed) return
-    res.write(frame(event))
+    res.write(frame(event, script.named === true))
   }
   if (script.delayMs > 0) await sleep(script.delayMs)
   if (res.destroyed) return

@@ -17,7 +17,7 @@ import {
   UpstreamUnreachable
 } from "../ProviderError.ts"
 import { type UpstreamResponse, UpstreamTransport, type UpstreamTransportError } from "../UpstreamTransport.ts"
-import { buildRequestBody, decodeChunk, decodeCompletion, decodeErrorResponse } from "./OpenAiMapping.ts"
+import { buildRequestBody, decodeChunk, decodeCompletion, decodeErrorResponse, droppedFields } from "./OpenAiMapping.ts"
 
 export interface OpenAiCompatibleOptions {
   /** Instance name, e.g. `openai`, `groq`; reported as `ProviderError.provider`. */
@@ -189,5 +189,5 @@ export const make = (options: OpenAiCompatibleOptions): Effect.Effect<Provider, 
       return pull
     })
 
-    return { name: options.name, adapter, models: options.models, complete, open } satisfies Provider
+    return { name: options.name, adapter, models: options.models, complete, open, dropped: droppedFields } satisfies Provider
   })

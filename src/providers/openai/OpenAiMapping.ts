@@ -9,6 +9,7 @@ import { Choice, ChunkChoice } from "../../kernel/ChatWire.ts"
 import type { Completion, CompletionChunk, Usage } from "../../kernel/ChatWire.ts"
 import { isChoices, isChunkChoices } from "./WireGuards.ts"
 import type { ProviderCall } from "../Provider.ts"
+import { stripForeignKeys } from "./ForeignKeys.ts"
 import { UpstreamBadResponse, UpstreamStatus } from "../ProviderError.ts"
 
 /** Longest upstream error message passed on; some providers answer errors with whole HTML pages. */
@@ -33,11 +34,17 @@ const parseJson = (text: string): Result.Result<unknown, undefined> => {
   }
 }
 
+/** What of `call` goes out without: the keys of another format's client that this format refuses. */
+export const droppedFields = (call: ProviderCall): ReadonlyArray<string> =>
+  call.native === undefined ? [] : stripForeignKeys(call.messages, call.tools).dropped
+
 /** The upstream request body. `stream_options` only when streaming: OpenAI rejects it otherwise. */
 export const buildRequestBody = (call: ProviderCall, stream: boolean): Record<string, unknown> => {
   const { stream_options: clientStreamOptions, ...passthrough } = call.passthrough
-  const body: Record<string, unknown> = { ...passthrough, model: call.modelId, messages: call.messages, stream }
-  if (call.tools !== undefined) body["tools"] = call.tools
+  // a call decoded from another format may carry keys this format refuses (see ForeignKeys.ts)
+  const { messages, tools } = call.native === undefined ? call : stripForeignKeys(call.messages, call.tools)
+  const body: Record<string, unknown> = { ...passthrough, model: call.modelId, messages, stream }
+  if (tools !== undefined) body["tools"] = tools
   if (call.toolChoice !== undefined) body["tool_choice"] = call.toolChoice
   if (call.maxTokens !== undefined) body["max_tokens"] = call.maxTokens
   if (stream) {

@@ -53,6 +53,34 @@ describe("splitAddress", () => {
   }
 })
 
+describe("makeRegistry.resolve of a bare model name (Claude Code's)", () => {
+  const anthropic = fake("anthropic")
+  it.effect("is the default author's when no route matches the name", () =>
+    Effect.gen(function*() {
+      const providers = yield* registry({}, [anthropic, openai])
+      assert.deepStrictEqual(
+        show(yield* providers.resolve("claude-sonnet-4-5", "anthropic")),
+        ["anthropic:claude-sonnet-4-5@anthropic/claude-sonnet-4-5"]
+      )
+    }))
+
+  it.effect("goes where a route matching the name sends it, model rewrite included", () =>
+    Effect.gen(function*() {
+      const providers = yield* registry({
+        routes: [{ match: "claude-haiku-*", provider: "local", model: "echo" }, { match: "claude-*", provider: "openai" }]
+      }, [anthropic, openai, local])
+      assert.deepStrictEqual(show(yield* providers.resolve("claude-haiku-4-5", "anthropic")), ["local:echo@claude-haiku-4-5"])
+      assert.deepStrictEqual(show(yield* providers.resolve("claude-opus-4-1", "anthropic")), ["openai:claude-opus-4-1@claude-opus-4-1"])
+    }))
+
+  it.effect("without a default author a bare name is not found; with one, an unserved author is not found", () =>
+    Effect.gen(function*() {
+      yield* notFound(yield* registry({}, [openai]), "claude-sonnet-4-5")
+      const error = yield* Effect.flip((yield* registry({}, [openai])).resolve("claude-sonnet-4-5", "anthropic"))
+      assert.strictEqual(error.reason._tag, "ModelNotFound")
+    }))
+})
+
 describe("makeRegistry.resolve", () => {
   it.effect("an author id equal to a provider name needs no route", () =>
     Effect.gen(function*() {
