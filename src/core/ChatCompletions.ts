@@ -72,7 +72,10 @@ export const laterToolChoice = (choice: ToolChoice | undefined): ToolChoice | un
 /** The client's dropped fields, then the target's, each once. */
 const droppedFor = (call: ChatCall, target: Target, providerCall: ProviderCall): ReadonlyArray<string> => {
   const own = target.provider.dropped?.(providerCall) ?? []
-  const client = call.dropped ?? []
+  // a target of the client's own format takes the client's request as it came: nothing of it is dropped
+  const client = providerCall.native !== undefined && target.provider.adapter === providerCall.native.request.format
+    ? []
+    : call.dropped ?? []
   if (own.length === 0) return client
   return [...new Set([...client, ...own])]
 }

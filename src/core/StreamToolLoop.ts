@@ -15,6 +15,7 @@ import {
   type ChunkChoice,
   type CompletionChunk,
   emptyUsage,
+  type NativeDetail,
   type ToolCall,
   type ToolCallDelta,
   type Usage
@@ -94,6 +95,8 @@ class Round {
   finishExtra: Readonly<Record<string, unknown>> = {}
   usage: Usage | undefined
   model = ""
+  /** The upstream's own terms for how the round ended (Anthropic's stop reason), for a client of that format. */
+  native: NativeDetail | undefined
   readonly calls = new Map<number, PartialCall>()
   private clientCalls = 0
 
@@ -195,6 +198,7 @@ class Round {
   forward(chunk: CompletionChunk): CompletionChunk | undefined {
     if (chunk.model !== "") this.model = chunk.model
     if (chunk.usage !== undefined) this.usage = chunk.usage
+    if (chunk.native !== undefined) this.native = chunk.native
     let choices: Array<ChunkChoice> | undefined
     for (const choice of chunk.choices) {
       const out = this.choice(choice, chunk.extra)
@@ -229,7 +233,8 @@ class Round {
       model: this.model,
       choices: [{ ...this.finishChoice, index: 0, delta: {}, finish_reason: reason }],
       usage: undefined,
-      extra: this.finishExtra
+      extra: this.finishExtra,
+      native: this.native
     }
   }
 }

@@ -4,12 +4,17 @@
  */
 import { Layer } from "effect"
 import { HttpRouter } from "effect/http"
+import { AnthropicMessages } from "../dialects/anthropic/AnthropicDialect.ts"
 import { OpenAiChat } from "../dialects/openai/OpenAiChat.ts"
+import { CountTokensRoute } from "./CountTokensRoute.ts"
 import { pipeline } from "./Pipeline.ts"
 
 const openAiChat = pipeline(OpenAiChat)
+const anthropicMessages = pipeline(AnthropicMessages)
 
 export const DialectRoutes = Layer.mergeAll(
   HttpRouter.add("POST", "/v1/chat/completions", openAiChat),
-  HttpRouter.add("POST", "/chat/completions", openAiChat)
+  HttpRouter.add("POST", "/chat/completions", openAiChat),
+  HttpRouter.add("POST", "/v1/messages", anthropicMessages),
+  CountTokensRoute
 )

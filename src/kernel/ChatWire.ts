@@ -21,6 +21,7 @@ export type ToolCall = typeof ToolCall.Type
 export const Role = Schema.Literals(["system", "developer", "user", "assistant", "tool", "function"])
 
 export const ContentPart = Open({ type: Schema.String })
+export type ContentPart = typeof ContentPart.Type
 
 export const ChatMessage = Open({
   role: Role,

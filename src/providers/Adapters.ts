@@ -4,6 +4,7 @@
  * format is a folder under `providers/` and one entry here.
  */
 import { type Duration, Effect } from "effect"
+import * as Anthropic from "./anthropic/Anthropic.ts"
 import * as LocalProvider from "./local/LocalProvider.ts"
 import * as OpenAiCompatible from "./openai/OpenAiCompatible.ts"
 import type { Provider } from "./Provider.ts"
@@ -42,6 +43,11 @@ export const adapters = {
     defaultModels: [],
     make: (spec, settings) => OpenAiCompatible.make(options(spec, settings))
   },
+  anthropic: {
+    defaultBaseUrl: Anthropic.DEFAULT_BASE_URL,
+    defaultModels: [],
+    make: (spec, settings) => Anthropic.make(options(spec, settings))
+  },
   local: {
     defaultBaseUrl: "",
     defaultModels: [LocalProvider.LocalProvider.models[0]!],
@@ -64,6 +70,7 @@ export interface WellKnown {
 
 export const wellKnown: ReadonlyArray<WellKnown> = [
   { name: "openai", env: "OPENAI", adapter: "openai-compatible", baseUrl: "https://api.openai.com/v1" },
+  { name: "anthropic", env: "ANTHROPIC", adapter: "anthropic", baseUrl: Anthropic.DEFAULT_BASE_URL },
   { name: "groq", env: "GROQ", adapter: "openai-compatible", baseUrl: "https://api.groq.com/openai/v1" },
   { name: "together", env: "TOGETHER", adapter: "openai-compatible", baseUrl: "https://api.together.xyz/v1" },
   { name: "mistral", env: "MISTRAL", adapter: "openai-compatible", baseUrl: "https://api.mistral.ai/v1" },

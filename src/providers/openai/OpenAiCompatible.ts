@@ -11,11 +11,10 @@ import type { CompletionChunk } from "../../kernel/ChatWire.ts"
 import type { Provider, ProviderCall } from "../Provider.ts"
 import {
   ProviderError,
-  ProviderUnavailable,
   UpstreamBadResponse,
-  UpstreamTimeout,
   UpstreamUnreachable
 } from "../ProviderError.ts"
+import { reasonFromSseError, reasonFromTransportError } from "../UpstreamReasons.ts"
 import { type UpstreamResponse, UpstreamTransport, type UpstreamTransportError } from "../UpstreamTransport.ts"
 import { buildRequestBody, decodeChunk, decodeCompletion, decodeErrorResponse, droppedFields } from "./OpenAiMapping.ts"
 
@@ -44,25 +43,6 @@ export const adapter = "openai-compatible"
 
 /** Where `chat/completions` lives under a base URL written with or without a trailing slash. */
 export const completionsUrl = (baseUrl: string): string => `${baseUrl.replace(/\/+$/, "")}/chat/completions`
-
-const reasonFromTransportError = (error: UpstreamTransportError): Reason => {
-  switch (error.kind) {
-    case "timeout":
-      return new UpstreamTimeout({ phase: error.phase ?? "total" })
-    case "empty_body":
-      return new UpstreamBadResponse({ message: error.message })
-    case "invalid_request":
-      return new ProviderUnavailable({ message: error.message })
-    case "unreachable":
-      return new UpstreamUnreachable({ message: error.message })
-  }
-}
-
-const reasonFromSseError = (error: Sse.Retry | Sse.SseError): Reason =>
-  Sse.Retry.is(error)
-    // The gateway cannot resume a generation, so a reconnect request is a broken stream.
-    ? new UpstreamBadResponse({ message: "upstream sent an SSE retry field; reconnecting is not supported" })
-    : new UpstreamBadResponse({ message: error.message })
 
 export const make = (options: OpenAiCompatibleOptions): Effect.Effect<Provider, never, UpstreamTransport> =>
   Effect.gen(function*() {

@@ -165,11 +165,25 @@ describe("parseRoutingFile", () => {
         "{\"routes\": ",
         JSON.stringify({ routes: "meta/* -> groq" }),
         JSON.stringify({ routes: [{ match: "", provider: "local" }] }),
-        JSON.stringify({ providers: { x: { adapter: "anthropic", base_url: "https://a" } } }),
+        JSON.stringify({ providers: { x: { adapter: "bedrock", base_url: "https://a" } } }),
         JSON.stringify({ fallbacks: { "a/b": "c/d" } }),
         "- just\n- a list\n"
       ]
       for (const text of cases) assert.include(yield* refusal(text), "gateway.yaml", text)
+    }))
+})
+
+describe("adapter: anthropic", () => {
+  it.effect("needs no base_url (Anthropic's API by default) and keeps one given", () =>
+    Effect.gen(function*() {
+      const routing = yield* parseRoutingFile(
+        JSON.stringify({ providers: { claude: { adapter: "anthropic" }, proxy: { adapter: "anthropic", base_url: "http://127.0.0.1:9/v1" } } }),
+        "gateway.yaml"
+      )
+      const byName = new Map(routing.providers.map((p) => [p.name, p]))
+      assert.strictEqual(byName.get("claude")?.baseUrl, "https://api.anthropic.com")
+      assert.strictEqual(byName.get("proxy")?.baseUrl, "http://127.0.0.1:9/v1")
+      assert.strictEqual(byName.get("proxy")?.adapter, "anthropic")
     }))
 })
 
@@ -193,6 +207,19 @@ describe("routingFromEnv", () => {
         adapter: "openai-compatible",
         baseUrl: "https://api.openai.com/v1",
         apiKey: "sk-test",
+        headers: {},
+        models: []
+      })
+    }))
+
+  it.effect("ANTHROPIC_API_KEY enables author anthropic on the anthropic adapter", () =>
+    Effect.gen(function*() {
+      const providers = yield* fromEnv({ ANTHROPIC_API_KEY: "sk-ant" })
+      assert.deepStrictEqual(providers.get("anthropic"), {
+        name: "anthropic",
+        adapter: "anthropic",
+        baseUrl: "https://api.anthropic.com",
+        apiKey: "sk-ant",
         headers: {},
         models: []
       })
