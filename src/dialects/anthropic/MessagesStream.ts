@@ -121,8 +121,11 @@ export const encodeMessageStream = <E>(
         { type: "tool_use", id: toolCall.id ?? "", name: toolCall.function?.name ?? "", input: {} },
         (index) => ({ kind: "tool", index, call: toolCall.index })
       )
+      // the call's opening chunk (it names the call) starts the block; every later piece is a delta, empty ones too
       const args = toolCall.function?.arguments
-      if (args !== undefined && args !== "") delta(out, block.index, { type: "input_json_delta", partial_json: args })
+      if (args !== undefined && (args !== "" || current !== undefined)) {
+        delta(out, block.index, { type: "input_json_delta", partial_json: args })
+      }
     }
     if (choice.finish_reason !== undefined && choice.finish_reason !== null) finish = choice.finish_reason
   }
