@@ -1,8 +1,10 @@
 /**
- * Benchmark fake upstream: a fast OpenAI-compatible `POST /v1/chat/completions` on 127.0.0.1.
- * Non-stream requests get a fixed small `chat.completion` with usage; `stream: true` gets a role chunk,
- * ten content chunks, a finish chunk, a usage chunk (`choices: []`) and `data: [DONE]`, one `res.write`
- * per event and no artificial delay. Run as a child of bench/run.ts (it reports its port over IPC and
+ * Benchmark fake upstream on 127.0.0.1: a fast OpenAI-compatible `POST /v1/chat/completions` and a fast
+ * Anthropic `POST /v1/messages`, answering the same text. Chat completions: non-stream requests get a
+ * fixed small `chat.completion` with usage; `stream: true` gets a role chunk, ten content chunks, a
+ * finish chunk, a usage chunk (`choices: []`) and `data: [DONE]`. Messages: a fixed `message`, or the
+ * Messages API's events (start, block start, ping, ten text deltas, block stop, delta, stop). One
+ * `res.write` per event and no artificial delay. Run as a child of bench/run.ts (it reports its port over IPC and
  * exits when the parent goes away), or import `startFakeUpstream` directly.
  */
 import http from "node:http"
@@ -45,6 +47,47 @@ const streamEvents: ReadonlyArray<Buffer> = [
   Buffer.from("data: [DONE]\n\n")
 ]
 
+/** The Messages API's terminator, as the gateway writes it (sanity checks and the load compare against it). */
+export const MESSAGES_STREAM_END = "event: message_stop\ndata: {\"type\":\"message_stop\"}\n\n"
+
+const MESSAGES_USAGE = { input_tokens: 12, output_tokens: TOKENS.length }
+
+const messageBody = Buffer.from(JSON.stringify({
+  id: "msg_bench",
+  type: "message",
+  role: "assistant",
+  model: MODEL,
+  content: [{ type: "text", text: EXPECTED_CONTENT }],
+  stop_reason: "end_turn",
+  stop_sequence: null,
+  usage: MESSAGES_USAGE
+}))
+
+const event = (data: Readonly<Record<string, unknown>>): Buffer =>
+  Buffer.from(`event: ${String(data["type"])}\ndata: ${JSON.stringify(data)}\n\n`)
+
+const messageEvents: ReadonlyArray<Buffer> = [
+  event({
+    type: "message_start",
+    message: {
+      id: "msg_bench",
+      type: "message",
+      role: "assistant",
+      model: MODEL,
+      content: [],
+      stop_reason: null,
+      stop_sequence: null,
+      usage: { input_tokens: 12, output_tokens: 1 }
+    }
+  }),
+  event({ type: "content_block_start", index: 0, content_block: { type: "text", text: "" } }),
+  event({ type: "ping" }),
+  ...TOKENS.map((text) => event({ type: "content_block_delta", index: 0, delta: { type: "text_delta", text } })),
+  event({ type: "content_block_stop", index: 0 }),
+  event({ type: "message_delta", delta: { stop_reason: "end_turn", stop_sequence: null }, usage: { output_tokens: TOKENS.length } }),
+  Buffer.from(MESSAGES_STREAM_END)
+]
+
 const modelsBody = Buffer.from(JSON.stringify({
   object: "list",
   data: [{ id: MODEL, object: "model", created: CREATED, owned_by: "bench" }]
@@ -71,7 +114,8 @@ const isStreamRequest = (raw: string): boolean | undefined => {
 const handle = (req: http.IncomingMessage, res: http.ServerResponse): void => {
   const path = (req.url ?? "/").split("?")[0]
   if (req.method === "GET" && path === "/v1/models") return sendJson(res, 200, modelsBody)
-  if (req.method !== "POST" || path !== "/v1/chat/completions") {
+  const messages = path === "/v1/messages"
+  if (req.method !== "POST" || (path !== "/v1/chat/completions" && !messages)) {
     req.resume()
     return sendJson(res, 404, errorBody(`no route ${req.method ?? "?"} ${path ?? "/"}`))
   }
@@ -80,9 +124,9 @@ const handle = (req: http.IncomingMessage, res: http.ServerResponse): void => {
   req.on("end", () => {
     const stream = isStreamRequest(Buffer.concat(parts).toString("utf8"))
     if (stream === undefined) return sendJson(res, 400, errorBody("body is not a JSON object"))
-    if (!stream) return sendJson(res, 200, completionBody)
+    if (!stream) return sendJson(res, 200, messages ? messageBody : completionBody)
     res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" })
-    for (const event of streamEvents) res.write(event)
+    for (const event of messages ? messageEvents : streamEvents) res.write(event)
     res.end()
   })
 }

@@ -134,7 +134,10 @@ export const startGateway = async (options: {
   atCleanup(removeTemp)
   const configFile = join(tempDir, "config.json")
   writeFileSync(configFile, JSON.stringify({
-    providers: { bench: { adapter: "openai-compatible", base_url: `http://127.0.0.1:${upstreamPort}/v1` } }
+    providers: {
+      bench: { adapter: "openai-compatible", base_url: `http://127.0.0.1:${upstreamPort}/v1` },
+      benchanthropic: { adapter: "anthropic", base_url: `http://127.0.0.1:${upstreamPort}` }
+    }
   }))
   const port = await freePort()
   const baseUrl = `http://127.0.0.1:${port}`

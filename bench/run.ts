@@ -38,7 +38,7 @@ import {
   type Meta,
   type Mode
 } from "./report.ts"
-import { requestBody, sanityCheck, STREAM_END, type Target } from "./sanity.ts"
+import { requestBody, sanityCheck, streamEnd, type Target } from "./sanity.ts"
 
 /**
  * Gateway variants, on the bench's store: each runs in its own fresh child (own port and data dir) with `env` on top of the
@@ -169,7 +169,8 @@ const main = async (): Promise<number> => {
   const { env: store, drop: dropDatabase } = await benchStore()
   console.log(`gateway store: ${store["DATABASE_URL"] === undefined ? "embedded PGlite" : "PostgreSQL (DATABASE_URL)"}`)
   const variants = gatewayVariants(store).filter((v) => config.wanted(v.name))
-  const targetCount = ["direct", "passthrough"].filter(config.wanted).length + variants.length
+  const messageTargets = ["passthrough-msg", ...(variants.some((v) => v.name === "gateway") ? ["gateway-msg", "gateway-msg-x"] : [])]
+  const targetCount = ["direct", "passthrough", ...messageTargets].filter(config.wanted).length + variants.length
   const windows = targetCount * config.modes.length * config.concurrency.length * config.rounds
   const fixed = variants.length * GATEWAY_OVERHEAD_SECONDS + targetCount * config.modes.length * TARGET_WARMUP_SECONDS
   const fit = windows === 0 ? Infinity : (BUDGET_SECONDS - fixed) / windows - config.warmupSeconds - 0.1
@@ -211,6 +212,18 @@ const main = async (): Promise<number> => {
       down: childDown("pass-through", passthrough.child)
     })
   }
+  if (config.wanted("passthrough-msg")) {
+    benches.push({
+      target: {
+        name: "passthrough-msg",
+        url: `http://127.0.0.1:${passthrough.port}/v1/messages`,
+        headers: {},
+        model: "fake-model",
+        format: "messages"
+      },
+      down: childDown("pass-through", passthrough.child)
+    })
+  }
 
   const running: Array<RunningGateway> = []
   const reports = new Map<string, GatewayState>()
@@ -238,6 +251,17 @@ const main = async (): Promise<number> => {
         },
         down: childDown(variant.name, gateway.child)
       })
+      // Anthropic Messages on the main variant: to an Anthropic upstream (same format), and to the
+      // chat-completions upstream (translated both ways)
+      if (variant.name === "gateway") {
+        for (const [name, model] of [["gateway-msg", "benchanthropic/fake-model"], ["gateway-msg-x", "bench/fake-model"]] as const) {
+          if (!config.wanted(name)) continue
+          benches.push({
+            target: { name, url: `${gateway.baseUrl}/v1/messages`, headers: { "x-api-key": gateway.apiKey }, model, format: "messages" },
+            down: childDown(variant.name, gateway.child)
+          })
+        }
+      }
     } catch (error) {
       fail(variant.name, error)
       reports.set(variant.name, { status: "failed", error: error instanceof Error ? error.message : String(error) })
@@ -259,12 +283,12 @@ const main = async (): Promise<number> => {
   const spec = (target: Target, mode: Mode, concurrency: number): LoadSpec => ({
     url: target.url,
     headers: target.headers,
-    body: requestBody(target.model, mode),
+    body: requestBody(target.model, mode, target.format),
     concurrency,
     warmupSeconds: config.warmupSeconds,
     seconds: roundSeconds,
     maxRequests: Math.max(1, Math.floor(config.maxRequests / config.rounds)),
-    ...(mode === "stream" ? { expectBodySuffix: STREAM_END } : {})
+    ...(mode === "stream" ? { expectBodySuffix: streamEnd(target) } : {})
   })
 
   for (const bench of benches) {
@@ -323,7 +347,14 @@ const main = async (): Promise<number> => {
 
   const derived: Array<Derived> = [
     ...gateways.filter((g) => g.status !== "unavailable" && g.name !== "gateway-log-off").flatMap((g) => deriveTargets(cells, g)),
-    ...deriveLoggingCost(cells, "gateway", "gateway-log-off")
+    ...deriveLoggingCost(cells, "gateway", "gateway-log-off"),
+    // Messages clients, against the Messages pass-through (memory is the main variant's)
+    ...["gateway-msg", "gateway-msg-x"].flatMap((name) =>
+      cells.some((cell) => cell.target === name)
+        ? deriveTargets(cells, { name, env: {}, status: "ok", error: null, peakRssMiB: null, readyPeakRssMiB: null, endRssMiB: null }, "passthrough-msg")
+          .filter((d) => d.name !== "peak RSS (VmHWM)")
+        : []
+    )
   ]
   console.log(`\n${cellsText(cells)}`)
   const errors = firstErrors(cells)

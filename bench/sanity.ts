@@ -3,29 +3,43 @@
  * as a well-formed chat completion carrying the fake upstream's text, so a fast error page is never
  * mistaken for a fast gateway. Failures quote the status and body the target answered.
  */
-import { EXPECTED_CONTENT } from "./fake-upstream.ts"
+import { EXPECTED_CONTENT, MESSAGES_STREAM_END } from "./fake-upstream.ts"
 import { type HttpAnswer, httpCall } from "./proc.ts"
 import type { Mode } from "./report.ts"
 
 export interface Target {
   readonly name: string
-  /** Full URL of the chat-completions endpoint. */
+  /** Full URL of the endpoint: chat completions, or Anthropic Messages when `format` says so. */
   readonly url: string
   readonly headers: Readonly<Record<string, string>>
   readonly model: string
+  readonly format?: "chat" | "messages"
 }
 
 export const STREAM_END = "data: [DONE]\n\n"
 
-export const requestBody = (model: string, mode: Mode): string =>
-  JSON.stringify({
-    model,
-    messages: [
-      { role: "system", content: "You are a benchmark." },
-      { role: "user", content: "Say hello." }
-    ],
-    ...(mode === "stream" ? { stream: true } : {})
-  })
+/** How a target's streams end: `[DONE]`, or the Messages API's `message_stop` event. */
+export const streamEnd = (target: Target): string => (target.format === "messages" ? MESSAGES_STREAM_END : STREAM_END)
+
+export const requestBody = (model: string, mode: Mode, format: Target["format"] = "chat"): string =>
+  JSON.stringify(
+    format === "messages"
+      ? {
+        model,
+        max_tokens: 64,
+        system: "You are a benchmark.",
+        messages: [{ role: "user", content: "Say hello." }],
+        ...(mode === "stream" ? { stream: true } : {})
+      }
+      : {
+        model,
+        messages: [
+          { role: "system", content: "You are a benchmark." },
+          { role: "user", content: "Say hello." }
+        ],
+        ...(mode === "stream" ? { stream: true } : {})
+      }
+  )
 
 const snippet = (answer: HttpAnswer): string =>
   `HTTP ${answer.status} content-type=${String(answer.headers["content-type"])}: ${
@@ -40,7 +54,7 @@ const firstChoice = (value: unknown): Record<string, unknown> | undefined => {
   return Array.isArray(choices) ? asRecord(choices[0]) : undefined
 }
 
-const checkNonStream = (answer: HttpAnswer): string | undefined => {
+const checkNonStream = (answer: HttpAnswer, format: Target["format"]): string | undefined => {
   if (answer.status !== 200) return `expected 200, got ${snippet(answer)}`
   let parsed: unknown
   try {
@@ -48,15 +62,31 @@ const checkNonStream = (answer: HttpAnswer): string | undefined => {
   } catch {
     return `body is not JSON: ${snippet(answer)}`
   }
+  if (format === "messages") {
+    const blocks = asRecord(parsed)?.["content"]
+    const text = Array.isArray(blocks) ? asRecord(blocks[0])?.["text"] : undefined
+    if (asRecord(parsed)?.["type"] !== "message" || text !== EXPECTED_CONTENT) return `not the expected message: ${snippet(answer)}`
+    return undefined
+  }
   if (asRecord(parsed)?.["object"] !== "chat.completion") return `object is not "chat.completion": ${snippet(answer)}`
   const content = asRecord(firstChoice(parsed)?.["message"])?.["content"]
   if (content !== EXPECTED_CONTENT) return `choices[0].message.content is ${JSON.stringify(content)}: ${snippet(answer)}`
   return undefined
 }
 
-const checkStream = (answer: HttpAnswer): string | undefined => {
+const checkStream = (answer: HttpAnswer, format: Target["format"]): string | undefined => {
   if (answer.status !== 200) return `expected 200, got ${snippet(answer)}`
   if (!String(answer.headers["content-type"]).startsWith("text/event-stream")) return `not an event stream: ${snippet(answer)}`
+  if (format === "messages") {
+    if (!answer.body.endsWith(MESSAGES_STREAM_END)) return `stream does not end with message_stop: ${snippet(answer)}`
+    let text = ""
+    for (const line of answer.body.split("\n")) {
+      if (!line.startsWith("data:")) continue
+      const delta = asRecord(asRecord(JSON.parse(line.slice(5)))?.["delta"])
+      if (delta?.["type"] === "text_delta" && typeof delta["text"] === "string") text += delta["text"]
+    }
+    return text === EXPECTED_CONTENT ? undefined : `streamed text is ${JSON.stringify(text)}: ${snippet(answer)}`
+  }
   if (!answer.body.endsWith(STREAM_END)) return `stream does not end with "data: [DONE]": ${snippet(answer)}`
   let text = ""
   for (const event of answer.body.split("\n\n")) {
@@ -79,9 +109,9 @@ export const sanityCheck = async (target: Target): Promise<void> => {
     const problem = await httpCall(target.url, {
       method: "POST",
       headers: { ...target.headers },
-      body: requestBody(target.model, mode)
+      body: requestBody(target.model, mode, target.format)
     }).then(
-      (answer) => (mode === "stream" ? checkStream(answer) : checkNonStream(answer)),
+      (answer) => (mode === "stream" ? checkStream(answer, target.format) : checkNonStream(answer, target.format)),
       (error: unknown) => (error instanceof Error ? error.message : String(error))
     )
     if (problem !== undefined) throw new Error(`${target.name} ${mode} sanity check, POST ${target.url}: ${problem}`)

@@ -7,7 +7,7 @@
 import type { Page } from "playwright-core"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { makeRecord } from "../utils/RequestLogHarness.ts"
-import { postChat } from "../utils/TestGateway.ts"
+import { ADMIN_TOKEN, postChat } from "../utils/TestGateway.ts"
 import { type ConsoleUnderTest, inPage, startConsole } from "./ConsoleBrowser.ts"
 
 const PARIS = "call svc_current_time {\"timezone\":\"Europe/Paris\"}"
@@ -165,6 +165,27 @@ describe("console: shared tools, requests and analytics, in Chromium", () => {
     await page.context().close()
   })
 
+  it("a page address entered as the console first appears is followed, not lost before the console listens", async () => {
+    const context = await c.browser.newContext()
+    // moves to another page the moment the organizations heading is in the DOM: before the console's
+    // effects (its hashchange listener among them) have run, which happens after the first paint
+    await context.addInitScript(`
+      new MutationObserver((_, observer) => {
+        if (document.querySelector("h1")?.textContent === "Organizations") {
+          observer.disconnect()
+          location.hash = "#/quick-start"
+        }
+      }).observe(document, { subtree: true, childList: true })
+    `)
+    const page = await context.newPage()
+    page.setDefaultTimeout(10_000)
+    await page.goto(`${c.gw.url}/console`)
+    await signInWithoutWaiting(page)
+    await page.getByRole("heading", { level: 1, name: "Quick start" }).waitFor()
+    expect(page.url()).toContain("#/quick-start")
+    await context.close()
+  })
+
   it("is keyboard reachable: Tab reaches the pages, Enter opens one and focus lands on its heading", async () => {
     const page = await c.open()
     const focusTo = async (name: string) => {
@@ -177,11 +198,18 @@ describe("console: shared tools, requests and analytics, in Chromium", () => {
     await focusTo("Quick start")
     await page.keyboard.press("Enter")
     await page.getByRole("heading", { level: 1, name: "Quick start" }).waitFor()
-    await expect.poll(() => focusedText(page)).toBe("Quick start")
-    expect(await inPage(page, "document.activeElement?.tagName")).toBe("H1")
+    // the link is named "Quick start" too: wait for the heading itself to take the focus
+    await expect.poll(() => inPage(page, "document.activeElement?.tagName")).toBe("H1")
+    expect(await focusedText(page)).toBe("Quick start")
     expect(await page.locator(".base-url").textContent()).toBe(`${c.gw.url}/v1`)
     await page.context().close()
   })
 })
+
+/** Signs in without waiting for the organizations page, which the test moves away from at once. */
+const signInWithoutWaiting = async (page: Page) => {
+  await page.getByLabel("Admin token").fill(ADMIN_TOKEN)
+  await page.getByRole("button", { name: "Sign in" }).click()
+}
 
 const focusedText = (page: Page) => inPage<string>(page, "document.activeElement?.textContent?.trim() ?? ''")

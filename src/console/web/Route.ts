@@ -2,7 +2,7 @@
  * Where the console is, kept in the URL's fragment (`#/orgs/org_1/requests?tag=prod`) so a reload or a
  * shared link opens the same page with the same filters, and the gateway serves one page for all.
  */
-import { useEffect, useState } from "preact/hooks"
+import { useEffect, useMemo, useState } from "preact/hooks"
 
 export type Page = "orgs" | "keys" | "tools" | "requests" | "analytics" | "quick-start"
 
@@ -47,11 +47,14 @@ export const navigate = (to: string) => {
 }
 
 export const useRoute = (): Route => {
-  const [route, setRoute] = useState(() => parseRoute(location.hash))
+  const [hash, setHash] = useState(() => location.hash)
   useEffect(() => {
-    const update = () => setRoute(parseRoute(location.hash))
+    const update = () => setHash(location.hash)
     addEventListener("hashchange", update)
+    // effects run after the first paint: a move made between the first render and this listener (a
+    // link followed, or a page address entered, right as the console appeared) fired no event we heard
+    update()
     return () => removeEventListener("hashchange", update)
   }, [])
-  return route
+  return useMemo(() => parseRoute(hash), [hash])
 }

@@ -60,17 +60,22 @@ const renderWith = <B, E, R>(
   emit: (event: object) => B,
   end: ReadonlyArray<B>,
   onUsage: (usage: Usage) => void = () => {},
-  trailer: () => Record<string, unknown> = () => ({})
+  trailer: () => Record<string, unknown> = () => ({}),
+  plainText?: (content: string) => B
 ): ChunkPull<B, E, R> => {
   const envelope = chunkEnvelope(identity)
   const roleSent = new Set<number>()
   let usage: Usage | undefined
-  const render = (chunk: CompletionChunk) => {
+  const render = (chunk: CompletionChunk): B | undefined => {
     if (chunk.usage !== undefined) {
       usage = chunk.usage
       onUsage(chunk.usage)
     }
     if (chunk.choices.length === 0) return undefined
+    if (plainText !== undefined) {
+      const content = plainContent(chunk)
+      if (content !== undefined && roleSent.has(0)) return plainText(content)
+    }
     const choices = chunk.choices.map((choice) => {
       if (roleSent.has(choice.index)) return choice
       roleSent.add(choice.index)
@@ -78,15 +83,15 @@ const renderWith = <B, E, R>(
     })
     // one object shape for the usual chunk with no extra fields: cheaper to build and to serialise
     if (isEmpty(chunk.extra)) {
-      return { id: envelope.id, object: envelope.object, created: envelope.created, model: envelope.model, choices }
+      return emit({ id: envelope.id, object: envelope.object, created: envelope.created, model: envelope.model, choices })
     }
-    return { ...envelope, ...chunk.extra, choices }
+    return emit({ ...envelope, ...chunk.extra, choices })
   }
   return mapPullThen(chunks, (part) => {
     const out: Array<B> = []
     for (const chunk of part) {
       const rendered = render(chunk)
-      if (rendered !== undefined) out.push(emit(rendered))
+      if (rendered !== undefined) out.push(rendered)
     }
     return out
   }, () => {
@@ -107,6 +112,24 @@ export const renderPull = <E, R>(
 
 const frame = (event: object): string => `data: ${JSON.stringify(event)}\n\n`
 
+/**
+ * The text of a chunk that is one text delta of choice 0 and nothing else (nearly every event of a
+ * stream): `{index: 0, delta: {content}, finish_reason: null}`, no extra fields. Undefined otherwise.
+ */
+const plainContent = (chunk: CompletionChunk): string | undefined => {
+  if (chunk.choices.length !== 1 || !isEmpty(chunk.extra)) return undefined
+  const choice = chunk.choices[0]!
+  if (choice.index !== 0 || choice.finish_reason !== null) return undefined
+  let keys = 0
+  for (const _ in choice) keys++
+  if (keys !== 3) return undefined
+  const delta = choice.delta
+  const content = delta.content
+  if (typeof content !== "string") return undefined
+  for (const key in delta) if (key !== "content") return undefined
+  return content
+}
+
 /** OpenAI's stream terminator. */
 export const DONE_FRAME = "data: [DONE]\n\n"
 
@@ -116,4 +139,12 @@ export const renderFrames = <E, R>(
   includeUsage: boolean,
   chunks: ChunkPull<CompletionChunk, E, R>,
   trailer: () => Record<string, unknown>
-): ChunkPull<string, E, R> => renderWith(identity, includeUsage, chunks, frame, [DONE_FRAME], undefined, trailer)
+): ChunkPull<string, E, R> => {
+  // such a chunk's frame is the envelope's text around its content: the same bytes as serialising it,
+  // without building and serialising the objects on every event
+  const head = `data: {"id":${JSON.stringify(identity.id)},"object":"chat.completion.chunk","created":${identity.created},"model":${
+    JSON.stringify(identity.model)
+  },"choices":[{"index":0,"delta":{"content":`
+  const plainText = (content: string) => `${head}${JSON.stringify(content)}},"finish_reason":null}]}\n\n`
+  return renderWith(identity, includeUsage, chunks, frame, [DONE_FRAME], undefined, trailer, plainText)
+}

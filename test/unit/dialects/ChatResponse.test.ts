@@ -5,8 +5,8 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Stream } from "effect"
-import { renderCompletion, type ResponseIdentity } from "../../../src/dialects/openai/ChatResponse.ts"
-import { renderChunks } from "../../utils/PullStreams.ts"
+import { renderCompletion, renderFrames, type ResponseIdentity } from "../../../src/dialects/openai/ChatResponse.ts"
+import { fromChunkPull, renderChunks, streamPull } from "../../utils/PullStreams.ts"
 import type { ChunkChoice, Completion, CompletionChunk, Usage } from "../../../src/kernel/ChatWire.ts"
 
 const identity: ResponseIdentity = { id: "chatcmpl-test", created: 1_700_000_000, model: "team/fast" }
@@ -192,5 +192,42 @@ describe("renderChunks", () => {
       const withoutUsage = yield* Stream.runCollect(renderChunks(identity, false, chunks, undefined, trailer))
       assert.deepStrictEqual(withoutUsage.at(-1), { ...envelope, choices: [], svc_pending_id: "pend_1" })
       assert.strictEqual(withoutUsage.length, 2)
+    }))
+})
+
+describe("renderFrames", () => {
+  /** Every frame of a stream, and what serialising `renderPull`'s objects gives for the same chunks. */
+  const bothWays = (chunks: ReadonlyArray<CompletionChunk>, id = identity) =>
+    Effect.gen(function*() {
+      const frames = yield* Effect.scoped(Effect.flatMap(Effect.scope, (scope) =>
+        Effect.flatMap(streamPull(Stream.fromIterable(chunks))(scope), (pull) =>
+          Stream.runCollect(fromChunkPull(renderFrames(id, true, pull, () => ({ svc_pending_id: "p" })))))
+      ))
+      const objects = yield* Stream.runCollect(renderChunks(id, true, Stream.fromIterable(chunks), undefined, () => ({ svc_pending_id: "p" })))
+      return { frames: [...frames], expected: [...objects.map((o) => `data: ${JSON.stringify(o)}\n\n`), "data: [DONE]\n\n"] }
+    })
+
+  it.effect("the text of a plain delta is written around its envelope: the same bytes as serialising it, for any text", () =>
+    Effect.gen(function*() {
+      const texts = ["plain", "", "quote \" and \\ backslash", "line\nbreak\ttab\r", "é 中文 🎉", "\u2028\u2029", "\u0000\u001f", "</script>", "{\"json\":1}"]
+      const chunks = [chunk([choice(0, { role: "assistant", content: "" })]), ...texts.map((content) => chunk([choice(0, { content })])), chunk([choice(0, {}, "stop")])]
+      const odd = { id: "chatcmpl-\"quoted\"", created: 1, model: "team/\u00e9\n" }
+      for (const id of [identity, odd]) {
+        const { expected, frames } = yield* bothWays(chunks, id)
+        assert.deepStrictEqual(frames, expected)
+      }
+    }))
+
+  it.effect("chunks that are not plain take the general path: extra fields, other keys, finishes, several choices", () =>
+    Effect.gen(function*() {
+      const { expected, frames } = yield* bothWays([
+        chunk([choice(0, { content: "first" })]),
+        chunk([choice(0, { content: "x", refusal: null })]),
+        { ...chunk([choice(0, { content: "y" })]), extra: { system_fingerprint: "fp" } },
+        chunk([{ ...choice(0, { content: "z" }), logprobs: null }]),
+        chunk([choice(0, { content: "a" }), choice(1, { content: "b" })]),
+        chunk([choice(0, { content: "end" }, "stop")])
+      ])
+      assert.deepStrictEqual(frames, expected)
     }))
 })

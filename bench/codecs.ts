@@ -1,0 +1,97 @@
+/**
+ * `node bench/codecs.ts` (run by `npm run bench` too): what translating a streamed event costs, in
+ * microseconds, with no I/O: each codec over a long run of the bench's events, after a warm-up. The
+ * pairs: a chat-completions event read and written again (what chat completions costs per event), an
+ * Anthropic event read into the gateway's model, a chunk written as Anthropic events, and the two
+ * translations a client of one format and an upstream of the other pay.
+ */
+import { Effect } from "effect"
+import { encodeMessageStream } from "../src/dialects/anthropic/MessagesStream.ts"
+import { parseMessagesCall } from "../src/dialects/anthropic/MessagesRequest.ts"
+import { renderFrames } from "../src/dialects/openai/ChatResponse.ts"
+import { emptyUsage, type CompletionChunk } from "../src/kernel/ChatWire.ts"
+import { type ChunkPull, pullOnce } from "../src/kernel/ChunkPull.ts"
+import { streamDecoder } from "../src/providers/anthropic/AnthropicResponse.ts"
+import { decodeChunk } from "../src/providers/openai/OpenAiMapping.ts"
+
+const WORDS = ["Hello", " from", " the", " fake", " upstream", ",", " a", " bench", " reply", "."]
+const EVENTS = 200_000
+
+const chatEvent = (content: string) =>
+  JSON.stringify({ id: "chatcmpl-bench", object: "chat.completion.chunk", created: 1, model: "fake-model", choices: [{ index: 0, delta: { content }, finish_reason: null }] })
+const anthropicEvent = (text: string) =>
+  JSON.stringify({ type: "content_block_delta", index: 0, delta: { type: "text_delta", text } })
+
+const chatEvents = WORDS.map(chatEvent)
+const anthropicEvents = WORDS.map(anthropicEvent)
+
+const decodeChat = (data: string): CompletionChunk => {
+  const result = decodeChunk(data, "fake-model")
+  if (result._tag === "Failure") throw new Error("decode failed")
+  return result.success
+}
+
+/** Microseconds per event of `run(n)`, which handles n events, best of three after a warm-up. */
+const perEvent = (run: (n: number) => void): number => {
+  run(EVENTS / 10)
+  let best = Infinity
+  for (let i = 0; i < 3; i++) {
+    const start = performance.now()
+    run(EVENTS)
+    best = Math.min(best, ((performance.now() - start) * 1000) / EVENTS)
+  }
+  return best
+}
+
+/** Drains a pull of strings that answers synchronously; returns how many characters came out. */
+const drain = (pull: ChunkPull<string, never>): number => {
+  let characters = 0
+  Effect.runSync(Effect.catchCause(
+    Effect.forever(Effect.map(pull, (batch) => {
+      for (const frame of batch) characters += frame.length
+    })),
+    () => Effect.void
+  ))
+  return characters
+}
+
+const identity = { id: "msg_bench", created: 0, model: "bench/fake-model" }
+const call = Effect.runSync(parseMessagesCall({ model: "bench/fake-model", max_tokens: 64, messages: [{ role: "user", content: "Say hello." }] }, {}))
+const outcome = () => ({ usage: emptyUsage, attempts: 1, rounds: 1, toolRuns: [], svcPendingId: undefined, provider: "bench", model: "fake-model", dropped: [] })
+
+const chunksOf = (n: number, make: (i: number) => CompletionChunk): Array<CompletionChunk> => {
+  const out: Array<CompletionChunk> = []
+  for (let i = 0; i < n; i++) out.push(make(i))
+  return out
+}
+
+const results: Record<string, number> = {
+  "chat completions event, read and written (chat in, chat upstream)": perEvent((n) => {
+    const chunks = chunksOf(n, (i) => decodeChat(chatEvents[i % WORDS.length]!))
+    drain(renderFrames(identity, false, pullOnce(chunks), () => ({})))
+  }),
+  "Anthropic event read into the gateway's model (adapter)": perEvent((n) => {
+    const decode = streamDecoder("fake-model")
+    for (let i = 0; i < n; i++) decode(anthropicEvents[i % WORDS.length]!)
+  }),
+  "chunk written as Anthropic events (dialect)": perEvent((n) => {
+    const chunks = chunksOf(n, (i) => ({ model: "m", choices: [{ index: 0, delta: { content: WORDS[i % WORDS.length]! }, finish_reason: null }], usage: undefined, extra: {} }))
+    drain(encodeMessageStream(identity, call, pullOnce(chunks), outcome))
+  }),
+  "Messages in, Anthropic upstream: read and written": perEvent((n) => {
+    const decode = streamDecoder("fake-model")
+    const chunks = chunksOf(n, (i) => {
+      const step = decode(anthropicEvents[i % WORDS.length]!)
+      if (step._tag !== "Chunk") throw new Error("no chunk")
+      return step.chunk
+    })
+    drain(encodeMessageStream(identity, call, pullOnce(chunks), outcome))
+  }),
+  "Messages in, chat-completions upstream: read and written": perEvent((n) => {
+    const chunks = chunksOf(n, (i) => decodeChat(chatEvents[i % WORDS.length]!))
+    drain(encodeMessageStream(identity, call, pullOnce(chunks), outcome))
+  })
+}
+
+for (const [name, us] of Object.entries(results)) console.log(`${us.toFixed(2).padStart(6)} us/event  ${name}`)
+if (process.send !== undefined) process.send({ type: "codecs", results })
