@@ -94,4 +94,3 @@ const results: Record<string, number> = {
 }
 
 for (const [name, us] of Object.entries(results)) console.log(`${us.toFixed(2).padStart(6)} us/event  ${name}`)
-if (process.send !== undefined) process.send({ type: "codecs", results })

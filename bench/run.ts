@@ -12,7 +12,7 @@
  * all), BENCH_GATEWAY_ENTRY (gateway entry relative to the repo root; default the start script's),
  * BENCH_BASELINE_ENTRY (another build's entry, measured as the variant "baseline" in the same rounds).
  */
-import type { ChildProcess } from "node:child_process"
+import { type ChildProcess, execFileSync } from "node:child_process"
 import { mkdirSync, writeFileSync } from "node:fs"
 import { connect } from "node:net"
 import os from "node:os"
@@ -374,8 +374,14 @@ const main = async (): Promise<number> => {
     maxRequestsPerCell: config.maxRequests,
     passthroughPeakRssMiB: passthroughRss
   }
-  writeFileSync(join(resultsDir, "latest.json"), `${JSON.stringify({ meta, cells, gateways, derived, failures }, null, 2)}\n`)
-  writeFileSync(join(resultsDir, "latest.md"), markdown(meta, cells, gateways, derived, failures))
+  // what translating costs per streamed event, apart from any I/O (bench/codecs.ts)
+  const codecs = execFileSync(process.execPath, [join(benchDir, "codecs.ts")], { cwd: repoRoot, encoding: "utf8" }).trimEnd()
+  console.log(`\ntranslation cost per streamed event:\n${codecs}`)
+  writeFileSync(join(resultsDir, "latest.json"), `${JSON.stringify({ meta, cells, gateways, derived, failures, codecs: codecs.split("\n") }, null, 2)}\n`)
+  writeFileSync(
+    join(resultsDir, "latest.md"),
+    `${markdown(meta, cells, gateways, derived, failures)}\n## Translation cost per streamed event\n\n\`\`\`\n${codecs}\n\`\`\`\n`
+  )
   console.log(`\nwrote bench/results/latest.json and bench/results/latest.md`)
   if (failures.length > 0) console.log(`\n${failures.length} step(s) failed:\n${failures.map((f) => `  - ${brief(f)}`).join("\n")}`)
   return failures.length > 0 ? 1 : 0

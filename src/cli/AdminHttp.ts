@@ -79,6 +79,7 @@ export const RequestWire = Schema.Struct({
   ttft_ms: Schema.NullOr(Schema.Number),
   compression_saved_tokens: Schema.NullOr(Schema.Number),
   user_agent: Schema.NullOr(Schema.String),
+  session_id: Schema.NullOr(Schema.String),
   prompt_text: Schema.optionalKey(Schema.String),
   completion_text: Schema.optionalKey(Schema.String)
 })

@@ -19,6 +19,7 @@ const GROUP_COLUMN: Record<GroupBy, readonly [header: string, none: string]> = {
   tag: ["TAG", "(untagged)"],
   model: ["MODEL", "(no model)"],
   key: ["KEY", "(no key)"],
+  session: ["SESSION", "(no session)"],
   hour: ["HOUR", "-"],
   day: ["DAY", "-"],
   status: ["STATUS", "-"]

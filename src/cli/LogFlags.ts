@@ -20,6 +20,7 @@ export const filterFlags = {
   tagMode: optionalString("tag-mode", "any|all", "With several --tag, match any of them (the default) or all"),
   model: optionalString("model", "model", "Only requests for this model, requested (openai/gpt-4o) or reported (gpt-4o)"),
   key: optionalString("key", "key_id", "Only requests made with this API key"),
+  session: optionalString("session", "session_id", "Only requests of this client session (Claude Code's X-Claude-Code-Session-Id)"),
   status: optionalString("status", "404|4xx|5xx|error", "Only requests answered with this status, class, or any error (>= 400)"),
   from: optionalString(
     "from",
@@ -34,6 +35,7 @@ export interface FilterFlags {
   readonly tagMode: Option.Option<string>
   readonly model: Option.Option<string>
   readonly key: Option.Option<string>
+  readonly session: Option.Option<string>
   readonly status: Option.Option<string>
   readonly from: Option.Option<string>
   readonly to: Option.Option<string>
@@ -44,6 +46,7 @@ export const filterInput = (flags: FilterFlags): RequestFilterInput => ({
   ...Option.match(flags.tagMode, { onNone: () => ({}), onSome: (tagMode) => ({ tagMode }) }),
   ...Option.match(flags.model, { onNone: () => ({}), onSome: (model) => ({ model }) }),
   ...Option.match(flags.key, { onNone: () => ({}), onSome: (keyId) => ({ keyId }) }),
+  ...Option.match(flags.session, { onNone: () => ({}), onSome: (sessionId) => ({ sessionId }) }),
   ...Option.match(flags.status, { onNone: () => ({}), onSome: (status) => ({ status }) }),
   ...Option.match(flags.from, { onNone: () => ({}), onSome: (from) => ({ from }) }),
   ...Option.match(flags.to, { onNone: () => ({}), onSome: (to) => ({ to }) })

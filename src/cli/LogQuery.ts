@@ -15,6 +15,8 @@ export interface RequestFilterInput {
   /** `model`: the requested or the reported model. */
   readonly model?: string
   readonly keyId?: string
+  /** `session_id`: a client's session (Claude Code's `X-Claude-Code-Session-Id`). */
+  readonly sessionId?: string
   /** `status`: `404`, `4xx`, `5xx` or `error`. */
   readonly status?: string
   /** ISO 8601 date or date-time with a zone; `from` inclusive, `to` exclusive. */
@@ -43,6 +45,7 @@ const filterEntries = (input: RequestFilterInput) =>
     ["tag_mode", input.tagMode],
     ["model", input.model],
     ["key_id", input.keyId],
+    ["session_id", input.sessionId],
     ["status", input.status],
     ["from", input.from],
     ["to", input.to]

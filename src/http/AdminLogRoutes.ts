@@ -9,7 +9,7 @@
  *   `limit` 1..200 (default 50) and `cursor`, the previous page's `next_cursor` as is. A request is
  *   snake_case JSON with ISO times; `prompt_text`/`completion_text` appear only when stored.
  * - `GET /admin/v1/orgs/{org_id}/requests/{request_id}` → one request; 404 when it is not this org's.
- * - `GET /admin/v1/orgs/{org_id}/analytics?group_by=none|tag|model|key|hour|day|status` + the same filters →
+ * - `GET /admin/v1/orgs/{org_id}/analytics?group_by=none|tag|model|key|session|hour|day|status` + the same filters →
  *   `{"object":"list","group_by","data":[{group, requests, errors, prompt_tokens, completion_tokens,
  *   cached_tokens, reasoning_tokens, total_tokens, p50_latency_ms, p95_latency_ms}],"has_more"}`.
  *   `group` is a string or null. By tag, a request counts once in the group of *each* of its tags (so the
@@ -62,7 +62,7 @@ const getRequest = adminRoute(
   })
 )
 
-/** `GET /admin/v1/orgs/{org_id}/analytics?group_by=none|tag|model|key|hour|day|status` + the list's filters. */
+/** `GET /admin/v1/orgs/{org_id}/analytics?group_by=none|tag|model|key|session|hour|day|status` + the list's filters. */
 const analytics = adminRoute(
   "GET",
   "/orgs/:org_id/analytics",

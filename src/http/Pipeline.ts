@@ -14,7 +14,7 @@ import type { Dialect } from "../core/Dialect.ts"
 import { describeError, type EdgeError } from "../core/Problem.ts"
 import { mergeTags } from "../core/Tags.ts"
 import { newTimeOrderedId } from "../Ids.ts"
-import { RequestEntry } from "../logs/RequestEntry.ts"
+import { RequestEntry, sessionIdOf } from "../logs/RequestEntry.ts"
 import { RequestLog } from "../logs/RequestLog.ts"
 import type { RequestRecord } from "../logs/RequestRecord.ts"
 import { Metrics } from "../observability/Metrics.ts"
@@ -85,6 +85,7 @@ export const pipeline = (dialect: Dialect) => {
     const request = yield* HttpServerRequest.HttpServerRequest
     const done = finish(yield* RequestLog, yield* Metrics)
     const entry = new RequestEntry(newTimeOrderedId("req"), request.headers["user-agent"])
+    entry.sessionId = sessionIdOf(request.headers["x-claude-code-session-id"])
     const requestId = requestIdOf(request.headers["x-request-id"]) ?? entry.id
     // `x-svc-request-id` finds the request in the log, whatever id the client sent
     const headers = { "x-request-id": requestId, "x-svc-request-id": entry.id }

@@ -20,6 +20,12 @@ export interface AnswerFacts {
   readonly text?: string | undefined
 }
 
+/** A client's session id as the log keeps it: up to 128 of `[\w.:-]`, else none. */
+export const sessionIdOf = (header: string | undefined): string | null => {
+  const value = header?.trim()
+  return value !== undefined && /^[\w.:-]{1,128}$/.test(value) ? value : null
+}
+
 export class RequestEntry {
   readonly id: string
   readonly createdAt = new Date()
@@ -34,6 +40,8 @@ export class RequestEntry {
   provider: string | null = null
   stream = false
   tags: ReadonlyArray<string> = []
+  /** The client's session id, when it sends one (`sessionIdOf`). */
+  sessionId: string | null = null
   promptText: string | null = null
 
   constructor(id: string, userAgent: string | undefined) {
@@ -72,6 +80,7 @@ export class RequestEntry {
       ttftMs: answer?.firstOutputAt === undefined ? null : answer.firstOutputAt - this.started,
       compressionSavedTokens: null,
       userAgent: this.userAgent,
+      sessionId: this.sessionId,
       promptText: this.keepContent ? this.promptText : null,
       completionText: this.keepContent && text !== undefined && text !== "" ? text : null
     }

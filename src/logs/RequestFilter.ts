@@ -23,6 +23,8 @@ export interface RequestFilter {
   /** Matches the requested model or the model the provider reported. */
   readonly model?: string
   readonly keyId?: string
+  /** A client's session (Claude Code's `X-Claude-Code-Session-Id`). */
+  readonly sessionId?: string
   readonly status?: StatusFilter
   /** Inclusive. */
   readonly from?: Date
@@ -49,7 +51,7 @@ export const DEFAULT_LIMIT = 50
 export const MAX_LIMIT = 200
 
 /** `none`: one group (null) of every matching request, the totals; `hour`/`day`: UTC buckets, for charts. */
-export const GROUP_BY = ["none", "tag", "model", "key", "hour", "day", "status"] as const
+export const GROUP_BY = ["none", "tag", "model", "key", "session", "hour", "day", "status"] as const
 export type GroupBy = (typeof GROUP_BY)[number]
 
 export const isGroupBy = (value: string): value is GroupBy => (GROUP_BY as ReadonlyArray<string>).includes(value)

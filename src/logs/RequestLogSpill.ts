@@ -47,14 +47,16 @@ const RecordLine = Schema.fromJsonString(Schema.Struct({
   compressionSavedTokens: Schema.NullOr(Schema.Number),
   userAgent: Schema.NullOr(Schema.String),
   promptText: Schema.NullOr(Schema.String),
-  completionText: Schema.NullOr(Schema.String)
+  completionText: Schema.NullOr(Schema.String),
+  // absent in lines spilled before sessions were logged
+  sessionId: Schema.optionalKey(Schema.NullOr(Schema.String))
 }))
 
 const decodeLine = Schema.decodeUnknownOption(RecordLine)
 
 /** A spilled line back as a record; `None` for a line that is not one (e.g. cut short by a crash). */
 export const parseLine = (line: string): Option.Option<RequestRecord> =>
-  Option.map(decodeLine(line), (record) => ({ ...record, latencyMs: record.latencyMs ?? 0 }))
+  Option.map(decodeLine(line), (record) => ({ ...record, latencyMs: record.latencyMs ?? 0, sessionId: record.sessionId ?? null }))
 
 const LINES_PER_WRITE = 1000
 

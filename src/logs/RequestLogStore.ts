@@ -34,19 +34,19 @@ export class RequestLogStore extends Context.Service<RequestLogStore, {
         return sql`INSERT INTO request_log (
           id, created_at, org_id, key_id, requested_model, model, provider, status, error_code, stream, tags,
           prompt_tokens, completion_tokens, cached_tokens, reasoning_tokens, svc_tools, attempts, latency_ms,
-          ttft_ms, compression_saved_tokens, user_agent, prompt_text, completion_text)
+          ttft_ms, compression_saved_tokens, user_agent, prompt_text, completion_text, session_id)
         SELECT
           id, created_at, org_id, key_id, requested_model, model, provider, status, error_code, stream,
           COALESCE(tags, '{}'), COALESCE(prompt_tokens, 0), COALESCE(completion_tokens, 0),
           COALESCE(cached_tokens, 0), COALESCE(reasoning_tokens, 0), COALESCE(svc_tools, '{}'),
           COALESCE(attempts, 0), latency_ms, ttft_ms, compression_saved_tokens, user_agent, prompt_text,
-          completion_text
+          completion_text, session_id
         FROM json_to_recordset(${batch}::json) AS r(
           id TEXT, created_at TIMESTAMPTZ, org_id TEXT, key_id TEXT, requested_model TEXT, model TEXT,
           provider TEXT, status INTEGER, error_code TEXT, stream BOOLEAN, tags TEXT[], prompt_tokens INTEGER,
           completion_tokens INTEGER, cached_tokens INTEGER, reasoning_tokens INTEGER, svc_tools TEXT[],
           attempts INTEGER, latency_ms DOUBLE PRECISION, ttft_ms DOUBLE PRECISION,
-          compression_saved_tokens INTEGER, user_agent TEXT, prompt_text TEXT, completion_text TEXT)
+          compression_saved_tokens INTEGER, user_agent TEXT, prompt_text TEXT, completion_text TEXT, session_id TEXT)
         ON CONFLICT (id) DO NOTHING`
       }).pipe(Effect.asVoid, Effect.catchDefect(asSqlError))
 
@@ -148,5 +148,6 @@ const toRow = (record: RequestRecord) => ({
   compression_saved_tokens: intOrAbsent(record.compressionSavedTokens),
   user_agent: textOrAbsent(record.userAgent),
   prompt_text: textOrAbsent(record.promptText),
-  completion_text: textOrAbsent(record.completionText)
+  completion_text: textOrAbsent(record.completionText),
+  session_id: textOrAbsent(record.sessionId)
 })

@@ -79,6 +79,7 @@ export interface LogRow {
   readonly ttft_ms: number | null
   readonly compression_saved_tokens: number | null
   readonly user_agent: string | null
+  readonly session_id: string | null
   readonly prompt_text: string | null
   readonly completion_text: string | null
   /** `created_at` to the microsecond, for the cursor (a JS Date keeps only milliseconds). */
@@ -100,7 +101,7 @@ interface GroupRow {
 
 const COLUMNS = `id, created_at, org_id, key_id, requested_model, model, provider, status, error_code, stream, tags,
   prompt_tokens, completion_tokens, cached_tokens, reasoning_tokens, svc_tools, attempts, latency_ms, ttft_ms,
-  compression_saved_tokens, user_agent, prompt_text, completion_text,
+  compression_saved_tokens, user_agent, session_id, prompt_text, completion_text,
   to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS cursor_time`
 
 const toEntry = (row: LogRow): RequestLogEntry => ({
@@ -126,6 +127,7 @@ const toEntry = (row: LogRow): RequestLogEntry => ({
   ttft_ms: row.ttft_ms,
   compression_saved_tokens: row.compression_saved_tokens,
   user_agent: row.user_agent,
+  session_id: row.session_id,
   ...(row.prompt_text === null ? {} : { prompt_text: row.prompt_text }),
   ...(row.completion_text === null ? {} : { completion_text: row.completion_text })
 })
@@ -140,6 +142,7 @@ const whereClause = (sql: SqlClient.SqlClient, orgId: string, filter: RequestFil
   }
   if (filter.model !== undefined) conditions.push(sql`(requested_model = ${filter.model} OR model = ${filter.model})`)
   if (filter.keyId !== undefined) conditions.push(sql`key_id = ${filter.keyId}`)
+  if (filter.sessionId !== undefined) conditions.push(sql`session_id = ${filter.sessionId}`)
   const status = filter.status
   if (status !== undefined) {
     switch (status._tag) {
@@ -177,6 +180,7 @@ const GROUP_KEY: Record<GroupBy, string> = {
   // the provider's model, or the requested one when the request failed before a provider answered
   model: "coalesce(model, requested_model)",
   key: "key_id",
+  session: "session_id",
   hour: `to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24":00:00Z"')`,
   day: "to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD')",
   status: "status::text"

@@ -28,7 +28,7 @@ export type QueryParams = Readonly<Record<string, string | ReadonlyArray<string>
 const MAX_TAGS = 50
 const MAX_VALUE_LENGTH = 512
 
-const FILTER_PARAMS = ["tag", "tag_mode", "model", "key_id", "status", "from", "to"] as const
+const FILTER_PARAMS = ["tag", "tag_mode", "model", "key_id", "session_id", "status", "from", "to"] as const
 const LIST_PARAMS: ReadonlyArray<string> = [...FILTER_PARAMS, "limit", "cursor"]
 const ANALYTICS_PARAMS: ReadonlyArray<string> = [...FILTER_PARAMS, "group_by"]
 
@@ -100,6 +100,7 @@ const parseFilter = Effect.fnUntraced(function*(params: QueryParams) {
   const tags = yield* parseTags(params)
   const model = yield* single(params, "model")
   const keyId = yield* single(params, "key_id")
+  const sessionId = yield* single(params, "session_id")
   const statusText = yield* single(params, "status")
   const status = statusText === undefined ? undefined : parseStatus(statusText)
   if (statusText !== undefined && status === undefined) {
@@ -114,6 +115,7 @@ const parseFilter = Effect.fnUntraced(function*(params: QueryParams) {
     ...(tags === undefined ? {} : { tags }),
     ...(model === undefined ? {} : { model }),
     ...(keyId === undefined ? {} : { keyId }),
+    ...(sessionId === undefined ? {} : { sessionId }),
     ...(status === undefined ? {} : { status }),
     ...(from === undefined ? {} : { from }),
     ...(to === undefined ? {} : { to })

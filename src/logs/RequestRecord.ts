@@ -35,6 +35,8 @@ export interface RequestRecord {
   /** Tokens saved by prompt compression; null until compression exists. */
   readonly compressionSavedTokens: number | null
   readonly userAgent: string | null
+  /** The client's session: Claude Code's `X-Claude-Code-Session-Id`; null when it sent none. */
+  readonly sessionId: string | null
   /** Only when the org opted in (`log_content`); null otherwise. */
   readonly promptText: string | null
   readonly completionText: string | null

@@ -102,6 +102,13 @@ export const Migrations = PgMigrator.layer({
       // org (~145-290 ms at 1M rows). A larger sample keeps rare tags in that list, so tag filters use
       // the GIN index when it pays (~5 ms). Only ANALYZE gets slower (a bigger sample).
       yield* sql`ALTER TABLE request_log ALTER COLUMN tags SET STATISTICS 1000`
+    }),
+    "0005_request_log_sessions": Effect.gen(function*() {
+      const sql = yield* SqlClient.SqlClient
+      // a coding client's session (Claude Code's X-Claude-Code-Session-Id): its requests found together
+      yield* sql`ALTER TABLE request_log ADD COLUMN session_id TEXT`
+      yield* sql`CREATE INDEX request_log_org_session ON request_log (org_id, session_id, created_at DESC, id DESC)
+        WHERE session_id IS NOT NULL`
     })
   })
 })

@@ -195,10 +195,10 @@ describe("bad input: the same message both ways, and an exit code", () => {
       assert.match(root.stdout, /\brequests\b/)
       assert.match(root.stdout, /\banalytics\b/)
       const list = ok(yield* untouched(["requests", "list", "--help"]))
-      for (const flag of ["--tag", "--tag-mode", "--model", "--key", "--status", "--from", "--to", "--limit", "--cursor", "--json"]) {
+      for (const flag of ["--tag", "--tag-mode", "--model", "--key", "--session", "--status", "--from", "--to", "--limit", "--cursor", "--json"]) {
         assert.include(list.stdout, flag)
       }
-      assert.include(ok(yield* untouched(["analytics", "--help"])).stdout, "none|tag|model|key|hour|day|status")
+      assert.include(ok(yield* untouched(["analytics", "--help"])).stdout, "none|tag|model|key|session|hour|day|status")
       assert.include(ok(yield* untouched(["orgs", "update", "--help"])).stdout, "--log-content")
     }))
 })

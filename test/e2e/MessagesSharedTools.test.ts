@@ -119,4 +119,23 @@ describe("shared tools on /v1/messages", () => {
     expect((assistant?.["tool_calls"] as Array<{ id: string }>).map((call) => call.id).sort()).toEqual(["call_uuid", "call_weather"])
     expect(sent.filter((m) => m["role"] === "tool").map((m) => m["tool_call_id"]).sort()).toEqual(["call_uuid", "call_weather"])
   })
+
+  it("Claude Code's session id is kept in the log: its requests are found and grouped by it", async () => {
+    const session = `sess-${Date.now()}`
+    const send = (headers: Record<string, string>) =>
+      postChat(gw.url, { model: "local/echo", max_tokens: 10, messages: [{ role: "user", content: "hi" }] }, {
+        path: "/v1/messages",
+        headers: { "x-api-key": key, ...headers }
+      })
+    for (const headers of [{ "x-claude-code-session-id": session }, { "x-claude-code-session-id": session }, {}]) {
+      expect((await send(headers)).status).toBe(200)
+    }
+    await expect.poll(async () => (await gw.admin("GET", `/orgs/${orgId}/requests?session_id=${session}`)).json.data.length, {
+      timeout: 10_000
+    }).toBe(2)
+    const rows = (await gw.admin("GET", `/orgs/${orgId}/requests?session_id=${session}`)).json.data as Array<{ session_id: string }>
+    expect(rows.map((row) => row.session_id)).toEqual([session, session])
+    const groups = (await gw.admin("GET", `/orgs/${orgId}/analytics?group_by=session`)).json.data as Array<{ group: string | null; requests: number }>
+    expect(groups.find((g) => g.group === session)?.requests).toBe(2)
+  })
 })

@@ -94,7 +94,8 @@ layer(Live)("RequestQueries", (it) => {
         latency_ms: 2,
         ttft_ms: null,
         compression_saved_tokens: null,
-        user_agent: "seed"
+        user_agent: "seed",
+        session_id: null
       })
       assert.strictEqual(eight?.prompt_text, "hello")
       assert.strictEqual(eight?.completion_text, "world")

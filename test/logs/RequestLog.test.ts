@@ -52,6 +52,7 @@ layer(StoreLive, { excludeTestServices: true })("RequestLog", (it) => {
         ttftMs: 87.25,
         compressionSavedTokens: 42,
         userAgent: "OpenAI/JS 7.57.0",
+        sessionId: "9f4e2c1a-session",
         promptText: "What is 2+2? 😀\nline two",
         completionText: "4"
       })
@@ -106,7 +107,8 @@ layer(StoreLive, { excludeTestServices: true })("RequestLog", (it) => {
         compression_saved_tokens: 42,
         user_agent: "OpenAI/JS 7.57.0",
         prompt_text: "What is 2+2? 😀\nline two",
-        completion_text: "4"
+        completion_text: "4",
+        session_id: "9f4e2c1a-session"
       })
       const stored = byId.get(empty.id)
       assert.isDefined(stored)

@@ -38,6 +38,7 @@ export const makeRecord = (overrides: Partial<RequestRecord> = {}): RequestRecor
   ttftMs: null,
   compressionSavedTokens: null,
   userAgent: "vitest",
+  sessionId: null,
   promptText: null,
   completionText: null,
   ...overrides
