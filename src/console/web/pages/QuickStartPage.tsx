@@ -61,6 +61,12 @@ const reply = await client.chat.completions.create({
       <h2>Coding clients</h2>
       <p>Point the client at the base URL with a key of its own, so its traffic shows under that key.</p>
       <Code
+        label="Claude Code (Anthropic's Messages API)"
+        text={`export ANTHROPIC_BASE_URL=${location.origin}
+export ANTHROPIC_API_KEY="$SVC_GATEWAY_API_KEY"
+claude --model anthropic/claude-sonnet-4-5   # or a bare claude-... name, or any routed model`}
+      />
+      <Code
         label="OpenCode: opencode.json"
         text={`{
   "$schema": "https://opencode.ai/config.json",
@@ -80,8 +86,7 @@ const reply = await client.chat.completions.create({
   --model openai/openai/gpt-4o   # "openai/" + the gateway's author_id/model_id`}
       />
       <p class="hint">
-        Claude Code speaks Anthropic's Messages API and current Codex releases speak OpenAI's Responses API; this gateway
-        serves chat completions only, so neither can use it yet.
+        Current Codex releases speak OpenAI's Responses API, which this gateway does not serve yet.
       </p>
     </section>
   )
