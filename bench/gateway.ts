@@ -15,7 +15,10 @@ export interface GatewayVariant {
   readonly env: Readonly<Record<string, string>>
   /** Node flags instead of the start script's (heap and GC settings to compare in one run). */
   readonly nodeFlags?: ReadonlyArray<string>
-  /** Another build to run instead of this one's (`BENCH_BASELINE_ENTRY`: an older commit's bundle). */
+  /**
+   * Another build to run instead of this one's (`BENCH_BASELINE_ENTRY`: an older commit's bundle); it
+   * gets only the chat-completions provider, which every build knows.
+   */
   readonly entry?: string
 }
 
@@ -136,7 +139,7 @@ export const startGateway = async (options: {
   writeFileSync(configFile, JSON.stringify({
     providers: {
       bench: { adapter: "openai-compatible", base_url: `http://127.0.0.1:${upstreamPort}/v1` },
-      benchanthropic: { adapter: "anthropic", base_url: `http://127.0.0.1:${upstreamPort}` }
+      ...(variant.entry === undefined ? { benchanthropic: { adapter: "anthropic", base_url: `http://127.0.0.1:${upstreamPort}` } } : {})
     }
   }))
   const port = await freePort()

@@ -4,14 +4,12 @@
  * answers and events are read by `AnthropicResponse.ts`, transport failures become `ProviderError`
  * reasons here, where they enter. Anthropic's 529 `overloaded_error` is a 5xx, so it fails over.
  */
-import { Cause, Effect, Redacted, Result, Scope } from "effect"
-import type { NonEmptyReadonlyArray } from "effect/Array"
-import { Sse } from "effect/encoding"
-import type { CompletionChunk } from "../../kernel/ChatWire.ts"
+import { Effect, Redacted, Result, Scope } from "effect"
 import type { OpenAiCompatibleOptions } from "../openai/OpenAiCompatible.ts"
 import type { Provider, ProviderCall } from "../Provider.ts"
-import { ProviderError, UpstreamBadResponse, UpstreamUnreachable } from "../ProviderError.ts"
-import { reasonFromSseError, reasonFromTransportError } from "../UpstreamReasons.ts"
+import { ProviderError, UpstreamBadResponse } from "../ProviderError.ts"
+import { sseChunks } from "../SseChunks.ts"
+import { reasonFromTransportError } from "../UpstreamReasons.ts"
 import { type UpstreamResponse, UpstreamTransport, type UpstreamTransportError } from "../UpstreamTransport.ts"
 import { countTokensBody, droppedFields, forwardedHeaders, requestBody } from "./AnthropicRequest.ts"
 import { decodeError, decodeMessage, streamDecoder } from "./AnthropicResponse.ts"
@@ -62,59 +60,6 @@ export const make = (options: OpenAiCompatibleOptions): Effect.Effect<Provider, 
       return completion.success
     })
 
-    /** The chunks of an SSE body, one pull per piece of body, decoded in plain code (see OpenAiCompatible). */
-    const chunks = (response: UpstreamResponse, modelId: string) => {
-      // set at `message_stop`; a body that ends without it was cut off
-      let done = false
-      let failure: ProviderError | undefined
-      const text = new TextDecoder()
-      const decode = streamDecoder(modelId)
-      let events: Array<Sse.AnyEvent> = []
-      const parser = Sse.makeParser((event) => void events.push(event))
-      const decodeBytes = (bytes: Uint8Array): Array<CompletionChunk> => {
-        const overflow = parser.feed(text.decode(bytes, { stream: true }))
-        if (overflow !== undefined) {
-          failure = fail(reasonFromSseError(overflow))
-          return []
-        }
-        const parsed = events
-        events = []
-        const out: Array<CompletionChunk> = []
-        for (const event of parsed) {
-          if (event._tag === "Retry") {
-            failure = fail(reasonFromSseError(event))
-            break
-          }
-          const step = decode(event.data)
-          if (step._tag === "Chunk") out.push(step.chunk)
-          else if (step._tag === "End") {
-            done = true
-            break
-          } else if (step._tag === "Fail") {
-            failure = fail(step.error)
-            break
-          }
-        }
-        return out
-      }
-      const read = Effect.mapError(response.read, fromTransportError)
-      const finalizer = Effect.suspend(() => done ? response.release : response.cancel)
-      const pull: Effect.Effect<NonEmptyReadonlyArray<CompletionChunk>, ProviderError | Cause.Done> = Effect.suspend(() =>
-        failure !== undefined
-          ? Effect.fail(failure)
-          : done
-          ? Cause.done()
-          : Effect.flatMap(read, (bytes) => {
-            if (bytes === undefined) {
-              return Effect.fail(fail(new UpstreamUnreachable({ message: "upstream stream ended before message_stop" })))
-            }
-            const out = decodeBytes(bytes)
-            return out.length > 0 ? Effect.succeed(out as unknown as NonEmptyReadonlyArray<CompletionChunk>) : pull
-          })
-      )
-      return { pull, finalizer }
-    }
-
     /** A JSON body to a streaming request: an error, or a whole message from a server that ignored `stream`. */
     const notStreamed = Effect.fnUntraced(function*(response: UpstreamResponse, modelId: string) {
       const body = yield* response.text.pipe(Effect.mapError(fromTransportError))
@@ -132,7 +77,7 @@ export const make = (options: OpenAiCompatibleOptions): Effect.Effect<Provider, 
         yield* Scope.addFinalizer(scope, response.cancel)
         return notStreamed(response, call.modelId)
       }
-      const { finalizer, pull } = chunks(response, call.modelId)
+      const { finalizer, pull } = sseChunks(response, streamDecoder(call.modelId), fail, fromTransportError, "upstream stream ended before message_stop")
       yield* Scope.addFinalizer(scope, finalizer)
       return pull
     })

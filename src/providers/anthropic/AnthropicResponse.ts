@@ -7,6 +7,7 @@
 import { Result } from "effect"
 import type { ChunkChoice, Completion, CompletionChunk, NativeDetail, ToolCall, Usage } from "../../kernel/ChatWire.ts"
 import { UpstreamBadResponse, UpstreamStatus } from "../ProviderError.ts"
+import { endEvent, type EventStep, skipEvent } from "../SseChunks.ts"
 
 type Json = Readonly<Record<string, unknown>>
 
@@ -135,15 +136,9 @@ export const decodeMessage = (text: string, fallbackModel: string): Result.Resul
   })
 }
 
-/** What one event of a stream gives: a chunk, nothing (a ping, a block's end), the end, or a failure. */
-export type StreamStep =
-  | { readonly _tag: "Chunk"; readonly chunk: CompletionChunk }
-  | { readonly _tag: "Skip" }
-  | { readonly _tag: "End" }
-  | { readonly _tag: "Fail"; readonly error: UpstreamBadResponse | UpstreamStatus }
-
-const skip: StreamStep = { _tag: "Skip" }
-const end: StreamStep = { _tag: "End" }
+type StreamStep = EventStep
+const skip = skipEvent
+const end = endEvent
 
 /** A decoder for the events of one streamed message. */
 export const streamDecoder = (fallbackModel: string) => {
@@ -160,7 +155,7 @@ export const streamDecoder = (fallbackModel: string) => {
 
   return (data: string): StreamStep => {
     const event = parse(data)
-    if (!isRecord(event)) return { _tag: "Fail", error: bad(`upstream stream event is not a JSON object: ${data}`) }
+    if (!isRecord(event)) return { _tag: "Fail", reason: bad(`upstream stream event is not a JSON object: ${data}`) }
     switch (event["type"]) {
       case "message_start": {
         const message = isRecord(event["message"]) ? event["message"] : {}
@@ -219,7 +214,7 @@ export const streamDecoder = (fallbackModel: string) => {
         return end
       case "error": {
         const error = isRecord(event["error"]) ? event["error"] : {}
-        return { _tag: "Fail", error: statusOf(streamErrorStatus(error["type"]), event) ?? bad(data) }
+        return { _tag: "Fail", reason: statusOf(streamErrorStatus(error["type"]), event) ?? bad(data) }
       }
       default:
         // ping, content_block_stop, and whatever the API adds later

@@ -4,17 +4,11 @@
  * instances differ only in URL, key, extra headers and timeouts. HTTP, transport and decode failures
  * are translated into `ProviderError` here, where they enter; the wire mapping is in `OpenAiMapping.ts`.
  */
-import { Cause, Duration, Effect, Redacted, Result, Scope } from "effect"
-import type { NonEmptyReadonlyArray } from "effect/Array"
-import { Sse } from "effect/encoding"
-import type { CompletionChunk } from "../../kernel/ChatWire.ts"
+import { Duration, Effect, Redacted, Result, Scope } from "effect"
 import type { Provider, ProviderCall } from "../Provider.ts"
-import {
-  ProviderError,
-  UpstreamBadResponse,
-  UpstreamUnreachable
-} from "../ProviderError.ts"
-import { reasonFromSseError, reasonFromTransportError } from "../UpstreamReasons.ts"
+import { ProviderError, UpstreamBadResponse } from "../ProviderError.ts"
+import { endEvent, type EventStep, sseChunks } from "../SseChunks.ts"
+import { reasonFromTransportError } from "../UpstreamReasons.ts"
 import { type UpstreamResponse, UpstreamTransport, type UpstreamTransportError } from "../UpstreamTransport.ts"
 import { buildRequestBody, decodeChunk, decodeCompletion, decodeErrorResponse, droppedFields } from "./OpenAiMapping.ts"
 
@@ -80,63 +74,11 @@ export const make = (options: OpenAiCompatibleOptions): Effect.Effect<Provider, 
       return completion.success
     })
 
-    /**
-     * The chunks of an SSE body, one pull per piece of body (not per event): text, SSE (Effect's own
-     * parser), JSON, in plain code. A chain of stream operators per event cost most of a stream's CPU.
-     */
-    const chunks = (response: UpstreamResponse, modelId: string) => {
-      // Set when `[DONE]` arrives; a body that ends without it was cut off.
-      let done = false
-      // a failure met after some chunks of the same piece of body: those chunks go out first
-      let failure: ProviderError | undefined
-      const text = new TextDecoder()
-      let events: Array<Sse.AnyEvent> = []
-      const parser = Sse.makeParser((event) => void events.push(event))
-      const decodeBytes = (bytes: Uint8Array): Array<CompletionChunk> => {
-        const overflow = parser.feed(text.decode(bytes, { stream: true }))
-        if (overflow !== undefined) {
-          failure = fail(reasonFromSseError(overflow))
-          return []
-        }
-        const parsed = events
-        events = []
-        const out: Array<CompletionChunk> = []
-        for (const event of parsed) {
-          if (event._tag === "Retry") {
-            failure = fail(reasonFromSseError(event))
-            break
-          }
-          if (event.data.trim() === "[DONE]") {
-            done = true
-            break
-          }
-          const chunk = decodeChunk(event.data, modelId)
-          if (Result.isFailure(chunk)) {
-            failure = fail(chunk.failure)
-            break
-          }
-          out.push(chunk.success)
-        }
-        return out
-      }
-      const read = Effect.mapError(response.read, fromTransportError)
-      // after [DONE] the rest of the body is only its end: let it arrive, so the connection is reused
-      const finalizer = Effect.suspend(() => done ? response.release : response.cancel)
-      // stops reading at [DONE], even if the upstream keeps the body open after it
-      const pull: Effect.Effect<NonEmptyReadonlyArray<CompletionChunk>, ProviderError | Cause.Done> = Effect.suspend(() =>
-        failure !== undefined
-          ? Effect.fail(failure)
-          : done
-          ? Cause.done()
-          : Effect.flatMap(read, (bytes) => {
-            if (bytes === undefined) {
-              return Effect.fail(fail(new UpstreamUnreachable({ message: "upstream stream ended before [DONE]" })))
-            }
-            const out = decodeBytes(bytes)
-            return out.length > 0 ? Effect.succeed(out as unknown as NonEmptyReadonlyArray<CompletionChunk>) : pull
-          })
-      )
-      return { pull, finalizer }
+    /** One SSE event of a chat-completions stream; `[DONE]` ends it. */
+    const eventOf = (modelId: string) => (data: string): EventStep => {
+      if (data.trim() === "[DONE]") return endEvent
+      const chunk = decodeChunk(data, modelId)
+      return Result.isFailure(chunk) ? { _tag: "Fail", reason: chunk.failure } : { _tag: "Chunk", chunk: chunk.success }
     }
 
     /**
@@ -163,7 +105,7 @@ export const make = (options: OpenAiCompatibleOptions): Effect.Effect<Provider, 
         yield* Scope.addFinalizer(scope, response.cancel)
         return notStreamed(response, call.modelId)
       }
-      const { finalizer, pull } = chunks(response, call.modelId)
+      const { finalizer, pull } = sseChunks(response, eventOf(call.modelId), fail, fromTransportError, "upstream stream ended before [DONE]")
       // the upstream body lives as long as the answer: a consumer that stops or leaves aborts it
       yield* Scope.addFinalizer(scope, finalizer)
       return pull
