@@ -9,6 +9,8 @@
 import { defineConfig } from "vitest/config"
 
 const browser = "test/browser/**/*.test.ts"
+// the real coding clients run apart, in `npm run test:clients` (vitest.clients.config.ts)
+const clients = "test/clients/**/*.test.ts"
 
 export default defineConfig({
   test: {
@@ -17,7 +19,7 @@ export default defineConfig({
     projects: [
       {
         extends: true,
-        test: { name: "suites", include: ["test/**/*.test.ts", "plugins/**/*.test.ts"], exclude: [browser], sequence: { groupOrder: 0 } }
+        test: { name: "suites", include: ["test/**/*.test.ts", "plugins/**/*.test.ts"], exclude: [browser, clients], sequence: { groupOrder: 0 } }
       },
       {
         extends: true,

@@ -7,6 +7,7 @@
  * request; the chunks of a chat-completions stream become Anthropic's events.
  */
 import { describe, expect, it } from "@effect/vitest"
+import { readFileSync } from "node:fs"
 import { Effect, Stream } from "effect"
 import { toProviderCall } from "../../src/core/ChatCompletions.ts"
 import type { Outcome } from "../../src/core/Outcome.ts"
@@ -244,5 +245,29 @@ describe("Anthropic requests through the gateway's model and back", () => {
       expect(call.dropped).toEqual(["thinking", "top_k"])
       const body = requestBody(toProviderCall(call, "claude-sonnet-4-5", "req"), false)
       expect(body).toEqual({ ...documented, thinking: { type: "adaptive" }, top_k: 5, model: "claude-sonnet-4-5" })
+    }))
+})
+
+describe("a request Claude Code sent (test/fixtures/claude-code/messages-request.json)", () => {
+  const fixture = JSON.parse(readFileSync(new URL("../fixtures/claude-code/messages-request.json", import.meta.url), "utf8")) as {
+    readonly headers: Record<string, string>
+    readonly body: Record<string, unknown>
+  }
+
+  it.effect("decodes: its system turn kept in place, every tool, the fields only Anthropic takes named as dropped", () =>
+    Effect.gen(function*() {
+      const call = yield* parseMessagesCall(fixture.body, fixture.headers)
+      expect(call.model).toBe("local/echo")
+      expect(call.bareModelAuthor).toBe("anthropic")
+      expect(call.stream).toBe(true)
+      expect(call.messages.map((m) => m.role)).toEqual(["system", "user", "system"])
+      expect(call.tools?.length).toBe((fixture.body["tools"] as Array<unknown>).length)
+      expect(call.dropped).toEqual(expect.arrayContaining(["thinking", "context_management", "output_config"]))
+      expect(call.native?.body).toEqual(fixture.body)
+      expect(call.native?.headers).toEqual({
+        "anthropic-version": fixture.headers["anthropic-version"],
+        "anthropic-beta": fixture.headers["anthropic-beta"]
+      })
+      expect(call.passthrough["user"]).toBe((fixture.body["metadata"] as Record<string, unknown>)["user_id"])
     }))
 })

@@ -24,7 +24,8 @@ const Content = Schema.Union([Schema.String, Schema.Array(Block)])
 export const MessagesRequestBody = Schema.Struct({
   model: Schema.NonEmptyString,
   max_tokens: Schema.Int.check(Schema.isGreaterThanOrEqualTo(1, { message: "Expected an integer >= 1" })),
-  messages: Schema.Array(Open({ role: Schema.Literals(["user", "assistant"]), content: Content }))
+  // Claude Code sends `system` turns among the messages (its environment), which the API takes
+  messages: Schema.Array(Open({ role: Schema.Literals(["user", "assistant", "system"]), content: Content }))
     .check(Schema.isMinLength(1, { message: "Expected at least 1 message" })),
   system: Optional(Content),
   tools: Optional(Schema.Array(Open({ name: Schema.NonEmptyString }))),
@@ -190,9 +191,11 @@ export const parseMessagesCall = Effect.fnUntraced(function*(json: unknown, head
   const raw = json as Readonly<Record<string, unknown>>
   const out: Decoded = { messages: [], dropped: [] }
   if (body.system !== undefined && body.system !== null) out.messages.push(systemMessage(body.system))
-  body.messages.forEach((message, i) =>
-    message.role === "user" ? userTurn(message.content, i, out) : assistantTurn(message.content, i, out)
-  )
+  body.messages.forEach((message, i) => {
+    if (message.role === "user") userTurn(message.content, i, out)
+    else if (message.role === "assistant") assistantTurn(message.content, i, out)
+    else out.messages.push(systemMessage(message.content))
+  })
   const tools: Array<ToolDefinition> = []
   for (const [i, tool] of (body.tools ?? []).entries()) {
     if (tool["type"] !== undefined && tool["type"] !== "custom") {

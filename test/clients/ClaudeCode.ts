@@ -1,0 +1,85 @@
+/**
+ * The real Claude Code, for `npm run test:clients`: a pinned release installed from npm into a cache
+ * folder outside the repository (its native binary ships inside the npm package, so nothing else is
+ * downloaded), and run in print mode against a gateway with a throwaway home, telemetry, updates and
+ * other non-essential traffic off. Nothing it does may leave 127.0.0.1.
+ */
+import { execFileSync, spawn } from "node:child_process"
+import { existsSync, mkdirSync, mkdtempSync } from "node:fs"
+import { homedir, tmpdir } from "node:os"
+import { join } from "node:path"
+
+export const CLAUDE_CODE_VERSION = "2.1.328"
+
+const cacheDir = join(homedir(), ".cache", "svc-gateway", "clients", `claude-code-${CLAUDE_CODE_VERSION}`)
+const executable = join(cacheDir, "node_modules", ".bin", "claude")
+
+/** The pinned Claude Code's executable, installed with npm when missing. */
+export const ensureClaudeCode = (): string => {
+  if (existsSync(executable)) return executable
+  mkdirSync(cacheDir, { recursive: true })
+  try {
+    execFileSync("npm", [
+      "install",
+      "--prefix",
+      cacheDir,
+      "--no-save",
+      "--no-audit",
+      "--no-fund",
+      `@anthropic-ai/claude-code@${CLAUDE_CODE_VERSION}`
+    ], { stdio: "inherit", timeout: 300_000 })
+  } catch (cause) {
+    throw new Error(`Could not install @anthropic-ai/claude-code@${CLAUDE_CODE_VERSION} from npm into ${cacheDir}: ${String(cause)}`)
+  }
+  if (!existsSync(executable)) throw new Error(`npm installed Claude Code, but ${executable} is not there`)
+  return executable
+}
+
+export interface ClaudeRun {
+  readonly exitCode: number | null
+  readonly stdout: string
+  readonly stderr: string
+}
+
+/** `claude -p <prompt>` against `baseUrl` with a gateway key, in an empty working folder. */
+export const runClaude = (options: {
+  readonly baseUrl: string
+  readonly apiKey: string
+  readonly model: string
+  readonly prompt: string
+  readonly extraArgs?: ReadonlyArray<string>
+  readonly timeoutMs?: number
+}): Promise<ClaudeRun> => {
+  const claude = ensureClaudeCode()
+  const home = mkdtempSync(join(tmpdir(), "svc-gateway-claude-home-"))
+  const work = mkdtempSync(join(tmpdir(), "svc-gateway-claude-work-"))
+  return new Promise((resolve, reject) => {
+    const child = spawn(claude, ["-p", options.prompt, "--model", options.model, ...(options.extraArgs ?? [])], {
+      cwd: work,
+      env: {
+        PATH: process.env["PATH"] ?? "/usr/bin:/bin",
+        HOME: home,
+        ANTHROPIC_BASE_URL: options.baseUrl,
+        ANTHROPIC_API_KEY: options.apiKey,
+        CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1",
+        DISABLE_AUTOUPDATER: "1",
+        DISABLE_TELEMETRY: "1",
+        DISABLE_ERROR_REPORTING: "1"
+      },
+      stdio: ["ignore", "pipe", "pipe"]
+    })
+    let stdout = ""
+    let stderr = ""
+    child.stdout.on("data", (part: Buffer) => (stdout += part.toString("utf8")))
+    child.stderr.on("data", (part: Buffer) => (stderr += part.toString("utf8")))
+    const timer = setTimeout(() => child.kill("SIGKILL"), options.timeoutMs ?? 90_000)
+    child.on("error", (error) => {
+      clearTimeout(timer)
+      reject(error)
+    })
+    child.on("close", (exitCode) => {
+      clearTimeout(timer)
+      resolve({ exitCode, stdout, stderr })
+    })
+  })
+}
