@@ -108,7 +108,7 @@ export type SpanObserver<A> = (span: Tracer.Span) => ((chunk: NonEmptyReadonlyAr
  * of the opening and of every pull, and ends when `scope` closes, failed if the answer failed. What
  * `Stream.withSpan` does for a stream, but on pulls: `Stream.withSpan` is built on
  * `Channel.acquireUseRelease`, which makes a new generator function per call, and a generator function
- * made per request keeps what the request allocated alive through young collections (see ChatRoutes).
+ * made per request keeps what the request allocated alive through young collections (see http/Pipeline.ts).
  */
 export const spanPull = <A, E>(
   open: OpenPull<A, E>,

@@ -1,10 +1,11 @@
 /**
  * OpenTelemetry GenAI semantic-convention attributes on the span of one upstream attempt: which system
  * (the configured provider instance), which model was asked for and which answered, and the tokens.
- * The adapters call these inside their attempt span (`OpenAiCompatible.complete` / `.stream`, ...).
+ * The core puts them on every adapter's attempt span (`core/Attempt.ts`: `Provider.complete` /
+ * `Provider.stream`).
  *
  * With tracing off (Effect's native tracer) every helper here returns at once, so the hot path pays
- * nothing; the adapters open a streamed attempt's span only when a real tracer records it.
+ * nothing; a streamed attempt's span is opened only when a real tracer records it.
  */
 import { Context, Effect, Tracer } from "effect"
 import type { Fiber } from "effect"

@@ -11,6 +11,7 @@ import type { ChatCall, ToolChoice } from "../../kernel/ChatCall.ts"
 import type { ChatMessage, ContentPart, ToolDefinition } from "../../kernel/ChatWire.ts"
 import { decodeInput } from "../../kernel/DecodeInput.ts"
 import { RequestError } from "../../kernel/RequestError.ts"
+import { assistantFromBlocks } from "../../providers/anthropic/AssistantBlocks.ts"
 
 const Extra = [Schema.Record(Schema.String, Schema.Unknown)] as const
 const Open = <const F extends Schema.Struct.Fields>(fields: F) => Schema.StructWithRest(Schema.Struct(fields), Extra)
@@ -128,39 +129,9 @@ const assistantTurn = (content: string | ReadonlyArray<Block>, at: number, out: 
     out.messages.push({ role: "assistant", content })
     return
   }
-  let text = ""
-  let reasoning = ""
-  const thinking: Array<Block> = []
-  const calls: Array<{ id: string; type: "function"; function: { name: string; arguments: string } }> = []
-  content.forEach((block, j) => {
-    switch (block.type) {
-      case "text":
-        text += typeof block["text"] === "string" ? block["text"] : ""
-        return
-      case "tool_use":
-        calls.push({
-          id: String(block["id"] ?? ""),
-          type: "function",
-          function: { name: String(block["name"] ?? ""), arguments: JSON.stringify(block["input"] ?? {}) }
-        })
-        return
-      case "thinking":
-        reasoning += typeof block["thinking"] === "string" ? block["thinking"] : ""
-        thinking.push(block)
-        return
-      case "redacted_thinking":
-        thinking.push(block)
-        return
-      default:
-        out.dropped.push(`messages[${at}].content[${j}].${block.type}`)
-    }
-  })
-  out.messages.push({
-    role: "assistant",
-    content: text === "" && (calls.length > 0 || thinking.length > 0) ? null : text,
-    ...(calls.length > 0 ? { tool_calls: calls } : {}),
-    ...(thinking.length > 0 ? { reasoning_content: reasoning, thinking_blocks: thinking } : {})
-  })
+  const { message, unknown } = assistantFromBlocks(content)
+  for (const block of unknown) out.dropped.push(`messages[${at}].content[${block.index}].${block.type}`)
+  out.messages.push(message)
 }
 
 const systemMessage = (system: string | ReadonlyArray<Block>): ChatMessage => {

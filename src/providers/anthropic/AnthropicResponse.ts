@@ -5,8 +5,9 @@
  * Anthropic's own type and message, so an Anthropic client gets them back unchanged.
  */
 import { Result } from "effect"
-import type { ChunkChoice, Completion, CompletionChunk, NativeDetail, ToolCall, Usage } from "../../kernel/ChatWire.ts"
+import type { ChunkChoice, Completion, CompletionChunk, NativeDetail, Usage } from "../../kernel/ChatWire.ts"
 import { UpstreamBadResponse, UpstreamStatus } from "../ProviderError.ts"
+import { assistantFromBlocks } from "./AssistantBlocks.ts"
 import { endEvent, type EventStep, skipEvent } from "../SseChunks.ts"
 
 type Json = Readonly<Record<string, unknown>>
@@ -91,43 +92,12 @@ export const decodeMessage = (text: string, fallbackModel: string): Result.Resul
   if (!isRecord(json)) return Result.fail(bad(`upstream response is not a JSON object: ${text}`))
   if (json["type"] === "error") return Result.fail(statusOf(502, json) ?? bad(text))
   if (!Array.isArray(json["content"])) return Result.fail(bad(`upstream message has no content: ${text}`))
-  let content = ""
-  let reasoning = ""
-  const thinking: Array<Json> = []
-  const toolCalls: Array<ToolCall> = []
-  for (const block of json["content"]) {
-    if (!isRecord(block)) continue
-    switch (block["type"]) {
-      case "text":
-        content += typeof block["text"] === "string" ? block["text"] : ""
-        break
-      case "thinking":
-        reasoning += typeof block["thinking"] === "string" ? block["thinking"] : ""
-        thinking.push(block)
-        break
-      case "redacted_thinking":
-        thinking.push(block)
-        break
-      case "tool_use":
-        toolCalls.push({
-          id: String(block["id"] ?? ""),
-          type: "function",
-          function: { name: String(block["name"] ?? ""), arguments: JSON.stringify(block["input"] ?? {}) }
-        })
-        break
-    }
-  }
   const model = typeof json["model"] === "string" && json["model"] !== "" ? json["model"] : fallbackModel
   return Result.succeed({
     model,
     choices: [{
       index: 0,
-      message: {
-        role: "assistant",
-        content: content === "" && (toolCalls.length > 0 || thinking.length > 0) ? null : content,
-        ...(toolCalls.length > 0 ? { tool_calls: toolCalls } : {}),
-        ...(thinking.length > 0 ? { reasoning_content: reasoning, thinking_blocks: thinking } : {})
-      },
+      message: assistantFromBlocks(json["content"]).message,
       finish_reason: finishReason(json["stop_reason"])
     }],
     usage: usageOf(json["usage"]),

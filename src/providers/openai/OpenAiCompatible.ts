@@ -97,7 +97,7 @@ export const make = (options: OpenAiCompatibleOptions): Effect.Effect<Provider, 
 
     /**
      * The answer's chunks; the upstream body is released (after `[DONE]`) or aborted when `scope` closes.
-     * A generator function made once per provider: one made per call would outlive it (see ChatRoutes).
+     * A generator function made once per provider: one made per call would outlive it (see http/Pipeline.ts).
      */
     const open = Effect.fnUntraced(function*(call: ProviderCall, scope: Scope.Scope) {
       const response = yield* send(call, true)
