@@ -1,7 +1,7 @@
 /**
- * `svc-gateway analytics`: an organization's requests counted per tag, model, key, UTC hour or day, or
- * status (or in total with `--group-by none`), with errors, token sums and latency percentiles, over the
- * same filters as `requests list`.
+ * `svc-gateway analytics`: an organization's requests counted per tag, model, key, client session, UTC
+ * hour or day, or status (or in total with `--group-by none`), with errors, token sums and latency
+ * percentiles, over the same filters as `requests list`.
  */
 import { Console, Effect } from "effect"
 import { Command, Flag } from "effect/cli"
@@ -57,7 +57,7 @@ export const AnalyticsCommand = Command.make(
     org,
     groupBy: Flag.String("group-by").pipe(
       Flag.withDescription(
-        "Count requests per tag, model (the one that answered), key, UTC hour or day, or status; none: the totals"
+        "Count requests per tag, model (the one that answered), key, client session, UTC hour or day, or status; none: the totals"
       ),
       Flag.withMetavar(GROUP_BY.join("|"))
     ),
@@ -78,7 +78,8 @@ export const AnalyticsCommand = Command.make(
   Command.withExamples([
     { command: "svc-gateway analytics --org org_123 --group-by none --from 2026-03-01 --to 2026-04-01" },
     { command: "svc-gateway analytics --org org_123 --group-by tag --status error" },
-    { command: "svc-gateway analytics --org org_123 --group-by day --model openai/gpt-4o" }
+    { command: "svc-gateway analytics --org org_123 --group-by day --model openai/gpt-4o" },
+    { command: "svc-gateway analytics --org org_123 --group-by session --from 2026-03-01" }
   ]),
   withAdminClient
 )

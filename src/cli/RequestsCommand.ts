@@ -53,6 +53,7 @@ export const formatRequest = (orgId: string, entry: RequestLogEntry): string => 
     fields([
       ["time", entry.created_at],
       ["key", optional(entry.key_id)],
+      ["session", optional(entry.session_id)],
       ["requested model", optional(entry.requested_model)],
       ["model", optional(entry.model)],
       ["provider", optional(entry.provider)],
@@ -107,6 +108,7 @@ const list = Command.make(
   Command.withExamples([
     { command: "svc-gateway requests list --org org_123 --status error --from 2026-03-01" },
     { command: "svc-gateway requests list --org org_123 --tag team:search --tag env=prod --tag-mode all --limit 20" },
+    { command: "svc-gateway requests list --org org_123 --session <Claude Code session id>" },
     { command: "svc-gateway requests list --org org_123 --cursor <cursor from the previous page>" }
   ]),
   withAdminClient

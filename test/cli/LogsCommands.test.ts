@@ -79,13 +79,17 @@ describe("svc-gateway requests list", () => {
         [["--status", "5xx"], ids(5)],
         [["--status", "error"], ids(7, 5, 3)],
         [["--key", "key_a"], ids(5, 2, 1)],
+        [["--session", "cc-1"], ids(5, 4, 2)],
+        [["--session", "cc-1", "--key", "key_a"], ids(5, 2)],
+        [["--session", "cc-2", "--status", "200", "--from", "2026-03-04"], ids(8)],
         [["--model", "gpt-4o"], ids(2, 1)],
         [["--model", "openai/gpt-4o"], ids(5, 2, 1)],
         [["--from", "2026-03-02", "--to", "2026-03-04"], ids(6, 5, 4, 3)],
         [["--from", "2026-03-04T00:00:00Z"], ids(8, 7)],
         [["--to", "2026-03-02T10:00:00+00:00"], ids(2, 1)],
         [["--key", "key_c", "--status", "200", "--tag", "chat"], ids(8)],
-        [["--key", "nobody"], []]
+        [["--key", "nobody"], []],
+        [["--session", "nobody"], []]
       ]
       for (const [args, expected] of cases) {
         const page = yield* listedIds(org, ...args)
@@ -94,6 +98,7 @@ describe("svc-gateway requests list", () => {
       // the other org's look-alike rows never show
       assert.deepStrictEqual((yield* listedIds(other)).ids.length, OTHER_ORG_SEED.length)
       assert.isTrue((yield* listedIds(other, "--tag", "prod")).ids.every((rowId) => rowId.startsWith(other)))
+      assert.deepStrictEqual((yield* listedIds(other, "--session", "cc-1")).ids, [`${other}-r1`])
 
       const filtered = ok(yield* both("requests", "list", "--org", org, "--status", "4xx", "--tag", "batch"))
       assert.match(filtered.stdout, new RegExp(`^TIME .*\\n2026-03-04T00:00:00Z +${id(7)} +echo +key_c +404 +batch +0 +2 ms$`))
@@ -164,7 +169,7 @@ describe("svc-gateway requests get", () => {
       const eight = ok(yield* both("requests", "get", "--org", org, "--request", id(8)))
       assert.include(eight.stdout, `Request ${id(8)} of organization ${org}.`)
       assert.match(eight.stdout, /\n {2}time: +2026-03-04T00:00:00\.000Z\n/)
-      assert.match(eight.stdout, /\n {2}key: +key_c\n {2}requested model: +local\/echo\n {2}model: +echo\n {2}provider: +test\n/)
+      assert.match(eight.stdout, /\n {2}key: +key_c\n {2}session: +cc-2\n {2}requested model: +local\/echo\n {2}model: +echo\n {2}provider: +test\n/)
       assert.match(eight.stdout, /\n {2}tags: +batch, chat\n/)
       assert.match(eight.stdout, /\n {2}prompt tokens: +40 \(cached 0\)\n {2}completion tokens: +60 \(reasoning 0\)\n {2}total tokens: +100\n/)
       assert.match(eight.stdout, /\n {2}latency: +50 ms\n {2}first token: +-\n/)
@@ -172,13 +177,14 @@ describe("svc-gateway requests get", () => {
 
       const three = ok(yield* both("requests", "get", "--org", org, "--request", id(3)))
       assert.match(three.stdout, /\n {2}status: +429 \(some_error\)\n/)
+      assert.match(three.stdout, /\n {2}session: +-\n/)
       assert.isTrue(three.stdout.endsWith(`\n\n${NOT_STORED(org)}`), three.stdout)
       assert.notInclude(three.stdout, "Prompt:")
 
       const json = ok(yield* both("requests", "get", "--org", org, "--request", id(8), "--json"))
       assert.strictEqual(json.stdout, yield* Effect.promise(() => gw.adminText(`/orgs/${org}/requests/${id(8)}`)))
       const entry = decode(RequestWire, stdoutJson(json))
-      assert.deepStrictEqual([entry.id, entry.prompt_text, entry.total_tokens], [id(8), "hello", 100])
+      assert.deepStrictEqual([entry.id, entry.prompt_text, entry.total_tokens, entry.session_id], [id(8), "hello", 100, "cc-2"])
     }))
 
   it.live("an unknown request, another org's request, an unknown org: the API's NotFound, exit 1", () =>
@@ -219,7 +225,7 @@ describe("svc-gateway analytics", () => {
       assert.match(keyC.stdout, /\nall +2 +1 +40 +60 +100 +26 +47\.6$/)
     }))
 
-  it.live("by tag, key, model, status, day and hour: the groups in the API's order", () =>
+  it.live("by tag, key, session, model, status, day and hour: the groups in the API's order", () =>
     Effect.gen(function*() {
       const groups = (groupBy: string, ...args: ReadonlyArray<string>) =>
         Effect.map(both("analytics", "--org", org, "--group-by", groupBy, ...args), (result) =>
@@ -243,6 +249,17 @@ describe("svc-gateway analytics", () => {
         ["key_b", "2", "1"],
         ["key_c", "2", "1"],
         ["(no key)", "1", "0"]
+      ])
+      // as busy as cc-1, the requests without a session come after it
+      assert.deepStrictEqual(yield* groups("session"), [
+        ["cc-1", "3", "1", "580", "300", "880", "400", "940"],
+        ["(no session)", "3", "2", "150", "50", "200", "30", "93"],
+        ["cc-2", "2", "0", "50", "70", "120", "27.5", "47.8"]
+      ])
+      assert.match((yield* both("analytics", "--org", org, "--group-by", "session")).stdout, /^SESSION +REQUESTS/)
+      assert.deepStrictEqual((yield* groups("key", "--session", "cc-1")).map((row) => row.slice(0, 3)), [
+        ["key_a", "2", "1"],
+        ["key_b", "1", "0"]
       ])
       assert.deepStrictEqual((yield* groups("model")).map((row) => row.slice(0, 2)), [
         ["echo", "3"],

@@ -77,7 +77,12 @@ describe("svc-gateway orgs update --log-content", () => {
       const requestId = yield* Effect.promise(async () => {
         const response = await fetch(`${gw.url}/v1/chat/completions`, {
           method: "POST",
-          headers: { authorization: `Bearer ${key.key}`, "content-type": "application/json", "x-svc-tags": "cli-test" },
+          headers: {
+            authorization: `Bearer ${key.key}`,
+            "content-type": "application/json",
+            "x-svc-tags": "cli-test",
+            "x-claude-code-session-id": "cli-session-1"
+          },
           body: JSON.stringify({ model: "local/echo", messages: [{ role: "user", content: "remember me" }] })
         })
         await response.text()
@@ -92,8 +97,11 @@ describe("svc-gateway orgs update --log-content", () => {
       }
       const page = decode(RequestPageWire, stdoutJson(listed))
       assert.deepStrictEqual(page.data.map((entry) => [entry.id, entry.key_id, entry.status]), [[requestId, key.id, 200]])
+      const session = decode(RequestPageWire, stdoutJson(ok(yield* both("requests", "list", "--org", orgId, "--session", "cli-session-1", "--json"))))
+      assert.deepStrictEqual(session.data.map((entry) => [entry.id, entry.session_id]), [[requestId, "cli-session-1"]])
 
       const shown = ok(yield* both("requests", "get", "--org", orgId, "--request", requestId))
+      assert.match(shown.stdout, /\n {2}session: +cli-session-1\n/)
       assert.match(shown.stdout, /\nPrompt:\n.*remember me/s)
       assert.include(shown.stdout, "\n\nCompletion:\n")
       assert.notInclude(shown.stdout, NOT_STORED(orgId))
@@ -117,6 +125,7 @@ describe("bad input: the same message both ways, and an exit code", () => {
         [["--limit", "500"], { limit: "500" }],
         [["--cursor", "garbage!"], { cursor: "garbage!" }],
         [["--model", ""], { model: "" }],
+        [["--session", ""], { session_id: "" }],
         [["--tag", "a", "--tag", ""], { tag: ["a", ""] }]
       ]
       for (const [args, params] of list) {
@@ -136,7 +145,9 @@ describe("bad input: the same message both ways, and an exit code", () => {
       const analytics: ReadonlyArray<readonly [ReadonlyArray<string>, QueryParams]> = [
         [["--group-by", "week"], { group_by: "week" }],
         [["--group-by", "none", "--status", "7xx"], { group_by: "none", status: "7xx" }],
-        [["--group-by", "tag", "--to", "soon"], { group_by: "tag", to: "soon" }]
+        [["--group-by", "tag", "--to", "soon"], { group_by: "tag", to: "soon" }],
+        [["--group-by", "sessions"], { group_by: "sessions" }],
+        [["--group-by", "session", "--session", ""], { group_by: "session", session_id: "" }]
       ]
       for (const [args, params] of analytics) {
         const message = paramsMessage(parseAnalyticsParams, params)

@@ -99,6 +99,7 @@ layer(Live)("RequestQueries", (it) => {
       })
       assert.strictEqual(eight?.prompt_text, "hello")
       assert.strictEqual(eight?.completion_text, "world")
+      assert.strictEqual(eight?.session_id, "cc-2")
       assert.strictEqual(eight?.total_tokens, 100)
       assert.isFalse(page.data.slice(1).some((entry) => "prompt_text" in entry || "completion_text" in entry))
     }))
@@ -140,6 +141,14 @@ layer(Live)("RequestQueries", (it) => {
       assert.deepStrictEqual(yield* idsOf({ keyId: "key_z" }), [])
     }))
 
+  it.effect("session id: a client's session across keys", () =>
+    Effect.gen(function*() {
+      assert.deepStrictEqual(yield* idsOf({ sessionId: "cc-1" }), ids(5, 4, 2))
+      assert.deepStrictEqual(yield* idsOf({ sessionId: "cc-2" }), ids(8, 6))
+      assert.deepStrictEqual(yield* idsOf({ sessionId: "cc" }), [])
+      assert.deepStrictEqual(yield* idsOf({ sessionId: "CC-1" }), [])
+    }))
+
   it.effect("status: exact, class and error", () =>
     Effect.gen(function*() {
       assert.deepStrictEqual(yield* idsOf({ status: { _tag: "Exact", status: 200 } }), ids(8, 6, 4, 2, 1))
@@ -169,6 +178,9 @@ layer(Live)("RequestQueries", (it) => {
         ids(4)
       )
       assert.deepStrictEqual(yield* idsOf({ model: "echo", status: { _tag: "Error" } }), ids(7))
+      assert.deepStrictEqual(yield* idsOf({ sessionId: "cc-1", keyId: "key_a" }), ids(5, 2))
+      assert.deepStrictEqual(yield* idsOf({ sessionId: "cc-1", status: { _tag: "Error" } }), ids(5))
+      assert.deepStrictEqual(yield* idsOf({ sessionId: "cc-2", from: new Date("2026-03-04T00:00:00Z") }), ids(8))
     }))
 
   it.effect("another org's rows never appear, in lists, details or analytics", () =>
@@ -177,6 +189,13 @@ layer(Live)("RequestQueries", (it) => {
       const other = (yield* queries.list(OTHER, {}, { limit: 200 })).data.map((entry) => entry.id)
       assert.deepStrictEqual(other, [`${OTHER}-r3`, `${OTHER}-r2`, `${OTHER}-r1`])
       assert.deepStrictEqual(yield* idsOf({ keyId: "key_a", tags: { values: ["prod"], mode: "any" } }), ids(2, 1))
+      // the other org has a session of the same id: each org sees its own requests only
+      const otherSession = (yield* queries.list(OTHER, { sessionId: "cc-1" }, { limit: 200 })).data.map((entry) => entry.id)
+      assert.deepStrictEqual(otherSession, [`${OTHER}-r1`])
+      assert.deepStrictEqual((yield* queries.analytics(OTHER, "session", {})).data.map((g) => [g.group, g.requests]), [
+        [null, 2],
+        ["cc-1", 1]
+      ])
       const error = yield* Effect.flip(queries.get(ORG, `${OTHER}-r1`))
       assert.deepStrictEqual(notFoundOf(error), { entity: "request", id: `${OTHER}-r1` })
       const byStatus = yield* queries.analytics(OTHER, "status", {})
@@ -218,6 +237,20 @@ layer(Live)("RequestQueries", (it) => {
         // 2, 50 → p50 = 26, p95 = 2 + 0.95 × 48
         ["key_c", 2, 1, 40, 60, 0, 0, 100, 26, 47.6],
         [null, 1, 0, 10, 10, 0, 0, 20, 5, 5]
+      ])
+    }))
+
+  it.effect("analytics by session: busiest first, no session after sessions as busy", () =>
+    Effect.gen(function*() {
+      const result = yield* (yield* RequestQueries).analytics(ORG, "session", {})
+      assert.strictEqual(result.group_by, "session")
+      assertGroups(result.data, [
+        // rows 2, 4, 5: 200, 400, 1000 → p50 = 400, p95 at 1.9 → 400 + 0.9 × 600
+        ["cc-1", 3, 1, 580, 300, 100, 70, 880, 400, 940],
+        // rows 1, 3, 7: 2, 30, 100 → p50 = 30, p95 at 1.9 → 30 + 0.9 × 70
+        [null, 3, 2, 150, 50, 10, 0, 200, 30, 93],
+        // rows 6, 8: 5, 50 → p50 = 27.5, p95 = 5 + 0.95 × 45
+        ["cc-2", 2, 0, 50, 70, 0, 0, 120, 27.5, 47.75]
       ])
     }))
 
@@ -298,5 +331,10 @@ layer(Live)("RequestQueries", (it) => {
         ["2026-03-02", 2, 2, 130, 0, 0, 0, 130, 515, 951.5]
       ])
       assert.deepStrictEqual((yield* queries.analytics(ORG, "model", { model: "nope" })).data, [])
+      // one session's requests (2, 4, 5) by key: 200, 1000 → p50 = 600, p95 = 200 + 0.95 × 800
+      assertGroups((yield* queries.analytics(ORG, "key", { sessionId: "cc-1" })).data, [
+        ["key_a", 2, 1, 280, 100, 0, 20, 380, 600, 960],
+        ["key_b", 1, 0, 300, 200, 100, 50, 500, 400, 400]
+      ])
     }))
 })

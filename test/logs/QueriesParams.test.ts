@@ -32,6 +32,7 @@ describe("request log query parameters", () => {
         tag_mode: "all",
         model: "openai/gpt-4o",
         key_id: "key_1",
+        session_id: "0b3c9a52-5f5e-4d6c-9a1e-2f7f3e0c1d2a",
         status: "5xx",
         from: "2026-03-01",
         to: "2026-03-02T12:30:00+02:00",
@@ -43,6 +44,7 @@ describe("request log query parameters", () => {
           tags: { values: ["a", "b"], mode: "all" },
           model: "openai/gpt-4o",
           keyId: "key_1",
+          sessionId: "0b3c9a52-5f5e-4d6c-9a1e-2f7f3e0c1d2a",
           status: { _tag: "Class", hundreds: 5 },
           from: new Date("2026-03-01T00:00:00Z"),
           to: new Date("2026-03-02T10:30:00Z")
@@ -62,9 +64,9 @@ describe("request log query parameters", () => {
   it.effect("analytics: group_by and the same filters", () =>
     Effect.gen(function*() {
       for (const groupBy of GROUP_BY) {
-        assert.deepStrictEqual(yield* parseAnalyticsParams({ group_by: groupBy, key_id: "k" }), {
+        assert.deepStrictEqual(yield* parseAnalyticsParams({ group_by: groupBy, key_id: "k", session_id: "s" }), {
           groupBy,
-          filter: { keyId: "k" }
+          filter: { keyId: "k", sessionId: "s" }
         })
       }
     }))
@@ -86,6 +88,10 @@ describe("request log query parameters", () => {
     [{ tag: Array.from({ length: 51 }, (_, i) => `t${i}`) }, "tag"],
     [{ model: "" }, "model"],
     [{ key_id: ["a", "b"] }, "key_id"],
+    [{ session_id: ["a", "b"] }, "session_id"],
+    [{ session_id: "" }, "session_id"],
+    [{ session_id: "s".repeat(513) }, "session_id"],
+    [{ session: "a" }, "session", "unknown_parameter"],
     [{ from: "yesterday" }, "from"],
     [{ from: "2026-02-30" }, "from"],
     [{ from: "2026-03-01T10:00:00" }, "from"],
@@ -114,6 +120,8 @@ describe("request log query parameters", () => {
       assert.strictEqual((yield* analyticsFails({ group_by: "week" })).param, "group_by")
       assert.strictEqual((yield* analyticsFails({ group_by: "tag", limit: "5" })).code, "unknown_parameter")
       assert.strictEqual((yield* analyticsFails({ group_by: "tag", status: "2" })).param, "status")
+      assert.strictEqual((yield* analyticsFails({ group_by: "session", session_id: ["a", "b"] })).param, "session_id")
+      assert.strictEqual((yield* analyticsFails({ group_by: "sessions" })).param, "group_by")
     }))
 })
 

@@ -5,18 +5,18 @@
  *
  * The main seed (eight rows, `SEED`) is what the hand-computed analytics in the tests refer to:
  *
- * | n | created_at (UTC)         | key   | requested        | model    | status | tags        | p   | c   | cached | reas | latency |
- * | 1 | 03-01 08:00:00           | key_a | openai/gpt-4o    | gpt-4o   | 200    | prod, chat  | 100 | 50  | 10     | 0    | 100     |
- * | 2 | 03-01 09:00:00           | key_a | openai/gpt-4o    | gpt-4o   | 200    | prod        | 200 | 100 | 0      | 20   | 200     |
- * | 3 | 03-02 10:00:00           | key_b | anthropic/claude | claude-3 | 429    | dev         | 50  | 0   | 0      | 0    | 30      |
- * | 4 | 03-02 10:00:00           | key_b | anthropic/claude | claude-3 | 200    | dev, chat   | 300 | 200 | 100    | 50   | 400     |
- * | 5 | 03-02 10:00:00           | key_a | openai/gpt-4o    | –        | 502    | –           | 80  | 0   | 0      | 0    | 1000    |
- * | 6 | 03-03 23:59:59.999       | –     | local/echo       | echo     | 200    | prod, batch | 10  | 10  | 0      | 0    | 5       |
- * | 7 | 03-04 00:00:00           | key_c | local/echo       | echo     | 404    | batch       | 0   | 0   | 0      | 0    | 2       |
- * | 8 | 03-04 00:00:00.000500    | key_c | local/echo       | echo     | 200    | batch, chat | 40  | 60  | 0      | 0    | 50      |
+ * | n | created_at (UTC)         | key   | requested        | model    | status | tags        | p   | c   | cached | reas | latency | session |
+ * | 1 | 03-01 08:00:00           | key_a | openai/gpt-4o    | gpt-4o   | 200    | prod, chat  | 100 | 50  | 10     | 0    | 100     | –       |
+ * | 2 | 03-01 09:00:00           | key_a | openai/gpt-4o    | gpt-4o   | 200    | prod        | 200 | 100 | 0      | 20   | 200     | cc-1    |
+ * | 3 | 03-02 10:00:00           | key_b | anthropic/claude | claude-3 | 429    | dev         | 50  | 0   | 0      | 0    | 30      | –       |
+ * | 4 | 03-02 10:00:00           | key_b | anthropic/claude | claude-3 | 200    | dev, chat   | 300 | 200 | 100    | 50   | 400     | cc-1    |
+ * | 5 | 03-02 10:00:00           | key_a | openai/gpt-4o    | –        | 502    | –           | 80  | 0   | 0      | 0    | 1000    | cc-1    |
+ * | 6 | 03-03 23:59:59.999       | –     | local/echo       | echo     | 200    | prod, batch | 10  | 10  | 0      | 0    | 5       | cc-2    |
+ * | 7 | 03-04 00:00:00           | key_c | local/echo       | echo     | 404    | batch       | 0   | 0   | 0      | 0    | 2       | –       |
+ * | 8 | 03-04 00:00:00.000500    | key_c | local/echo       | echo     | 200    | batch, chat | 40  | 60  | 0      | 0    | 50      | cc-2    |
  *
  * Rows 3–5 share a timestamp; rows 7 and 8 share a millisecond and differ in the microsecond. Only row 8
- * has prompt/completion text.
+ * has prompt/completion text. Sessions (a coding client's `X-Claude-Code-Session-Id`) cross keys on purpose.
  */
 import { Effect } from "effect"
 import { SqlClient } from "effect/sql"
@@ -36,6 +36,7 @@ export interface SeedRow {
   readonly cachedTokens: number
   readonly reasoningTokens: number
   readonly latencyMs: number
+  readonly sessionId?: string
   readonly promptText?: string
   readonly completionText?: string
 }
@@ -67,22 +68,26 @@ const row = (
 
 export const SEED: ReadonlyArray<SeedRow> = [
   row(1, "2026-03-01T08:00:00Z", "key_a", "openai/gpt-4o", "gpt-4o", 200, ["prod", "chat"], [100, 50, 10, 0], 100),
-  row(2, "2026-03-01T09:00:00Z", "key_a", "openai/gpt-4o", "gpt-4o", 200, ["prod"], [200, 100, 0, 20], 200),
+  { ...row(2, "2026-03-01T09:00:00Z", "key_a", "openai/gpt-4o", "gpt-4o", 200, ["prod"], [200, 100, 0, 20], 200), sessionId: "cc-1" },
   row(3, "2026-03-02T10:00:00Z", "key_b", "anthropic/claude", "claude-3", 429, ["dev"], [50, 0, 0, 0], 30),
-  row(4, "2026-03-02T10:00:00Z", "key_b", "anthropic/claude", "claude-3", 200, ["dev", "chat"], [300, 200, 100, 50], 400),
-  row(5, "2026-03-02T10:00:00Z", "key_a", "openai/gpt-4o", null, 502, [], [80, 0, 0, 0], 1000),
-  row(6, "2026-03-03T23:59:59.999Z", null, "local/echo", "echo", 200, ["prod", "batch"], [10, 10, 0, 0], 5),
+  {
+    ...row(4, "2026-03-02T10:00:00Z", "key_b", "anthropic/claude", "claude-3", 200, ["dev", "chat"], [300, 200, 100, 50], 400),
+    sessionId: "cc-1"
+  },
+  { ...row(5, "2026-03-02T10:00:00Z", "key_a", "openai/gpt-4o", null, 502, [], [80, 0, 0, 0], 1000), sessionId: "cc-1" },
+  { ...row(6, "2026-03-03T23:59:59.999Z", null, "local/echo", "echo", 200, ["prod", "batch"], [10, 10, 0, 0], 5), sessionId: "cc-2" },
   row(7, "2026-03-04T00:00:00Z", "key_c", "local/echo", "echo", 404, ["batch"], [0, 0, 0, 0], 2),
   {
     ...row(8, "2026-03-04T00:00:00.0005Z", "key_c", "local/echo", "echo", 200, ["batch", "chat"], [40, 60, 0, 0], 50),
+    sessionId: "cc-2",
     promptText: "hello",
     completionText: "world"
   }
 ]
 
-/** Rows of another org that look like the main seed's (same keys, tags and models): never to be seen. */
+/** Rows of another org that look like the main seed's (same keys, tags, models and a session): never to be seen. */
 export const OTHER_ORG_SEED: ReadonlyArray<SeedRow> = [
-  row(1, "2026-03-01T08:30:00Z", "key_a", "openai/gpt-4o", "gpt-4o", 200, ["prod", "chat"], [7, 7, 7, 7], 7),
+  { ...row(1, "2026-03-01T08:30:00Z", "key_a", "openai/gpt-4o", "gpt-4o", 200, ["prod", "chat"], [7, 7, 7, 7], 7), sessionId: "cc-1" },
   row(2, "2026-03-02T10:00:00Z", "key_b", "anthropic/claude", "claude-3", 500, ["dev"], [9, 9, 9, 9], 9),
   row(3, "2026-03-04T00:00:00Z", "key_c", "local/echo", "echo", 200, ["batch"], [3, 3, 3, 3], 3)
 ]
@@ -109,11 +114,11 @@ export const insertRows = (orgId: string, rows: ReadonlyArray<SeedRow>) =>
     for (const r of rows) {
       yield* sql`INSERT INTO request_log (id, created_at, org_id, key_id, requested_model, model, provider, status,
           error_code, stream, tags, prompt_tokens, completion_tokens, cached_tokens, reasoning_tokens, svc_tools,
-          attempts, latency_ms, ttft_ms, user_agent, prompt_text, completion_text)
+          attempts, latency_ms, ttft_ms, user_agent, session_id, prompt_text, completion_text)
         VALUES (${`${orgId}-${r.suffix}`}, ${r.createdAt}::timestamptz, ${orgId}, ${r.keyId}, ${r.requestedModel},
           ${r.model}, ${r.model === null ? null : "test"}, ${r.status}, ${r.status >= 400 ? "some_error" : null},
           ${false}, ${r.tags}::text[], ${r.promptTokens}, ${r.completionTokens}, ${r.cachedTokens},
-          ${r.reasoningTokens}, ${[]}::text[], ${1}, ${r.latencyMs}, ${null}, ${"seed"}, ${r.promptText ?? null},
+          ${r.reasoningTokens}, ${[]}::text[], ${1}, ${r.latencyMs}, ${null}, ${"seed"}, ${r.sessionId ?? null}, ${r.promptText ?? null},
           ${r.completionText ?? null})`
     }
   })

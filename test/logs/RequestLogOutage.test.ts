@@ -165,6 +165,22 @@ layer(StoreLive, { excludeTestServices: true })("RequestLog outages", (it) => {
       assert.deepInclude(yield* log.stats, { rowsReplayed: 10, rowsDropped: 1, rowsWritten: 0, rowsRecorded: 0 })
     }))
 
+  it.effect("a spilled line from before sessions were logged is stored with no session", () =>
+    Effect.gen(function*() {
+      const spillFile = tempSpillFile()
+      const { sessionId: _, ...before } = makeRecord()
+      const current = makeRecord({ sessionId: "0b3c9a52-5f5e-4d6c-9a1e-2f7f3e0c1d2a" })
+      writeFileSync(spillFile, `${JSON.stringify(before)}\n`)
+      yield* appendRows(spillFile, [current])
+      const { log } = yield* withRequestLog(logEnv({ GATEWAY_LOG_SPILL_FILE: spillFile }), (log) =>
+        eventually("replayed", Effect.map(log.stats, (s) => s.rowsReplayed === 2)))
+      const sessions = new Map((yield* rowsOf([before.id, current.id])).map((row) => [row.id, row.session_id]))
+      assert.strictEqual(sessions.size, 2)
+      assert.isNull(sessions.get(before.id))
+      assert.strictEqual(sessions.get(current.id), current.sessionId)
+      assert.deepInclude(yield* log.stats, { rowsReplayed: 2, rowsDropped: 0 })
+    }))
+
   it.effect("replaying rows the store already has stores each once", () =>
     Effect.gen(function*() {
       const spillFile = tempSpillFile()

@@ -56,6 +56,17 @@ layer(FreshStore())("Migrations", (it) => {
       assert.includeMembers(yield* columnsOf("gateway_settings"), ["name", "updated_at", "value"])
     }))
 
+  it.effect("request_log keeps a client's session, indexed for one session's requests newest first", () =>
+    Effect.gen(function*() {
+      const sql = yield* SqlClient.SqlClient
+      assert.deepInclude(yield* appliedMigrations, [5, "request_log_sessions"])
+      assert.include(yield* columnsOf("request_log"), "session_id")
+      const [index] = yield* sql<{ readonly indexdef: string }>`SELECT indexdef FROM pg_indexes
+        WHERE schemaname = current_schema() AND indexname = 'request_log_org_session'`
+      assert.isDefined(index)
+      assert.match(index.indexdef, /\(org_id, session_id, created_at DESC, id DESC\) WHERE \(session_id IS NOT NULL\)$/)
+    }))
+
   it.effect("applying them again changes nothing and keeps the data", () =>
     Effect.gen(function*() {
       const sql = yield* SqlClient.SqlClient

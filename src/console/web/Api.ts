@@ -83,6 +83,8 @@ export interface LoggedRequest {
   readonly latency_ms: number
   readonly ttft_ms: number | null
   readonly user_agent: string | null
+  /** The client's session (Claude Code's `X-Claude-Code-Session-Id`). */
+  readonly session_id: string | null
   readonly prompt_text?: string
   readonly completion_text?: string
 }
@@ -92,7 +94,7 @@ export interface RequestPage {
   readonly next_cursor: string | null
 }
 
-export type GroupBy = "none" | "tag" | "model" | "key" | "hour" | "day" | "status"
+export type GroupBy = "none" | "tag" | "model" | "key" | "session" | "hour" | "day" | "status"
 
 export interface AnalyticsGroup {
   readonly group: string | null
@@ -115,6 +117,7 @@ export interface LogFilter {
   readonly tag?: string
   readonly model?: string
   readonly key_id?: string
+  readonly session_id?: string
   readonly status?: string
   /** ISO 8601 instants. */
   readonly from?: string

@@ -1,6 +1,6 @@
 /**
- * Analytics of an organization's requests: totals, requests over time, and figures per tag, model or
- * key (requests, errors, tokens, p50/p95 latency), all under the request log's filters.
+ * Analytics of an organization's requests: totals, requests over time, and figures per tag, model, key
+ * or client session (requests, errors, tokens, p50/p95 latency), all under the request log's filters.
  */
 import { api, type AnalyticsGroup, type Org } from "../Api.ts"
 import { type Bucket, Chart } from "../parts/Chart.tsx"
@@ -11,8 +11,10 @@ import { TableFrame } from "../parts/TableFrame.tsx"
 import { useLoad } from "../parts/useLoad.ts"
 import { href, navigate, type Route } from "../Route.ts"
 
-type Grouping = "tag" | "model" | "key"
-const GROUPINGS: ReadonlyArray<readonly [Grouping, string]> = [["model", "Model"], ["tag", "Tag"], ["key", "Key"]]
+type Grouping = "tag" | "model" | "key" | "session"
+const GROUPINGS: ReadonlyArray<readonly [Grouping, string]> = [["model", "Model"], ["tag", "Tag"], ["key", "Key"], ["session", "Session"]]
+/** What a group of no value stands for. */
+const NO_GROUP: Record<Grouping, string> = { tag: "(untagged)", model: "(none)", key: "(no key)", session: "(no session)" }
 
 /** Hours when the requests span three days or less, otherwise days: enough bars to read either way. */
 const overTime = async (orgId: string, filter: ReturnType<typeof filterOf>) => {
@@ -40,7 +42,7 @@ export const AnalyticsPage = (props: { readonly org: Org; readonly route: Route 
     return key === undefined ? id : `${key.name} (${key.prefix}…)`
   }
   const groupName = (group: string | null) =>
-    group === null ? (groupBy === "tag" ? "(untagged)" : groupBy === "key" ? "(no key)" : "(none)") : groupBy === "key" ? keyName(group) : group
+    group === null ? NO_GROUP[groupBy] : groupBy === "key" ? keyName(group) : group
   const withGroup = (g: Grouping) => {
     const next = new URLSearchParams(params)
     next.set("group_by", g)

@@ -3,6 +3,7 @@ import { api, type ApiKey, type Org } from "../Api.ts"
 import { count, ms, time } from "../parts/Format.ts"
 import { Notice } from "../parts/Notice.tsx"
 import { useLoad } from "../parts/useLoad.ts"
+import { href } from "../Route.ts"
 
 /** The stored prompt is the messages as JSON: indented, it reads as a conversation. */
 const readable = (text: string): string => {
@@ -35,6 +36,17 @@ export const RequestDetail = (props: {
             <dt>Model requested</dt><dd>{r.requested_model ?? "–"}</dd>
             <dt>Model answered</dt><dd>{r.model ?? "–"}{r.provider === null ? "" : ` via ${r.provider}`}</dd>
             <dt>Key</dt><dd>{key === undefined ? r.key_id ?? "–" : `${key.name} (${key.prefix}…)`}</dd>
+            <dt>Session</dt>
+            <dd>
+              {r.session_id === null ? "–" : (
+                <>
+                  <code>{r.session_id}</code>{" "}
+                  <a href={href("requests", props.org.id, { params: new URLSearchParams({ session_id: r.session_id }) })}>
+                    All requests of this session
+                  </a>
+                </>
+              )}
+            </dd>
             <dt>Tags</dt><dd>{r.tags.length === 0 ? "–" : r.tags.map((tag) => <span class="tag" key={tag}>{tag}</span>)}</dd>
             <dt>Streamed</dt><dd>{r.stream ? "yes" : "no"}</dd>
             <dt>Tokens</dt>

@@ -6,7 +6,7 @@ import { useState } from "preact/hooks"
 import type { ApiKey, LogFilter } from "../Api.ts"
 import { isoToLocal, localToIso } from "./Format.ts"
 
-export const FILTER_NAMES = ["tag", "model", "key_id", "status", "from", "to"] as const
+export const FILTER_NAMES = ["tag", "model", "key_id", "session_id", "status", "from", "to"] as const
 
 export const filterOf = (params: URLSearchParams): LogFilter => {
   const filter: Record<string, string> = {}
@@ -39,6 +39,7 @@ export const LogFilters = (props: {
     tag: initial.tag ?? "",
     model: initial.model ?? "",
     key_id: initial.key_id ?? "",
+    session_id: initial.session_id ?? "",
     status: initial.status ?? "",
     from: isoToLocal(initial.from ?? ""),
     to: isoToLocal(initial.to ?? "")
@@ -60,7 +61,7 @@ export const LogFilters = (props: {
   }
 
   const clear = () => {
-    setValues({ tag: "", model: "", key_id: "", status: "", from: "", to: "" })
+    setValues({ tag: "", model: "", key_id: "", session_id: "", status: "", from: "", to: "" })
     const params = new URLSearchParams(props.params)
     for (const name of FILTER_NAMES) params.delete(name)
     props.onApply(params)
@@ -84,6 +85,10 @@ export const LogFilters = (props: {
           <option value="">any</option>
           {props.keys.map((key) => <option key={key.id} value={key.id}>{key.name} ({key.prefix}…)</option>)}
         </select>
+      </div>
+      <div>
+        <label for="filter-session">Session</label>
+        <input id="filter-session" value={values.session_id} onInput={set("session_id")} placeholder="Claude Code session id" />
       </div>
       {shown("status") ? (
         <div>
