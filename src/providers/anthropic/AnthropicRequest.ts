@@ -1,12 +1,16 @@
 /**
- * The Messages API request an Anthropic upstream gets for a call, as a pure function. Two ways:
+ * The Messages API request an Anthropic upstream gets for a call, as pure functions (the mapping is
+ * /tmp/spec/anthropic-mapping.md's "Requests" direction). Two ways:
  * - the client wrote the Messages format itself (`call.native`): its request goes out as it came, with
- *   the model id, the shared tools it lacks and the turns the tool loop appended, so nothing the client
- *   sent is lost (thinking signatures, cache breakpoints, server tools, context management);
- * - otherwise the call is written from the gateway's model: system messages gathered into `system`,
- *   tool results grouped into user turns of `tool_result` blocks, consecutive turns of one role merged
- *   (Anthropic wants them alternating), tool choice and stop sequences renamed.
- * `max_tokens` is required by Anthropic: a call without one asks for `DEFAULT_MAX_TOKENS`.
+ *   the model id, `stream`, the shared tools it lacks and the turns the tool loop appended, so nothing
+ *   the client sent is lost (thinking signatures, cache breakpoints, server tools, context management);
+ * - otherwise the call is written from the gateway's model: system and developer messages, wherever they
+ *   are, gathered into `system`; tool results grouped into user turns of `tool_result` blocks;
+ *   consecutive turns of one role merged (Anthropic wants them alternating); tool choice, stop sequences
+ *   and `user` renamed. Passthrough fields with no Messages equivalent are left out and named by
+ *   `droppedFields`.
+ * `max_tokens` is required by Anthropic: a call without one (nor a passthrough `max_completion_tokens`)
+ * asks for `DEFAULT_MAX_TOKENS` (4096).
  */
 import { forcedToolName } from "../../kernel/ChatCall.ts"
 import type { ChatMessage, ContentPart, ToolDefinition } from "../../kernel/ChatWire.ts"
@@ -15,19 +19,27 @@ import type { ProviderCall } from "../Provider.ts"
 /** What an answer may cost when the client set no limit: enough for a long answer, within every Claude model's. */
 export const DEFAULT_MAX_TOKENS = 4096
 
+/** The API version sent when neither the client nor the provider's configuration names one. */
 export const ANTHROPIC_VERSION = "2023-06-01"
+
+/** How `droppedFields` names content parts the Messages API has no block for (say, `input_audio`). */
+export const DROPPED_PARTS = "messages[].content[] (parts other than text and images)"
 
 type Json = Record<string, unknown>
 type Block = Json
+type Native = NonNullable<ProviderCall["native"]>
 
 const isRecord = (u: unknown): u is Json => typeof u === "object" && u !== null && !Array.isArray(u)
 
-/** Passthrough fields of a chat-completions call that the Messages API takes, by their Anthropic names. */
-const RENAMED: Readonly<Record<string, string>> = { stop: "stop_sequences", temperature: "temperature", top_p: "top_p" }
-/** Passthrough fields mapped by hand below, or that only say what chat completions would stream. */
-const HANDLED = new Set(["stop", "temperature", "top_p", "user", "parallel_tool_calls", "max_completion_tokens", "stream_options"])
+/** Passthrough fields this adapter maps (or, for `max_completion_tokens`, honours); any other is dropped. */
+const MAPPED: ReadonlySet<string> = new Set(["stop", "temperature", "top_p", "user", "parallel_tool_calls", "max_completion_tokens"])
 
-const parseInput = (args: string): unknown => {
+/** The client's own Messages request, when there is one to start from. */
+const nativeOf = (call: ProviderCall): Native | undefined =>
+  call.native !== undefined && call.native.request.format === "anthropic" ? call.native : undefined
+
+/** A tool call's arguments as the object `tool_use.input` must be; `{}` when they are not a JSON object. */
+const parseInput = (args: string): Json => {
   try {
     const value: unknown = JSON.parse(args)
     return isRecord(value) ? value : {}
@@ -42,11 +54,14 @@ const imageSource = (url: string): Json => {
   return match === null ? { type: "url", url } : { type: "base64", media_type: match[1], data: match[2] }
 }
 
-/** One content part as a block; undefined for parts the Messages API has no block for. */
-const partBlock = (part: ContentPart): Block | undefined => {
+/**
+ * One content part as a block; undefined for a part the Messages API has no block for here. System
+ * prompts and assistant turns take text only; user turns and tool results take images too.
+ */
+const partBlock = (part: ContentPart, images: boolean): Block | undefined => {
   const cache = part["cache_control"] === undefined ? {} : { cache_control: part["cache_control"] }
   if (part.type === "text" && typeof part["text"] === "string") return { type: "text", text: part["text"], ...cache }
-  if (part.type === "image_url") {
+  if (images && part.type === "image_url") {
     const image = part["image_url"]
     const url = isRecord(image) && typeof image["url"] === "string" ? image["url"] : typeof image === "string" ? image : undefined
     return url === undefined ? undefined : { type: "image", source: imageSource(url), ...cache }
@@ -54,12 +69,15 @@ const partBlock = (part: ContentPart): Block | undefined => {
   return undefined
 }
 
-const contentBlocks = (content: ChatMessage["content"]): Array<Block> => {
+/** Whether a message of this role takes image parts. */
+const takesImages = (role: ChatMessage["role"]): boolean => role === "user" || role === "tool" || role === "function"
+
+const contentBlocks = (content: ChatMessage["content"], images: boolean): Array<Block> => {
   if (content === undefined || content === null) return []
   if (typeof content === "string") return content === "" ? [] : [{ type: "text", text: content }]
   const blocks: Array<Block> = []
   for (const part of content) {
-    const block = partBlock(part)
+    const block = partBlock(part, images)
     if (block !== undefined) blocks.push(block)
   }
   return blocks
@@ -70,9 +88,10 @@ const thinkingBlocks = (message: ChatMessage): Array<Block> => {
   return Array.isArray(blocks) ? blocks.filter((block: unknown): block is Block => isRecord(block)) : []
 }
 
+/** An assistant turn's blocks in the order Anthropic wants them: thinking, text, tool uses. */
 const assistantBlocks = (message: ChatMessage): Array<Block> => [
   ...thinkingBlocks(message),
-  ...contentBlocks(message.content),
+  ...contentBlocks(message.content, false),
   ...(message.tool_calls ?? []).map((call) => ({
     type: "tool_use",
     id: call.id,
@@ -83,17 +102,13 @@ const assistantBlocks = (message: ChatMessage): Array<Block> => [
 
 const toolResultBlock = (message: ChatMessage): Block => {
   const content = message.content
-  const result = typeof content === "string" ? content : contentBlocks(content)
   return {
     type: "tool_result",
     tool_use_id: message.tool_call_id ?? "",
-    content: result,
+    content: typeof content === "string" ? content : contentBlocks(content, true),
     ...(message["is_error"] === true ? { is_error: true } : {})
   }
 }
-
-/** A system message's text blocks (a string becomes one block). */
-const systemBlocks = (message: ChatMessage): Array<Block> => contentBlocks(message.content)
 
 /** A turn's content written as simply as the Messages API allows: one plain text block is a string. */
 const simplify = (blocks: ReadonlyArray<Block>): string | ReadonlyArray<Block> => {
@@ -103,7 +118,10 @@ const simplify = (blocks: ReadonlyArray<Block>): string | ReadonlyArray<Block> =
     : blocks
 }
 
-/** Conversation turns from the gateway's messages; system messages are not turns and are left out. */
+/**
+ * Conversation turns from the gateway's messages: tool messages become `tool_result` blocks of a user
+ * turn, and consecutive turns of one role are merged. System messages are not turns and are left out.
+ */
 export const turnsOf = (messages: ReadonlyArray<ChatMessage>): Array<Json> => {
   const turns: Array<{ role: "user" | "assistant"; blocks: Array<Block> }> = []
   const push = (role: "user" | "assistant", blocks: ReadonlyArray<Block>) => {
@@ -124,20 +142,28 @@ export const turnsOf = (messages: ReadonlyArray<ChatMessage>): Array<Json> => {
       case "function":
         push("user", [toolResultBlock(message)])
         break
-      default:
-        push("user", contentBlocks(message.content))
+      case "user":
+        push("user", contentBlocks(message.content, true))
     }
   }
   return turns.map((turn) => ({ role: turn.role, content: simplify(turn.blocks) }))
 }
 
+/**
+ * The `system` field from every system and developer message: one string when they are all strings
+ * (joined by a blank line), else text blocks that keep their `cache_control`.
+ */
 export const systemOf = (messages: ReadonlyArray<ChatMessage>): string | ReadonlyArray<Block> | undefined => {
-  const blocks = messages.filter((m) => m.role === "system" || m.role === "developer").flatMap(systemBlocks)
-  if (blocks.length === 0) return undefined
-  const plain = blocks.every((block) => Object.keys(block).length === 2)
-  return plain ? blocks.map((block) => String(block["text"])).join("\n\n") : blocks
+  const system = messages.filter((m) => m.role === "system" || m.role === "developer")
+  if (system.every((m) => typeof m.content === "string" || m.content === undefined || m.content === null)) {
+    const texts = system.flatMap((m) => (typeof m.content === "string" && m.content !== "" ? [m.content] : []))
+    return texts.length === 0 ? undefined : texts.join("\n\n")
+  }
+  const blocks = system.flatMap((m) => contentBlocks(m.content, false))
+  return blocks.length === 0 ? undefined : blocks
 }
 
+/** A function tool as a custom tool; `cache_control` kept. */
 export const toolOf = (tool: ToolDefinition): Json => ({
   name: tool.function.name,
   ...(tool.function.description === undefined ? {} : { description: tool.function.description }),
@@ -145,6 +171,10 @@ export const toolOf = (tool: ToolDefinition): Json => ({
   ...(tool["cache_control"] === undefined ? {} : { cache_control: tool["cache_control"] })
 })
 
+/**
+ * `none` -> `{type:"none"}`, `auto`, `required` -> `any`, a named function -> `tool`; passthrough
+ * `parallel_tool_calls: false` -> `disable_parallel_tool_use` (on `auto` when the call named no choice).
+ */
 const toolChoiceOf = (call: ProviderCall): Json | undefined => {
   const noParallel = call.passthrough["parallel_tool_calls"] === false ? { disable_parallel_tool_use: true } : {}
   const named = forcedToolName(call.toolChoice)
@@ -157,7 +187,7 @@ const toolChoiceOf = (call: ProviderCall): Json | undefined => {
     case "auto":
       return { type: "auto", ...noParallel }
     case undefined:
-      return call.tools !== undefined && "disable_parallel_tool_use" in noParallel ? { type: "auto", ...noParallel } : undefined
+      return "disable_parallel_tool_use" in noParallel ? { type: "auto", ...noParallel } : undefined
   }
 }
 
@@ -172,22 +202,33 @@ const fromModel = (call: ProviderCall, stream: boolean): Json => {
   const system = systemOf(call.messages)
   if (system !== undefined) body["system"] = system
   body["messages"] = turnsOf(call.messages)
-  if (call.tools !== undefined && call.tools.length > 0 && call.toolChoice !== "none") body["tools"] = call.tools.map(toolOf)
-  const choice = toolChoiceOf(call)
-  if (choice !== undefined && body["tools"] !== undefined) body["tool_choice"] = choice
-  for (const [from, to] of Object.entries(RENAMED)) {
-    const value = call.passthrough[from]
-    if (value === undefined || value === null) continue
-    body[to] = from === "stop" && typeof value === "string" ? [value] : value
+  // tools stay even under `none`: Anthropic refuses earlier tool_use blocks without their tools
+  if (call.tools !== undefined && call.tools.length > 0) {
+    body["tools"] = call.tools.map(toolOf)
+    const choice = toolChoiceOf(call)
+    if (choice !== undefined) body["tool_choice"] = choice
   }
-  const user = call.passthrough["user"]
+  const { stop, temperature, top_p: topP, user } = call.passthrough
+  if (typeof stop === "string") body["stop_sequences"] = [stop]
+  else if (Array.isArray(stop)) body["stop_sequences"] = stop
+  if (temperature !== undefined && temperature !== null) body["temperature"] = temperature
+  if (topP !== undefined && topP !== null) body["top_p"] = topP
   if (typeof user === "string") body["metadata"] = { user_id: user }
   body["stream"] = stream
   return body
 }
 
-/** The client's own Messages request, with what the gateway must change. */
-const fromNative = (call: ProviderCall, native: NonNullable<ProviderCall["native"]>, stream: boolean): Json => {
+/** A turn's content as blocks, to merge two turns of one role. */
+const asBlocks = (content: unknown): Array<unknown> =>
+  typeof content === "string" ? [{ type: "text", text: content }] : Array.isArray(content) ? content : []
+
+/**
+ * The client's own Messages request with what the gateway must change: the model id, `stream`, the
+ * shared tools it lacks (appended), and the tool loop's turns (appended; the first merged into the
+ * client's last turn only when both have the same role). A complete call leaves a body without `stream`
+ * as it is (`false` is the API's default).
+ */
+const fromNative = (call: ProviderCall, native: Native, stream: boolean): Json => {
   const body: Json = { ...native.request.body, model: call.modelId }
   if (stream) body["stream"] = true
   else if ("stream" in body) body["stream"] = false
@@ -200,11 +241,8 @@ const fromNative = (call: ProviderCall, native: NonNullable<ProviderCall["native
     const messages = Array.isArray(body["messages"]) ? [...body["messages"]] : []
     for (const turn of turnsOf(appended)) {
       const last = messages.at(-1)
-      // a tool loop's first turn is the assistant's, after the client's last (user) turn; merge only when needed
       if (isRecord(last) && last["role"] === turn["role"]) {
-        const blocks = (content: unknown): Array<unknown> =>
-          typeof content === "string" ? [{ type: "text", text: content }] : Array.isArray(content) ? content : []
-        messages[messages.length - 1] = { ...last, content: [...blocks(last["content"]), ...blocks(turn["content"])] }
+        messages[messages.length - 1] = { ...last, content: [...asBlocks(last["content"]), ...asBlocks(turn["content"])] }
       } else messages.push(turn)
     }
     body["messages"] = messages
@@ -212,33 +250,42 @@ const fromNative = (call: ProviderCall, native: NonNullable<ProviderCall["native
   return body
 }
 
-/** The request body for `call`; `stream` says whether it asks for a stream. */
-export const requestBody = (call: ProviderCall, stream: boolean): Json =>
-  call.native !== undefined && call.native.request.format === "anthropic"
-    ? fromNative(call, call.native, stream)
-    : fromModel(call, stream)
+/** The request body for `call`; `stream` says whether it asks for a stream (`open`) or not (`complete`). */
+export const requestBody = (call: ProviderCall, stream: boolean): Json => {
+  const native = nativeOf(call)
+  return native === undefined ? fromModel(call, stream) : fromNative(call, native, stream)
+}
 
-/** The Messages API headers a call forwards: the client's version and betas in the same format. */
-export const forwardedHeaders = (call: ProviderCall): Record<string, string> => {
-  const headers = call.native?.request.format === "anthropic" ? call.native.request.headers : {}
+/**
+ * The Messages API headers of a call: `anthropic-version` and `anthropic-beta` as the client sent them
+ * (same format end to end), else as the provider's configuration sets them, else version `2023-06-01`
+ * and no beta.
+ */
+export const forwardedHeaders = (
+  call: ProviderCall,
+  configured: Readonly<Record<string, string>> = {}
+): Record<string, string> => {
+  const client = nativeOf(call)?.request.headers ?? {}
+  const beta = client["anthropic-beta"] ?? configured["anthropic-beta"]
   return {
-    "anthropic-version": headers["anthropic-version"] ?? ANTHROPIC_VERSION,
-    ...(headers["anthropic-beta"] === undefined ? {} : { "anthropic-beta": headers["anthropic-beta"] })
+    "anthropic-version": client["anthropic-version"] ?? configured["anthropic-version"] ?? ANTHROPIC_VERSION,
+    ...(beta === undefined ? {} : { "anthropic-beta": beta })
   }
 }
 
-/** Passthrough fields an Anthropic upstream cannot take, and the model's keys it drops across formats. */
+/**
+ * What of a call written from the gateway's model an Anthropic upstream does not get: passthrough
+ * fields with no Messages equivalent (`n`, `seed`, `response_format`, `stream_options`, ...) by their key
+ * names, and content parts it has no block for. The client's own Messages request drops nothing.
+ */
 export const droppedFields = (call: ProviderCall): ReadonlyArray<string> => {
-  if (call.native?.request.format === "anthropic") return []
-  const dropped: Array<string> = []
-  for (const key of Object.keys(call.passthrough)) if (!HANDLED.has(key)) dropped.push(key)
-  if (call.passthrough["n"] !== undefined && !dropped.includes("n")) dropped.push("n")
-  for (const message of call.messages) {
-    if (Array.isArray(message.content) && message.content.some((part) => partBlock(part) === undefined)) {
-      dropped.push("messages[].content[] (parts other than text and images)")
-      break
-    }
-  }
+  if (nativeOf(call) !== undefined) return []
+  const dropped = Object.keys(call.passthrough).filter((key) => !MAPPED.has(key))
+  const lost = call.messages.some((message) =>
+    Array.isArray(message.content) &&
+    message.content.some((part) => partBlock(part, takesImages(message.role)) === undefined)
+  )
+  if (lost) dropped.push(DROPPED_PARTS)
   return dropped
 }
 
