@@ -14,7 +14,7 @@ import type { ChatMessage } from "../kernel/ChatWire.ts"
 import { pullFirst } from "../kernel/ChunkPull.ts"
 import { RequestError } from "../kernel/RequestError.ts"
 import { Metrics, type MetricsShape } from "../observability/Metrics.ts"
-import type { ProviderCall } from "../providers/Provider.ts"
+import { type ProviderCall, takesNative } from "../providers/Provider.ts"
 import type { ProviderError } from "../providers/ProviderError.ts"
 import { Providers, type Target } from "../providers/Providers.ts"
 import { PendingCalls } from "../tools/PendingCalls.ts"
@@ -73,7 +73,7 @@ export const laterToolChoice = (choice: ToolChoice | undefined): ToolChoice | un
 const droppedFor = (call: ChatCall, target: Target, providerCall: ProviderCall): ReadonlyArray<string> => {
   const own = target.provider.dropped?.(providerCall) ?? []
   // a target of the client's own format takes the client's request as it came: nothing of it is dropped
-  const client = providerCall.native !== undefined && target.provider.adapter === providerCall.native.request.format
+  const client = providerCall.native !== undefined && takesNative(target.provider, providerCall.native.request.format)
     ? []
     : call.dropped ?? []
   if (own.length === 0) return client

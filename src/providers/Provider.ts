@@ -32,11 +32,20 @@ export interface ProviderCall {
   readonly native?: { readonly request: NativeRequest; readonly clientTurns: number } | undefined
 }
 
+/** Whether `provider` sends a request of the client's `format` as it came. */
+export const takesNative = (provider: Provider, format: string): boolean =>
+  provider.nativeFormats === undefined ? provider.adapter === format : provider.nativeFormats.includes(format)
+
 export interface Provider {
   /** The configured instance name, e.g. `openai`, `groq`, `local`. */
   readonly name: string
   /** The wire format this instance speaks, a key of `Adapters.ts`'s table. */
   readonly adapter: string
+  /**
+   * The client formats (`NativeRequest.format`) whose requests this instance sends as they came, when
+   * the call carries one; absent: the instance's own `adapter` name alone.
+   */
+  readonly nativeFormats?: ReadonlyArray<string>
   /** Models this instance is known to serve, for `GET /v1/models`; may be empty. */
   readonly models: ReadonlyArray<string>
   readonly complete: (call: ProviderCall) => Effect.Effect<Completion, ProviderError>
