@@ -5,7 +5,7 @@
  * other non-essential traffic off. Nothing it does may leave 127.0.0.1.
  */
 import { execFileSync, spawn } from "node:child_process"
-import { existsSync, mkdirSync, mkdtempSync } from "node:fs"
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs"
 import { homedir, tmpdir } from "node:os"
 import { join } from "node:path"
 
@@ -51,14 +51,18 @@ export const runClaude = (options: {
   readonly timeoutMs?: number
 }): Promise<ClaudeRun> => {
   const claude = ensureClaudeCode()
-  const home = mkdtempSync(join(tmpdir(), "svc-gateway-claude-home-"))
-  const work = mkdtempSync(join(tmpdir(), "svc-gateway-claude-work-"))
-  return new Promise((resolve, reject) => {
+  // home, work folder and temp folder are the run's own, removed when it ends: nothing it writes stays
+  const root = mkdtempSync(join(tmpdir(), "svc-gateway-claude-"))
+  const [home, work, temp] = ["home", "work", "tmp"].map((name) => join(root, name)) as [string, string, string]
+  for (const dir of [home, work, temp]) mkdirSync(dir)
+  const cleanup = () => rmSync(root, { recursive: true, force: true })
+  return new Promise<ClaudeRun>((resolve, reject) => {
     const child = spawn(claude, ["-p", options.prompt, "--model", options.model, ...(options.extraArgs ?? [])], {
       cwd: work,
       env: {
         PATH: process.env["PATH"] ?? "/usr/bin:/bin",
         HOME: home,
+        TMPDIR: temp,
         ANTHROPIC_BASE_URL: options.baseUrl,
         ANTHROPIC_API_KEY: options.apiKey,
         CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1",
@@ -81,5 +85,5 @@ export const runClaude = (options: {
       clearTimeout(timer)
       resolve({ exitCode, stdout, stderr })
     })
-  })
+  }).finally(cleanup)
 }
