@@ -46,8 +46,8 @@ export interface Dialect {
     chunks: ChunkPull<CompletionChunk, E>,
     outcome: () => Outcome
   ) => ChunkPull<string, E>
-  /** The frame that ends a stream that failed after it began: never a normal end. */
-  readonly streamError: (problem: Problem) => string
+  /** The frame that ends a stream that failed after it began (the answer's `identity`): never a normal end. */
+  readonly streamError: (problem: Problem, identity: Identity) => string
   /** A refused or failed request's status and body. */
   readonly errorBody: (problem: Problem) => { readonly status: number; readonly body: unknown }
 }

@@ -6,15 +6,19 @@ import { Layer } from "effect"
 import { HttpRouter } from "effect/http"
 import { AnthropicMessages } from "../dialects/anthropic/AnthropicDialect.ts"
 import { OpenAiChat } from "../dialects/openai/OpenAiChat.ts"
+import { OpenAiResponses } from "../dialects/responses/ResponsesDialect.ts"
 import { CountTokensRoute } from "./CountTokensRoute.ts"
 import { pipeline } from "./Pipeline.ts"
 
 const openAiChat = pipeline(OpenAiChat)
 const anthropicMessages = pipeline(AnthropicMessages)
+const openAiResponses = pipeline(OpenAiResponses)
 
 export const DialectRoutes = Layer.mergeAll(
   HttpRouter.add("POST", "/v1/chat/completions", openAiChat),
   HttpRouter.add("POST", "/chat/completions", openAiChat),
   HttpRouter.add("POST", "/v1/messages", anthropicMessages),
+  HttpRouter.add("POST", "/v1/responses", openAiResponses),
+  HttpRouter.add("POST", "/responses", openAiResponses),
   CountTokensRoute
 )

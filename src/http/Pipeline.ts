@@ -75,7 +75,7 @@ export const pipeline = (dialect: Dialect) => {
     // the row is written when the stream ends, whichever way: its last frame, an error frame, the client gone
     return yield* sseResponse(
       frames,
-      dialect.streamError,
+      (problem) => dialect.streamError(problem, identity),
       answerHeaders(headers, streaming.outcome().dropped),
       (status, code) => done(entry.finish(status, code, streaming.outcome()))
     )

@@ -137,7 +137,7 @@ describe("the stream's error event", () => {
     expect(messagesStreamError(upstreamFailure(529, "Overloaded", "overloaded_error"))).toBe(
       "event: error\ndata: {\"type\":\"error\",\"error\":{\"type\":\"overloaded_error\",\"message\":\"Overloaded\"}}\n\n"
     )
-    expect(AnthropicMessages.streamError(problem(500))).toBe(
+    expect(AnthropicMessages.streamError(problem(500), { id: "msg_1", created: 0, model: "m" })).toBe(
       "event: error\ndata: {\"type\":\"error\",\"error\":{\"type\":\"api_error\",\"message\":\"status 500\"}}\n\n"
     )
   })
