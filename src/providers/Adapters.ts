@@ -8,6 +8,7 @@ import * as Anthropic from "./anthropic/Anthropic.ts"
 import * as LocalProvider from "./local/LocalProvider.ts"
 import * as OpenAiCompatible from "./openai/OpenAiCompatible.ts"
 import type { Provider } from "./Provider.ts"
+import * as Responses from "./responses/Responses.ts"
 import type { ProviderSpec } from "./RoutingConfig.ts"
 import type { UpstreamTransport } from "./UpstreamTransport.ts"
 
@@ -43,6 +44,18 @@ export const adapters = {
     defaultModels: [],
     make: (spec, settings) => OpenAiCompatible.make(options(spec, settings))
   },
+  // OpenAI itself: Responses clients natively to /responses, every other call to chat completions
+  openai: {
+    defaultBaseUrl: Responses.DEFAULT_OPENAI_BASE_URL,
+    defaultModels: [],
+    make: (spec, settings) => Responses.makeOpenAi(options(spec, settings))
+  },
+  // every call to /responses (Responses-only models)
+  "openai-responses": {
+    defaultBaseUrl: undefined,
+    defaultModels: [],
+    make: (spec, settings) => Responses.make(options(spec, settings))
+  },
   anthropic: {
     defaultBaseUrl: Anthropic.DEFAULT_BASE_URL,
     defaultModels: [],
@@ -69,7 +82,7 @@ export interface WellKnown {
 }
 
 export const wellKnown: ReadonlyArray<WellKnown> = [
-  { name: "openai", env: "OPENAI", adapter: "openai-compatible", baseUrl: "https://api.openai.com/v1" },
+  { name: "openai", env: "OPENAI", adapter: "openai", baseUrl: Responses.DEFAULT_OPENAI_BASE_URL },
   { name: "anthropic", env: "ANTHROPIC", adapter: "anthropic", baseUrl: Anthropic.DEFAULT_BASE_URL },
   { name: "groq", env: "GROQ", adapter: "openai-compatible", baseUrl: "https://api.groq.com/openai/v1" },
   { name: "together", env: "TOGETHER", adapter: "openai-compatible", baseUrl: "https://api.together.xyz/v1" },

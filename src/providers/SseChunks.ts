@@ -12,9 +12,14 @@ import { type ProviderError, UpstreamUnreachable } from "./ProviderError.ts"
 import { reasonFromSseError } from "./UpstreamReasons.ts"
 import type { UpstreamResponse, UpstreamTransportError } from "./UpstreamTransport.ts"
 
-/** What one event's data gives: a chunk, nothing (a ping), the answer's end, or a failure. */
+/**
+ * What one event's data gives: a chunk, nothing (a ping), the answer's end, its last chunk (a format
+ * whose final event carries the usage and then ends, such as the Responses API's `response.completed`),
+ * or a failure.
+ */
 export type EventStep =
   | { readonly _tag: "Chunk"; readonly chunk: CompletionChunk }
+  | { readonly _tag: "Last"; readonly chunk: CompletionChunk }
   | { readonly _tag: "Skip" }
   | { readonly _tag: "End" }
   | { readonly _tag: "Fail"; readonly reason: ProviderError["reason"] }
@@ -56,7 +61,11 @@ export const sseChunks = (
       }
       const step = decode(event.data)
       if (step._tag === "Chunk") out.push(step.chunk)
-      else if (step._tag === "End") {
+      else if (step._tag === "Last") {
+        out.push(step.chunk)
+        done = true
+        break
+      } else if (step._tag === "End") {
         done = true
         break
       } else if (step._tag === "Fail") {
