@@ -5,6 +5,7 @@
  */
 import { type Duration, Effect } from "effect"
 import * as Anthropic from "./anthropic/Anthropic.ts"
+import * as Gemini from "./gemini/Gemini.ts"
 import * as LocalProvider from "./local/LocalProvider.ts"
 import * as OpenAiCompatible from "./openai/OpenAiCompatible.ts"
 import type { Provider } from "./Provider.ts"
@@ -61,6 +62,11 @@ export const adapters = {
     defaultModels: [],
     make: (spec, settings) => Anthropic.make(options(spec, settings))
   },
+  gemini: {
+    defaultBaseUrl: Gemini.DEFAULT_BASE_URL,
+    defaultModels: [],
+    make: (spec, settings) => Gemini.make(options(spec, settings))
+  },
   local: {
     defaultBaseUrl: "",
     defaultModels: [LocalProvider.LocalProvider.models[0]!],
@@ -84,6 +90,7 @@ export interface WellKnown {
 export const wellKnown: ReadonlyArray<WellKnown> = [
   { name: "openai", env: "OPENAI", adapter: "openai", baseUrl: Responses.DEFAULT_OPENAI_BASE_URL },
   { name: "anthropic", env: "ANTHROPIC", adapter: "anthropic", baseUrl: Anthropic.DEFAULT_BASE_URL },
+  { name: "google", env: "GEMINI", adapter: "gemini", baseUrl: Gemini.DEFAULT_BASE_URL },
   { name: "groq", env: "GROQ", adapter: "openai-compatible", baseUrl: "https://api.groq.com/openai/v1" },
   { name: "together", env: "TOGETHER", adapter: "openai-compatible", baseUrl: "https://api.together.xyz/v1" },
   { name: "mistral", env: "MISTRAL", adapter: "openai-compatible", baseUrl: "https://api.mistral.ai/v1" },

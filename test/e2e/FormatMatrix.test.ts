@@ -1,0 +1,267 @@
+/**
+ * Every inbound format (chat completions, Anthropic Messages, the Responses API) to every upstream
+ * format (OpenAI-compatible chat, OpenAI Responses, Anthropic, Gemini, `local`), whole and streamed: a
+ * text answer and a tool call each reach the client in its own shape, and the upstream receives its own
+ * format with the model id rewritten and the client's tool present.
+ */
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest"
+import { anthropicMessage, anthropicStream } from "../utils/FakeAnthropic.ts"
+import { chunk, completion, type FakeUpstream, fakeGatewayEnv, type Reply, reply, startFakeUpstream, textStream, toolCall, type UpstreamRequest, usage, usageChunk } from "../utils/FakeUpstream.ts"
+import { postChat, sseData, startGateway, type TestGateway } from "../utils/TestGateway.ts"
+
+const TEXT = "Hello from upstream"
+const CITY = { city: "Paris" }
+const SCHEMA = { type: "object", properties: { city: { type: "string" } }, required: ["city"] }
+
+type Json = Record<string, unknown>
+interface Answer {
+  readonly text: string
+  readonly call: { readonly name: string; readonly args: unknown } | undefined
+}
+
+// ---------------------------------------------------------------- upstream formats
+
+interface Upstream {
+  readonly name: string
+  readonly model: string
+  readonly reply: (kind: "text" | "tool", stream: boolean) => Reply | undefined
+  /** The model id and tool names the upstream received, read from its own format. */
+  readonly received: (request: UpstreamRequest) => { readonly model: string | undefined; readonly tools: ReadonlyArray<string> }
+}
+
+let seq = 0
+const responseEvent = (type: string, data: Json = {}) => ({ type, sequence_number: seq++, ...data })
+const responseBody = (output: ReadonlyArray<Json>) => ({
+  id: "resp_up",
+  object: "response",
+  created_at: 1,
+  status: "completed",
+  model: "gpt-up",
+  output,
+  usage: { input_tokens: 5, output_tokens: 3, total_tokens: 8 }
+})
+const textItem = { id: "msg_up", type: "message", status: "completed", role: "assistant", content: [{ type: "output_text", text: TEXT, annotations: [] }] }
+const callItem = { id: "fc_up", type: "function_call", status: "completed", call_id: "call_up", name: "get_weather", arguments: JSON.stringify(CITY) }
+const geminiBody = (parts: ReadonlyArray<Json>) => ({
+  candidates: [{ content: { role: "model", parts }, finishReason: "STOP", index: 0 }],
+  usageMetadata: { promptTokenCount: 5, candidatesTokenCount: 3, totalTokenCount: 8 }
+})
+const names = (tools: unknown, key: (tool: Json) => unknown): ReadonlyArray<string> =>
+  Array.isArray(tools) ? tools.map((tool) => String(key(tool as Json))) : []
+
+const upstreams: ReadonlyArray<Upstream> = [
+  {
+    name: "OpenAI-compatible chat",
+    model: "fake/m-chat",
+    reply: (kind, stream) =>
+      kind === "text"
+        ? stream ? reply.sse(textStream(["Hello", " from upstream"])) : reply.json(completion({ content: TEXT }))
+        : stream
+        ? reply.sse([
+          chunk({ role: "assistant", tool_calls: [{ index: 0, id: "call_up", type: "function", function: { name: "get_weather", arguments: "" } }] }),
+          chunk({ tool_calls: [{ index: 0, function: { arguments: JSON.stringify(CITY) } }] }, "tool_calls"),
+          usageChunk(usage(5, 3))
+        ])
+        : reply.json(completion({ toolCalls: [toolCall("call_up", "get_weather", CITY)] })),
+    received: (request) => ({ model: request.body.model, tools: names(request.body.tools, (tool) => (tool["function"] as Json)["name"]) })
+  },
+  {
+    name: "OpenAI Responses",
+    model: "oresp/m-resp",
+    reply: (kind, stream) => {
+      const item = kind === "text" ? textItem : callItem
+      if (!stream) return reply.json(responseBody([item]))
+      seq = 0
+      const deltas = kind === "text"
+        ? [responseEvent("response.output_text.delta", { item_id: "msg_up", output_index: 0, content_index: 0, delta: TEXT })]
+        : [responseEvent("response.function_call_arguments.delta", { item_id: "fc_up", output_index: 0, delta: JSON.stringify(CITY) })]
+      return reply.sse([
+        responseEvent("response.created", { response: { ...responseBody([]), status: "in_progress", usage: null } }),
+        responseEvent("response.output_item.added", { output_index: 0, item: kind === "text" ? { ...textItem, content: [] } : { ...callItem, arguments: "" } }),
+        ...deltas,
+        responseEvent("response.output_item.done", { output_index: 0, item }),
+        responseEvent("response.completed", { response: responseBody([item]) })
+      ], { named: true, end: "end" })
+    },
+    received: (request) => ({ model: request.body.model, tools: names(request.body.tools, (tool) => tool["name"]) })
+  },
+  {
+    name: "Anthropic",
+    model: "anthropic/m-claude",
+    reply: (kind, stream) => {
+      const content = kind === "text"
+        ? [{ type: "text" as const, text: TEXT }]
+        : [{ type: "tool_use" as const, id: "toolu_up", name: "get_weather", input: CITY }]
+      return stream ? anthropicStream({ content }) : reply.json(anthropicMessage({ content }))
+    },
+    received: (request) => ({ model: request.body.model, tools: names(request.body.tools, (tool) => tool["name"]) })
+  },
+  {
+    name: "Gemini",
+    model: "gem/m-gemini",
+    reply: (kind, stream) => {
+      const parts = kind === "text" ? [{ text: TEXT }] : [{ functionCall: { name: "get_weather", args: CITY } }]
+      if (!stream) return reply.json(geminiBody(parts))
+      return kind === "text"
+        ? reply.sse([{ candidates: [{ content: { role: "model", parts: [{ text: "Hello" }] } }] }, geminiBody([{ text: " from upstream" }])], { end: "end" })
+        : reply.sse([geminiBody(parts)], { end: "end" })
+    },
+    received: (request) => ({
+      model: /\/models\/([^:]+):/.exec(request.path)?.[1],
+      tools: names(((request.body.tools as Array<Json> | undefined)?.[0])?.["functionDeclarations"], (tool) => tool["name"])
+    })
+  },
+  {
+    name: "local",
+    model: "local/echo",
+    reply: () => undefined,
+    received: () => ({ model: undefined, tools: [] })
+  }
+]
+
+// ---------------------------------------------------------------- client formats
+
+interface Client {
+  readonly name: string
+  readonly ask: (gw: TestGateway, key: string, model: string, prompt: string, stream: boolean) => Promise<Answer>
+}
+
+const argsOf = (text: string): unknown => JSON.parse(text === "" ? "{}" : text)
+
+const clients: ReadonlyArray<Client> = [
+  {
+    name: "chat completions",
+    ask: async (gw, key, model, prompt, stream) => {
+      const response = await postChat(gw.url, {
+        model,
+        stream,
+        messages: [{ role: "user", content: prompt }],
+        tools: [{ type: "function", function: { name: "get_weather", parameters: SCHEMA } }]
+      }, { key })
+      expect(response.status, await response.clone().text()).toBe(200)
+      if (!stream) {
+        const body = await response.json() as { choices: Array<{ message: { content: string | null; tool_calls?: Array<{ function: { name: string; arguments: string } }> } }> }
+        const message = body.choices[0]!.message
+        const call = message.tool_calls?.[0]
+        return { text: message.content ?? "", call: call && { name: call.function.name, args: argsOf(call.function.arguments) } }
+      }
+      let text = ""
+      let name = ""
+      let args = ""
+      for (const data of sseData(await response.text())) {
+        if (data === "[DONE]") continue
+        const delta = (JSON.parse(data) as { choices: Array<{ delta: Json }> }).choices[0]?.delta ?? {}
+        if (typeof delta["content"] === "string") text += delta["content"]
+        for (const piece of (delta["tool_calls"] ?? []) as Array<{ function?: { name?: string; arguments?: string } }>) {
+          name += piece.function?.name ?? ""
+          args += piece.function?.arguments ?? ""
+        }
+      }
+      return { text, call: name === "" ? undefined : { name, args: argsOf(args) } }
+    }
+  },
+  {
+    name: "Anthropic Messages",
+    ask: async (gw, key, model, prompt, stream) => {
+      const response = await postChat(gw.url, {
+        model,
+        stream,
+        max_tokens: 100,
+        messages: [{ role: "user", content: prompt }],
+        tools: [{ name: "get_weather", input_schema: SCHEMA }]
+      }, { path: "/v1/messages", headers: { "x-api-key": key } })
+      expect(response.status, await response.clone().text()).toBe(200)
+      if (!stream) {
+        const body = await response.json() as { content: Array<Json> }
+        const tool = body.content.find((block) => block["type"] === "tool_use")
+        return {
+          text: body.content.filter((block) => block["type"] === "text").map((block) => block["text"]).join(""),
+          call: tool && { name: String(tool["name"]), args: tool["input"] }
+        }
+      }
+      let text = ""
+      let name = ""
+      let args = ""
+      for (const data of sseData(await response.text())) {
+        const event = JSON.parse(data) as Json
+        const block = event["content_block"] as Json | undefined
+        const delta = event["delta"] as Json | undefined
+        if (block?.["type"] === "tool_use") name = String(block["name"])
+        if (delta?.["type"] === "text_delta") text += String(delta["text"])
+        if (delta?.["type"] === "input_json_delta") args += String(delta["partial_json"])
+      }
+      return { text, call: name === "" ? undefined : { name, args: argsOf(args) } }
+    }
+  },
+  {
+    name: "Responses",
+    ask: async (gw, key, model, prompt, stream) => {
+      const response = await postChat(gw.url, {
+        model,
+        stream,
+        input: prompt,
+        tools: [{ type: "function", name: "get_weather", parameters: SCHEMA }]
+      }, { key, path: "/v1/responses" })
+      expect(response.status, await response.clone().text()).toBe(200)
+      const output: Array<Json> = []
+      if (!stream) output.push(...(await response.json() as { output: Array<Json> }).output)
+      else {
+        const events = sseData(await response.text()).map((data) => JSON.parse(data) as Json)
+        expect(events.at(-1)?.["type"]).toBe("response.completed")
+        for (const event of events) if (event["type"] === "response.output_item.done") output.push(event["item"] as Json)
+      }
+      const call = output.find((item) => item["type"] === "function_call")
+      const text = output.filter((item) => item["type"] === "message")
+        .flatMap((item) => (item["content"] as Array<Json>).map((part) => String(part["text"] ?? ""))).join("")
+      return { text, call: call && { name: String(call["name"]), args: argsOf(String(call["arguments"])) } }
+    }
+  }
+]
+
+describe("every inbound format to every upstream format", () => {
+  let gw: TestGateway
+  let upstream: FakeUpstream
+  let key: string
+
+  beforeAll(async () => {
+    upstream = await startFakeUpstream()
+    gw = await startGateway(fakeGatewayEnv(upstream, {
+      providers: {
+        oresp: { adapter: "openai-responses", base_url: `${upstream.url}/v1`, api_key_env: "FAKE_KEY" },
+        anthropic: { adapter: "anthropic", base_url: upstream.url, api_key_env: "FAKE_KEY" },
+        gem: { adapter: "gemini", base_url: `${upstream.url}/v1beta`, api_key_env: "FAKE_KEY" }
+      }
+    }))
+    key = (await gw.newKey()).key
+  })
+  afterAll(async () => {
+    await gw?.close()
+    await upstream?.close()
+  })
+  beforeEach(() => upstream.reset())
+
+  for (const client of clients) {
+    for (const target of upstreams) {
+      for (const stream of [false, true]) {
+        const mode = stream ? "streamed" : "whole"
+        it(`${client.name} → ${target.name}, ${mode}: a text answer`, async () => {
+          const textReply = target.reply("text", stream)
+          if (textReply !== undefined) upstream.handle(() => textReply)
+          const answer = await client.ask(gw, key, target.model, TEXT, stream)
+          expect(answer).toEqual({ text: TEXT, call: undefined })
+          if (textReply !== undefined) {
+            const received = target.received(upstream.last())
+            expect(received.model).toBe(target.model.split("/")[1])
+            expect(received.tools).toEqual(["get_weather"])
+          }
+        })
+        it(`${client.name} → ${target.name}, ${mode}: a tool call`, async () => {
+          const toolReply = target.reply("tool", stream)
+          if (toolReply !== undefined) upstream.handle(() => toolReply)
+          const answer = await client.ask(gw, key, target.model, `call get_weather ${JSON.stringify(CITY)}`, stream)
+          expect(answer.call).toEqual({ name: "get_weather", args: CITY })
+        })
+      }
+    }
+  }
+})
