@@ -8,6 +8,7 @@ import OpenAI from "openai"
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest"
 import { chunk, completion, type FakeUpstream, fakeGatewayEnv, reply, startFakeUpstream, textStream, toolCall, usage, usageChunk } from "../utils/FakeUpstream.ts"
 import { postChat, startGateway, type TestGateway } from "../utils/TestGateway.ts"
+import { CITY, SCHEMA, TEXT, upstreamProviders, upstreams } from "../utils/UpstreamFormats.ts"
 
 const weather: OpenAI.Responses.FunctionTool = {
   type: "function",
@@ -31,7 +32,7 @@ describe("/v1/responses through the openai SDK", () => {
 
   beforeAll(async () => {
     upstream = await startFakeUpstream()
-    gw = await startGateway(fakeGatewayEnv(upstream))
+    gw = await startGateway(fakeGatewayEnv(upstream, { providers: upstreamProviders(upstream.url) }))
     client = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: (await gw.newKey()).key, maxRetries: 0, timeout: 15_000 })
   })
   afterAll(async () => {
@@ -175,5 +176,30 @@ describe("/v1/responses through the openai SDK", () => {
       expect(response.status).toBe(429)
       expect(await response.json()).toMatchObject({ error: { message: expect.stringContaining("Rate limited") } })
     })
+  })
+
+  describe("every upstream format, through responses.create", () => {
+    const tools: Array<OpenAI.Responses.Tool> = [{ type: "function", name: "get_weather", parameters: SCHEMA, strict: false }]
+    for (const target of upstreams) {
+      it(`${target.name}: text and a function call, whole and streamed`, async () => {
+        for (const stream of [false, true]) {
+          const textReply = target.reply("text", stream)
+          if (textReply !== undefined) upstream.handle(() => textReply)
+          const text = stream
+            ? (await client.responses.stream({ model: target.model, input: TEXT, tools }).finalResponse()).output_text
+            : (await client.responses.create({ model: target.model, input: TEXT, tools })).output_text
+          expect(text).toBe(TEXT)
+
+          const toolReply = target.reply("tool", stream)
+          if (toolReply !== undefined) upstream.handle(() => toolReply)
+          const prompt = `call get_weather ${JSON.stringify(CITY)}`
+          const response = stream
+            ? await client.responses.stream({ model: target.model, input: prompt, tools }).finalResponse()
+            : await client.responses.create({ model: target.model, input: prompt, tools })
+          const call = response.output.find((item) => item.type === "function_call")
+          expect(call?.type === "function_call" && { name: call.name, args: JSON.parse(call.arguments) as unknown }).toEqual({ name: "get_weather", args: CITY })
+        }
+      })
+    }
   })
 })
