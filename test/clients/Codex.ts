@@ -1,0 +1,101 @@
+/**
+ * The real Codex, for `npm run test:clients`: a pinned release installed from npm into a cache folder
+ * outside the repository (its native binary comes as the package's platform dependency, from the npm
+ * registry, so nothing else is downloaded), and run as `codex exec` against a gateway with a config of
+ * the run's own: a `[model_providers.svc]` on `<gateway>/v1` with `wire_api = "responses"`, analytics and
+ * update checks off, approvals never asked and the sandbox bypassed (it runs as root in a throwaway
+ * folder). Home, work and temp folders are the run's own and removed after it. Nothing it does may
+ * leave 127.0.0.1.
+ */
+import { execFileSync, spawn } from "node:child_process"
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs"
+import { homedir, tmpdir } from "node:os"
+import { join } from "node:path"
+
+export const CODEX_VERSION = "0.169.0"
+
+const cacheDir = join(homedir(), ".cache", "svc-gateway", "clients", `codex-${CODEX_VERSION}`)
+const executable = join(cacheDir, "node_modules", ".bin", "codex")
+
+/** The pinned Codex's executable, installed with npm when missing. */
+export const ensureCodex = (): string => {
+  if (existsSync(executable)) return executable
+  mkdirSync(cacheDir, { recursive: true })
+  try {
+    execFileSync("npm", ["install", "--prefix", cacheDir, "--no-save", "--no-audit", "--no-fund", `@openai/codex@${CODEX_VERSION}`], {
+      stdio: "inherit",
+      timeout: 300_000
+    })
+  } catch (cause) {
+    throw new Error(`Could not install @openai/codex@${CODEX_VERSION} from npm into ${cacheDir}: ${String(cause)}`)
+  }
+  if (!existsSync(executable)) throw new Error(`npm installed Codex, but ${executable} is not there`)
+  return executable
+}
+
+/** The config Codex reads from its home: the gateway as a Responses provider, nothing else. */
+export const codexConfig = (baseUrl: string, model: string): string =>
+  [
+    `model = ${JSON.stringify(model)}`,
+    `model_provider = "svc"`,
+    `check_for_update_on_startup = false`,
+    ``,
+    `[model_providers.svc]`,
+    `name = "svc-gateway"`,
+    `base_url = ${JSON.stringify(`${baseUrl}/v1`)}`,
+    `env_key = "SVC_GATEWAY_API_KEY"`,
+    `wire_api = "responses"`,
+    ``,
+    `[analytics]`,
+    `enabled = false`,
+    ``
+  ].join("\n")
+
+export interface CodexRun {
+  readonly exitCode: number | null
+  /** The final answer (`codex exec` prints it on stdout). */
+  readonly stdout: string
+  readonly stderr: string
+}
+
+/** `codex exec <prompt>` against `baseUrl` with a gateway key, in an empty working folder. */
+export const runCodex = (options: {
+  readonly baseUrl: string
+  readonly apiKey: string
+  readonly model: string
+  readonly prompt: string
+  readonly timeoutMs?: number
+}): Promise<CodexRun> => {
+  const codex = ensureCodex()
+  const root = mkdtempSync(join(tmpdir(), "svc-gateway-codex-"))
+  const [home, work, temp] = ["home", "work", "tmp"].map((name) => join(root, name)) as [string, string, string]
+  for (const dir of [home, work, temp]) mkdirSync(dir)
+  writeFileSync(join(home, "config.toml"), codexConfig(options.baseUrl, options.model))
+  const cleanup = () => rmSync(root, { recursive: true, force: true })
+  return new Promise<CodexRun>((resolve, reject) => {
+    const child = spawn(codex, ["exec", "--skip-git-repo-check", "--dangerously-bypass-approvals-and-sandbox", options.prompt], {
+      cwd: work,
+      env: {
+        PATH: process.env["PATH"] ?? "/usr/bin:/bin",
+        HOME: home,
+        CODEX_HOME: home,
+        TMPDIR: temp,
+        SVC_GATEWAY_API_KEY: options.apiKey
+      },
+      stdio: ["ignore", "pipe", "pipe"]
+    })
+    let stdout = ""
+    let stderr = ""
+    child.stdout.on("data", (part: Buffer) => (stdout += part.toString("utf8")))
+    child.stderr.on("data", (part: Buffer) => (stderr += part.toString("utf8")))
+    const timer = setTimeout(() => child.kill("SIGKILL"), options.timeoutMs ?? 90_000)
+    child.on("error", (error) => {
+      clearTimeout(timer)
+      reject(error)
+    })
+    child.on("close", (exitCode) => {
+      clearTimeout(timer)
+      resolve({ exitCode, stdout, stderr })
+    })
+  }).finally(cleanup)
+}
