@@ -107,42 +107,41 @@ export const encodeResponseStream = <E>(
     out.push(frame("response.output_item.done", { output_index: item.index, item: whole }))
   }
 
-  const begin = <O extends Open>(out: Array<string>, item: O, added: Json): O => {
+  /** Closes the open item, then opens the one `make` builds at the next output index. */
+  const begin = <O extends Open>(out: Array<string>, make: (index: number) => O, added: (item: O) => Json): O => {
     close(out)
+    const item = make(output.length)
     open = item
-    out.push(frame("response.output_item.added", { output_index: item.index, item: added }))
+    out.push(frame("response.output_item.added", { output_index: item.index, item: added(item) }))
     return item
   }
 
   const reasoning = (out: Array<string>): TextItem => {
     if (open?.kind === "reasoning") return open
-    const id = itemId("rs")
-    return begin<TextItem>(out, { kind: "reasoning", index: output.length, id, text: "" }, { id, type: "reasoning", summary: [] })
+    return begin<TextItem>(out, (index) => ({ kind: "reasoning", index, id: itemId("rs"), text: "" }), (item) => ({ id: item.id, type: "reasoning", summary: [] }))
   }
 
   const message = (out: Array<string>): TextItem => {
     if (open?.kind === "message") return open
-    const id = itemId("msg")
-    const item = begin<TextItem>(out, { kind: "message", index: output.length, id, text: "" }, {
-      id,
-      type: "message",
-      status: "in_progress",
-      role: "assistant",
-      content: []
-    })
-    out.push(frame("response.content_part.added", { item_id: id, output_index: item.index, content_index: 0, part: outputText("") }))
+    const item = begin<TextItem>(
+      out,
+      (index) => ({ kind: "message", index, id: itemId("msg"), text: "" }),
+      (item) => ({ id: item.id, type: "message", status: "in_progress", role: "assistant", content: [] })
+    )
+    out.push(frame("response.content_part.added", { item_id: item.id, output_index: item.index, content_index: 0, part: outputText("") }))
     return item
   }
 
   const toolCall = (out: Array<string>, piece: ToolCallDelta): void => {
     let item = open?.kind === "call" && open.call === piece.index ? open : undefined
     if (item === undefined) {
-      const id = itemId("fc")
       const callId = piece.id === undefined || piece.id === "" ? `call_${randomBase62(24)}` : piece.id
       const name = piece.function?.name ?? ""
-      item = begin(out, { kind: "call", index: output.length, id, call: piece.index, callId, name, args: "" }, {
-        ...functionCallItem(id, callId, name, "", "in_progress")
-      })
+      item = begin<CallItem>(
+        out,
+        (index) => ({ kind: "call", index, id: itemId("fc"), call: piece.index, callId, name, args: "" }),
+        (opened) => functionCallItem(opened.id, callId, name, "", "in_progress")
+      )
     }
     const args = piece.function?.arguments
     if (args !== undefined && args !== "") {
