@@ -1,9 +1,11 @@
 /**
- * Benchmark fake upstream on 127.0.0.1: a fast OpenAI-compatible `POST /v1/chat/completions` and a fast
- * Anthropic `POST /v1/messages`, answering the same text. Chat completions: non-stream requests get a
+ * Benchmark fake upstream on 127.0.0.1: a fast OpenAI-compatible `POST /v1/chat/completions`, a fast
+ * Anthropic `POST /v1/messages` and a fast OpenAI `POST /v1/responses`, answering the same text. Chat completions: non-stream requests get a
  * fixed small `chat.completion` with usage; `stream: true` gets a role chunk, ten content chunks, a
  * finish chunk, a usage chunk (`choices: []`) and `data: [DONE]`. Messages: a fixed `message`, or the
- * Messages API's events (start, block start, ping, ten text deltas, block stop, delta, stop). One
+ * Messages API's events (start, block start, ping, ten text deltas, block stop, delta, stop). Responses:
+ * a fixed `response`, or the Responses API's events (created, in progress, item and part added, ten
+ * text deltas, text, part and item done, completed with usage). One
  * `res.write` per event and no artificial delay. Run as a child of bench/run.ts (it reports its port over IPC and
  * exits when the parent goes away), or import `startFakeUpstream` directly.
  */
@@ -88,6 +90,56 @@ const messageEvents: ReadonlyArray<Buffer> = [
   Buffer.from(MESSAGES_STREAM_END)
 ]
 
+/** The Responses API's last event, as every Responses stream ends (sanity checks and the load look for it). */
+export const RESPONSES_LAST_EVENT = "response.completed"
+
+const RESPONSES_USAGE = {
+  input_tokens: 12,
+  input_tokens_details: { cached_tokens: 0 },
+  output_tokens: TOKENS.length,
+  output_tokens_details: { reasoning_tokens: 0 },
+  total_tokens: 12 + TOKENS.length
+}
+const outputText = { type: "output_text", text: EXPECTED_CONTENT, annotations: [] }
+const outputMessage = { id: "msg_bench", type: "message", status: "completed", role: "assistant", content: [outputText] }
+const response = (status: string, output: ReadonlyArray<unknown>, usage: typeof RESPONSES_USAGE | null) => ({
+  id: "resp_bench",
+  object: "response",
+  created_at: CREATED,
+  status,
+  error: null,
+  incomplete_details: null,
+  model: MODEL,
+  output,
+  parallel_tool_calls: true,
+  tool_choice: "auto",
+  tools: [],
+  usage
+})
+
+const responseBody = Buffer.from(JSON.stringify(response("completed", [outputMessage], RESPONSES_USAGE)))
+
+const responseEvents: ReadonlyArray<Buffer> = (() => {
+  let sequence = 0
+  const next = (data: Readonly<Record<string, unknown>>): Buffer => event({ ...data, sequence_number: sequence++ })
+  const at = { item_id: "msg_bench", output_index: 0, content_index: 0 }
+  return [
+    next({ type: "response.created", response: response("in_progress", [], null) }),
+    next({ type: "response.in_progress", response: response("in_progress", [], null) }),
+    next({
+      type: "response.output_item.added",
+      output_index: 0,
+      item: { id: "msg_bench", type: "message", status: "in_progress", role: "assistant", content: [] }
+    }),
+    next({ type: "response.content_part.added", ...at, part: { type: "output_text", text: "", annotations: [] } }),
+    ...TOKENS.map((delta) => next({ type: "response.output_text.delta", ...at, delta, logprobs: [] })),
+    next({ type: "response.output_text.done", ...at, text: EXPECTED_CONTENT, logprobs: [] }),
+    next({ type: "response.content_part.done", ...at, part: outputText }),
+    next({ type: "response.output_item.done", output_index: 0, item: outputMessage }),
+    next({ type: RESPONSES_LAST_EVENT, response: response("completed", [outputMessage], RESPONSES_USAGE) })
+  ]
+})()
+
 const modelsBody = Buffer.from(JSON.stringify({
   object: "list",
   data: [{ id: MODEL, object: "model", created: CREATED, owned_by: "bench" }]
@@ -115,7 +167,8 @@ const handle = (req: http.IncomingMessage, res: http.ServerResponse): void => {
   const path = (req.url ?? "/").split("?")[0]
   if (req.method === "GET" && path === "/v1/models") return sendJson(res, 200, modelsBody)
   const messages = path === "/v1/messages"
-  if (req.method !== "POST" || (path !== "/v1/chat/completions" && !messages)) {
+  const responses = path === "/v1/responses"
+  if (req.method !== "POST" || (path !== "/v1/chat/completions" && !messages && !responses)) {
     req.resume()
     return sendJson(res, 404, errorBody(`no route ${req.method ?? "?"} ${path ?? "/"}`))
   }
@@ -124,9 +177,9 @@ const handle = (req: http.IncomingMessage, res: http.ServerResponse): void => {
   req.on("end", () => {
     const stream = isStreamRequest(Buffer.concat(parts).toString("utf8"))
     if (stream === undefined) return sendJson(res, 400, errorBody("body is not a JSON object"))
-    if (!stream) return sendJson(res, 200, messages ? messageBody : completionBody)
+    if (!stream) return sendJson(res, 200, messages ? messageBody : responses ? responseBody : completionBody)
     res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" })
-    for (const event of messages ? messageEvents : streamEvents) res.write(event)
+    for (const event of messages ? messageEvents : responses ? responseEvents : streamEvents) res.write(event)
     res.end()
   })
 }

@@ -139,7 +139,12 @@ export const startGateway = async (options: {
   writeFileSync(configFile, JSON.stringify({
     providers: {
       bench: { adapter: "openai-compatible", base_url: `http://127.0.0.1:${upstreamPort}/v1` },
-      ...(variant.entry === undefined ? { benchanthropic: { adapter: "anthropic", base_url: `http://127.0.0.1:${upstreamPort}` } } : {})
+      ...(variant.entry === undefined
+        ? {
+          benchanthropic: { adapter: "anthropic", base_url: `http://127.0.0.1:${upstreamPort}` },
+          benchopenai: { adapter: "openai", base_url: `http://127.0.0.1:${upstreamPort}/v1` }
+        }
+        : {})
     }
   }))
   const port = await freePort()

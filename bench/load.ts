@@ -23,6 +23,12 @@ export interface LoadSpec {
   readonly maxRequests: number
   /** When set, a 2xx response whose body does not end with this text counts as an error. */
   readonly expectBodySuffix?: string
+  /**
+   * When set, a 2xx response whose last server-sent event is not this one (its `event:` name) counts as
+   * an error: for formats whose streams end with an event whose data varies (the Responses API's
+   * `response.completed` carries the response's id).
+   */
+  readonly expectLastEvent?: string
   /** Longest a single request may take before it is abandoned and counted as an error. */
   readonly requestTimeoutMs?: number
 }
@@ -48,6 +54,15 @@ interface Outcome {
 }
 
 const TAIL_BYTES = 64
+/** Enough for a last event that carries a whole small answer (`response.completed`). */
+const EVENT_TAIL_BYTES = 4096
+
+/** The name of the last whole event in `tail`, if its header is in it. */
+const lastEventName = (tail: string): string | undefined => {
+  const events = tail.split("\n\n").filter((event) => event !== "")
+  const last = events[events.length - 1]
+  return last?.startsWith("event: ") ? last.slice(7, last.indexOf("\n")) : undefined
+}
 
 /** One request; never rejects: failures come back as an `error` message. */
 const oneRequest = (
@@ -76,8 +91,8 @@ const oneRequest = (
         let tail: Buffer = Buffer.alloc(0)
         res.on("data", (chunk: Buffer) => {
           if (ttfb < 0) ttfb = performance.now() - start
-          if (!ok || spec.expectBodySuffix !== undefined) {
-            const limit = ok ? TAIL_BYTES : 512
+          if (!ok || spec.expectBodySuffix !== undefined || spec.expectLastEvent !== undefined) {
+            const limit = ok ? (spec.expectLastEvent === undefined ? TAIL_BYTES : EVENT_TAIL_BYTES) : 512
             tail = ok
               ? (chunk.length >= limit ? chunk.subarray(chunk.length - limit) : Buffer.concat([tail, chunk]).subarray(-limit))
               : (tail.length >= limit ? tail : Buffer.concat([tail, chunk]).subarray(0, limit))
@@ -88,6 +103,9 @@ const oneRequest = (
           if (!ok) return finish(`HTTP ${status}: ${tail.toString("utf8")}`)
           if (spec.expectBodySuffix !== undefined && !tail.toString("utf8").endsWith(spec.expectBodySuffix)) {
             return finish(`HTTP ${status} body does not end with ${JSON.stringify(spec.expectBodySuffix)}: ...${JSON.stringify(tail.toString("utf8"))}`)
+          }
+          if (spec.expectLastEvent !== undefined && lastEventName(tail.toString("utf8")) !== spec.expectLastEvent) {
+            return finish(`HTTP ${status} stream does not end with the event ${spec.expectLastEvent}: ...${JSON.stringify(tail.toString("utf8").slice(-200))}`)
           }
           finish(null)
         })

@@ -169,7 +169,13 @@ const main = async (): Promise<number> => {
   const { env: store, drop: dropDatabase } = await benchStore()
   console.log(`gateway store: ${store["DATABASE_URL"] === undefined ? "embedded PGlite" : "PostgreSQL (DATABASE_URL)"}`)
   const variants = gatewayVariants(store).filter((v) => config.wanted(v.name))
-  const messageTargets = ["passthrough-msg", ...(variants.some((v) => v.name === "gateway") ? ["gateway-msg", "gateway-msg-x"] : [])]
+  const withGateway = variants.some((v) => v.name === "gateway")
+  const messageTargets = [
+    "passthrough-msg",
+    ...(withGateway ? ["gateway-msg", "gateway-msg-x"] : []),
+    "passthrough-resp",
+    ...(withGateway ? ["gateway-resp", "gateway-resp-x"] : [])
+  ]
   const targetCount = ["direct", "passthrough", ...messageTargets].filter(config.wanted).length + variants.length
   const windows = targetCount * config.modes.length * config.concurrency.length * config.rounds
   const fixed = variants.length * GATEWAY_OVERHEAD_SECONDS + targetCount * config.modes.length * TARGET_WARMUP_SECONDS
@@ -224,6 +230,18 @@ const main = async (): Promise<number> => {
       down: childDown("pass-through", passthrough.child)
     })
   }
+  if (config.wanted("passthrough-resp")) {
+    benches.push({
+      target: {
+        name: "passthrough-resp",
+        url: `http://127.0.0.1:${passthrough.port}/v1/responses`,
+        headers: {},
+        model: "fake-model",
+        format: "responses"
+      },
+      down: childDown("pass-through", passthrough.child)
+    })
+  }
 
   const running: Array<RunningGateway> = []
   const reports = new Map<string, GatewayState>()
@@ -261,6 +279,21 @@ const main = async (): Promise<number> => {
             down: childDown(variant.name, gateway.child)
           })
         }
+        // the Responses API: to OpenAI's adapter (same format, the request as sent), and to the
+        // chat-completions upstream (translated both ways)
+        for (const [name, model] of [["gateway-resp", "benchopenai/fake-model"], ["gateway-resp-x", "bench/fake-model"]] as const) {
+          if (!config.wanted(name)) continue
+          benches.push({
+            target: {
+              name,
+              url: `${gateway.baseUrl}/v1/responses`,
+              headers: { authorization: `Bearer ${gateway.apiKey}` },
+              model,
+              format: "responses"
+            },
+            down: childDown(variant.name, gateway.child)
+          })
+        }
       }
     } catch (error) {
       fail(variant.name, error)
@@ -288,7 +321,7 @@ const main = async (): Promise<number> => {
     warmupSeconds: config.warmupSeconds,
     seconds: roundSeconds,
     maxRequests: Math.max(1, Math.floor(config.maxRequests / config.rounds)),
-    ...(mode === "stream" ? { expectBodySuffix: streamEnd(target) } : {})
+    ...(mode === "stream" ? streamEnd(target) : {})
   })
 
   for (const bench of benches) {
@@ -348,10 +381,13 @@ const main = async (): Promise<number> => {
   const derived: Array<Derived> = [
     ...gateways.filter((g) => g.status !== "unavailable" && g.name !== "gateway-log-off").flatMap((g) => deriveTargets(cells, g)),
     ...deriveLoggingCost(cells, "gateway", "gateway-log-off"),
-    // Messages clients, against the Messages pass-through (memory is the main variant's)
-    ...["gateway-msg", "gateway-msg-x"].flatMap((name) =>
+    // Messages and Responses clients, against the pass-through of their own format (memory is the main variant's)
+    ...([["gateway-msg", "passthrough-msg"], ["gateway-msg-x", "passthrough-msg"], ["gateway-resp", "passthrough-resp"], [
+      "gateway-resp-x",
+      "passthrough-resp"
+    ]] as const).flatMap(([name, floor]) =>
       cells.some((cell) => cell.target === name)
-        ? deriveTargets(cells, { name, env: {}, status: "ok", error: null, peakRssMiB: null, readyPeakRssMiB: null, endRssMiB: null }, "passthrough-msg")
+        ? deriveTargets(cells, { name, env: {}, status: "ok", error: null, peakRssMiB: null, readyPeakRssMiB: null, endRssMiB: null }, floor)
           .filter((d) => d.name !== "peak RSS (VmHWM)")
         : []
     )

@@ -3,27 +3,35 @@
  * as a well-formed chat completion carrying the fake upstream's text, so a fast error page is never
  * mistaken for a fast gateway. Failures quote the status and body the target answered.
  */
-import { EXPECTED_CONTENT, MESSAGES_STREAM_END } from "./fake-upstream.ts"
+import { EXPECTED_CONTENT, MESSAGES_STREAM_END, RESPONSES_LAST_EVENT } from "./fake-upstream.ts"
 import { type HttpAnswer, httpCall } from "./proc.ts"
 import type { Mode } from "./report.ts"
 
 export interface Target {
   readonly name: string
-  /** Full URL of the endpoint: chat completions, or Anthropic Messages when `format` says so. */
+  /** Full URL of the endpoint: chat completions, or Anthropic Messages or OpenAI Responses when `format` says so. */
   readonly url: string
   readonly headers: Readonly<Record<string, string>>
   readonly model: string
-  readonly format?: "chat" | "messages"
+  readonly format?: "chat" | "messages" | "responses"
 }
 
 export const STREAM_END = "data: [DONE]\n\n"
 
-/** How a target's streams end: `[DONE]`, or the Messages API's `message_stop` event. */
-export const streamEnd = (target: Target): string => (target.format === "messages" ? MESSAGES_STREAM_END : STREAM_END)
+/**
+ * How a target's streams end: `[DONE]`, or the Messages API's `message_stop` event (a fixed suffix), or
+ * the Responses API's `response.completed` event (its data holds the response's id: the last event's name).
+ */
+export const streamEnd = (target: Target): { readonly expectBodySuffix: string } | { readonly expectLastEvent: string } =>
+  target.format === "responses"
+    ? { expectLastEvent: RESPONSES_LAST_EVENT }
+    : { expectBodySuffix: target.format === "messages" ? MESSAGES_STREAM_END : STREAM_END }
 
 export const requestBody = (model: string, mode: Mode, format: Target["format"] = "chat"): string =>
   JSON.stringify(
-    format === "messages"
+    format === "responses"
+      ? { model, instructions: "You are a benchmark.", input: "Say hello.", ...(mode === "stream" ? { stream: true } : {}) }
+      : format === "messages"
       ? {
         model,
         max_tokens: 64,
@@ -62,6 +70,14 @@ const checkNonStream = (answer: HttpAnswer, format: Target["format"]): string | 
   } catch {
     return `body is not JSON: ${snippet(answer)}`
   }
+  if (format === "responses") {
+    const output = asRecord(parsed)?.["output"]
+    const message = Array.isArray(output) ? output.map(asRecord).find((item) => item?.["type"] === "message") : undefined
+    const parts = message?.["content"]
+    const text = Array.isArray(parts) ? asRecord(parts[0])?.["text"] : undefined
+    if (asRecord(parsed)?.["object"] !== "response" || text !== EXPECTED_CONTENT) return `not the expected response: ${snippet(answer)}`
+    return undefined
+  }
   if (format === "messages") {
     const blocks = asRecord(parsed)?.["content"]
     const text = Array.isArray(blocks) ? asRecord(blocks[0])?.["text"] : undefined
@@ -77,6 +93,18 @@ const checkNonStream = (answer: HttpAnswer, format: Target["format"]): string | 
 const checkStream = (answer: HttpAnswer, format: Target["format"]): string | undefined => {
   if (answer.status !== 200) return `expected 200, got ${snippet(answer)}`
   if (!String(answer.headers["content-type"]).startsWith("text/event-stream")) return `not an event stream: ${snippet(answer)}`
+  if (format === "responses") {
+    const events = answer.body.split("\n\n").filter((event) => event !== "")
+    if (!(events[events.length - 1] ?? "").startsWith(`event: ${RESPONSES_LAST_EVENT}\n`)) {
+      return `stream does not end with ${RESPONSES_LAST_EVENT}: ${snippet(answer)}`
+    }
+    let text = ""
+    for (const event of events) {
+      const data = asRecord(JSON.parse(event.slice(event.indexOf("data:") + 5)))
+      if (data?.["type"] === "response.output_text.delta" && typeof data["delta"] === "string") text += data["delta"]
+    }
+    return text === EXPECTED_CONTENT ? undefined : `streamed text is ${JSON.stringify(text)}: ${snippet(answer)}`
+  }
   if (format === "messages") {
     if (!answer.body.endsWith(MESSAGES_STREAM_END)) return `stream does not end with message_stop: ${snippet(answer)}`
     let text = ""

@@ -34,7 +34,8 @@ export const endEvent: EventStep = { _tag: "End" }
  */
 export const sseChunks = (
   response: UpstreamResponse,
-  decode: (data: string) => EventStep,
+  /** An event's data and its name (`message` when the event has none), in plain code. */
+  decode: (data: string, name: string) => EventStep,
   fail: (reason: ProviderError["reason"]) => ProviderError,
   fromTransportError: (error: UpstreamTransportError) => ProviderError,
   cut: string
@@ -59,7 +60,7 @@ export const sseChunks = (
         failure = fail(reasonFromSseError(event))
         break
       }
-      const step = decode(event.data)
+      const step = decode(event.data, event.event)
       if (step._tag === "Chunk") out.push(step.chunk)
       else if (step._tag === "Last") {
         out.push(step.chunk)

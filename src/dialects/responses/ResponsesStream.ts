@@ -68,11 +68,13 @@ export const encodeResponseStream = <E>(
       JSON.stringify(delta)
     },"logprobs":[]}\n\n`
 
+  /** The two events that open the stream carry the same response, written once. */
   const start = (out: Array<string>): void => {
     started = true
-    const response = responseObject(identity, call, "in_progress", null, [], undefined)
-    out.push(frame("response.created", { response }))
-    out.push(frame("response.in_progress", { response }))
+    const response = JSON.stringify(responseObject(identity, call, "in_progress", null, [], undefined))
+    for (const type of ["response.created", "response.in_progress"]) {
+      out.push(`event: ${type}\ndata: {"type":"${type}","sequence_number":${sequence++},"response":${response}}\n\n`)
+    }
   }
 
   const close = (out: Array<string>, encrypted?: string): void => {

@@ -103,8 +103,27 @@ export const decodeResponse = (body: string, fallbackModel: string): Result.Resu
 }
 
 /**
+ * Events that carry nothing the model lacks (their text came in deltas, the model in `response.completed`),
+ * skipped by name without parsing: most of a stream's bytes are in them.
+ */
+const SKIPPED: ReadonlySet<string> = new Set([
+  "response.created",
+  "response.in_progress",
+  "response.queued",
+  "response.content_part.added",
+  "response.content_part.done",
+  "response.output_text.done",
+  "response.output_text.annotation.added",
+  "response.refusal.done",
+  "response.reasoning_summary_text.done",
+  "response.reasoning_summary_part.done",
+  "response.reasoning_text.done",
+  "response.function_call_arguments.done"
+])
+
+/**
  * A decoder of one streamed answer's events (it keeps which output item is which tool call). Events
- * without output for the model (`response.created`, `.in_progress`, part and item bookkeeping) are skipped.
+ * without output for the model are skipped, by their name when the upstream names its events.
  */
 export const streamDecoder = (fallbackModel: string) => {
   let model = fallbackModel
@@ -116,7 +135,10 @@ export const streamDecoder = (fallbackModel: string) => {
     usage,
     extra: {}
   })
-  return (data: string): EventStep => {
+  return (data: string, name?: string): EventStep => {
+    if (name !== undefined && SKIPPED.has(name)) return skipEvent
+    // an item's end matters for reasoning alone (its encrypted content)
+    if (name === "response.output_item.done" && !data.includes("\"reasoning\"")) return skipEvent
     let event: unknown
     try {
       event = JSON.parse(data)
