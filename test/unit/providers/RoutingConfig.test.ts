@@ -149,9 +149,22 @@ describe("parseRoutingFile", () => {
       assert.include(yield* refusal(JSON.stringify({ routes: [{ match: "gpt/*", provider: "openai" }] })), "openai")
     }))
 
-  it.effect("refuses an openai-compatible provider without base_url", () =>
+  it.effect("gemini and openai have their services' URLs; openai-responses, like openai-compatible, needs one", () =>
     Effect.gen(function*() {
-      for (const entry of [{}, { adapter: "openai-compatible", api_key_env: "K" }]) {
+      const routing = yield* parseRoutingFile(
+        "providers:\n  g: { adapter: gemini }\n  o: { adapter: openai }\n  r: { adapter: openai-responses, base_url: http://127.0.0.1:9/v1 }\n",
+        "gateway.yaml"
+      )
+      const byName = new Map(routing.providers.map((provider) => [provider.name, provider]))
+      assert.deepStrictEqual(
+        ["g", "o", "r"].map((name) => [byName.get(name)?.adapter, byName.get(name)?.baseUrl]),
+        [["gemini", "https://generativelanguage.googleapis.com/v1beta"], ["openai", "https://api.openai.com/v1"], ["openai-responses", "http://127.0.0.1:9/v1"]]
+      )
+    }))
+
+  it.effect("refuses an openai-compatible or openai-responses provider without base_url", () =>
+    Effect.gen(function*() {
+      for (const entry of [{}, { adapter: "openai-compatible", api_key_env: "K" }, { adapter: "openai-responses" }]) {
         const message = yield* refusal(JSON.stringify({ providers: { mine: entry } }))
         assert.include(message, "mine")
         assert.include(message, "base_url")
@@ -198,13 +211,13 @@ describe("routingFromEnv", () => {
       assert.deepStrictEqual(routing.fallbacks, {})
     }))
 
-  it.effect("OPENAI_API_KEY alone enables openai at the default URL", () =>
+  it.effect("OPENAI_API_KEY alone enables openai at the default URL, on OpenAI's own adapter (chat and Responses)", () =>
     Effect.gen(function*() {
       const providers = yield* fromEnv({ OPENAI_API_KEY: "sk-test" })
       assert.deepStrictEqual([...providers.keys()], ["local", "openai"])
       assert.deepStrictEqual(providers.get("openai"), {
         name: "openai",
-        adapter: "openai-compatible",
+        adapter: "openai",
         baseUrl: "https://api.openai.com/v1",
         apiKey: "sk-test",
         headers: {},
@@ -223,6 +236,21 @@ describe("routingFromEnv", () => {
         headers: {},
         models: []
       })
+    }))
+
+  it.effect("GEMINI_API_KEY enables author google on the gemini adapter; GEMINI_BASE_URL moves it", () =>
+    Effect.gen(function*() {
+      const providers = yield* fromEnv({ GEMINI_API_KEY: "g-key" })
+      assert.deepStrictEqual(providers.get("google"), {
+        name: "google",
+        adapter: "gemini",
+        baseUrl: "https://generativelanguage.googleapis.com/v1beta",
+        apiKey: "g-key",
+        headers: {},
+        models: []
+      })
+      const moved = yield* fromEnv({ GEMINI_API_KEY: "g-key", GEMINI_BASE_URL: "http://127.0.0.1:9/v1beta" })
+      assert.strictEqual(moved.get("google")?.baseUrl, "http://127.0.0.1:9/v1beta")
     }))
 
   it.effect("<NAME>_BASE_URL overrides the default URL, and enables a service without a key", () =>
