@@ -215,6 +215,25 @@ describe("the Responses API to a Responses upstream and across formats", () => {
     ])
   })
 
+  it("a tool hydrated for the org is injected on /v1/responses without being listed, whole and streamed", async () => {
+    await setOrgTool(gw, orgId, "svc_current_time", { activated: true, hydrate_org: true })
+    try {
+      const input = "call svc_current_time {\"timezone\":\"Europe/Paris\"}"
+      const whole = await (await responses({ model: "local/echo", input })).json() as { output: Array<Record<string, unknown>>; svc_tool_runs: unknown }
+      expect(whole.svc_tool_runs).toEqual([{ id: "svc_current_time", outcome: "ok", round: 1 }])
+      expect(JSON.stringify(whole.output)).toContain("Europe/Paris")
+      expect(whole.output.some((item) => item["type"] === "function_call")).toBe(false)
+
+      const events = eventsOf(await (await responses({ model: "local/echo", input, stream: true })).text())
+      const completed = events.at(-1) as { type: string; response: { svc_tool_runs: unknown; output: Array<Record<string, unknown>> } }
+      expect(completed.type).toBe("response.completed")
+      expect(completed.response.svc_tool_runs).toEqual([{ id: "svc_current_time", outcome: "ok", round: 1 }])
+      expect(events.some((event) => event["type"] === "response.function_call_arguments.delta")).toBe(false)
+    } finally {
+      await setOrgTool(gw, orgId, "svc_current_time", { activated: true, hydrate_org: false })
+    }
+  })
+
   it("a mixed turn on /v1/responses: only the client's call comes back, with a svc_pending_id that restores the gateway's turn", async () => {
     await setOrgTool(gw, orgId, "svc_generate_uuid", { activated: true })
     chatUpstream.handle(() =>
