@@ -64,6 +64,7 @@ describe("Claude Code through the gateway", () => {
   it("answers with local/echo", async () => {
     const run = await runClaude({ baseUrl: gw.url, apiKey: key, model: "local/echo", prompt: "echo this sentence back" })
     expect(run.exitCode, run.stderr).toBe(0)
+    expect(run.outbound).toEqual([])
     expect(run.stdout).toContain("echo this sentence back")
   }, 120_000)
 
@@ -86,6 +87,7 @@ describe("Claude Code through the gateway", () => {
       extraArgs: ["--allowedTools", "Bash"]
     })
     expect(run.exitCode, run.stderr).toBe(0)
+    expect(run.outbound).toEqual([])
     expect(run.stdout).toContain(`The command printed ${MARK}.`)
     const chats = openai.chatRequests()
     expect(chats.some(hasToolResult)).toBe(true)
@@ -107,6 +109,7 @@ describe("Claude Code through the gateway", () => {
       extraArgs: ["--allowedTools", "Bash"]
     })
     expect(run.exitCode, run.stderr).toBe(0)
+    expect(run.outbound).toEqual([])
     expect(run.stdout).toContain(`The command printed ${MARK}.`)
     const sent = anthropic.requests.filter((request) => request.path.startsWith("/v1/messages?") || request.path === "/v1/messages")
     expect(sent.some(hasToolResult)).toBe(true)

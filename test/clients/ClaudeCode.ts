@@ -2,12 +2,14 @@
  * The real Claude Code, for `npm run test:clients`: a pinned release installed from npm into a cache
  * folder outside the repository (its native binary ships inside the npm package, so nothing else is
  * downloaded), and run in print mode against a gateway with a throwaway home, telemetry, updates and
- * other non-essential traffic off. Nothing it does may leave 127.0.0.1.
+ * other non-essential traffic off. Nothing it does may leave 127.0.0.1: its proxy variables point at a
+ * recording proxy that refuses everything, and a run reports what tried to go out.
  */
 import { execFileSync, spawn } from "node:child_process"
 import { existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs"
 import { homedir, tmpdir } from "node:os"
 import { join } from "node:path"
+import { proxyEnv, recordingProxy } from "./RecordingProxy.ts"
 
 export const CLAUDE_CODE_VERSION = "2.1.328"
 
@@ -39,10 +41,12 @@ export interface ClaudeRun {
   readonly exitCode: number | null
   readonly stdout: string
   readonly stderr: string
+  /** What Claude Code tried to reach beyond 127.0.0.1, through the recording proxy. */
+  readonly outbound: ReadonlyArray<string>
 }
 
 /** `claude -p <prompt>` against `baseUrl` with a gateway key, in an empty working folder. */
-export const runClaude = (options: {
+export const runClaude = async (options: {
   readonly baseUrl: string
   readonly apiKey: string
   readonly model: string
@@ -51,11 +55,15 @@ export const runClaude = (options: {
   readonly timeoutMs?: number
 }): Promise<ClaudeRun> => {
   const claude = ensureClaudeCode()
+  const proxy = await recordingProxy()
   // home, work folder and temp folder are the run's own, removed when it ends: nothing it writes stays
   const root = mkdtempSync(join(tmpdir(), "svc-gateway-claude-"))
   const [home, work, temp] = ["home", "work", "tmp"].map((name) => join(root, name)) as [string, string, string]
   for (const dir of [home, work, temp]) mkdirSync(dir)
-  const cleanup = () => rmSync(root, { recursive: true, force: true })
+  const cleanup = async () => {
+    rmSync(root, { recursive: true, force: true })
+    await proxy.close()
+  }
   return new Promise<ClaudeRun>((resolve, reject) => {
     const child = spawn(claude, ["-p", options.prompt, "--model", options.model, ...(options.extraArgs ?? [])], {
       cwd: work,
@@ -68,7 +76,8 @@ export const runClaude = (options: {
         CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1",
         DISABLE_AUTOUPDATER: "1",
         DISABLE_TELEMETRY: "1",
-        DISABLE_ERROR_REPORTING: "1"
+        DISABLE_ERROR_REPORTING: "1",
+        ...proxyEnv(proxy.url)
       },
       stdio: ["ignore", "pipe", "pipe"]
     })
@@ -83,7 +92,7 @@ export const runClaude = (options: {
     })
     child.on("close", (exitCode) => {
       clearTimeout(timer)
-      resolve({ exitCode, stdout, stderr })
+      resolve({ exitCode, stdout, stderr, outbound: [...proxy.seen] })
     })
   }).finally(cleanup)
 }

@@ -72,6 +72,8 @@ describe(`Codex ${CODEX_VERSION} through the gateway`, () => {
     const run = await runCodex({ baseUrl: gw.url, apiKey: key, model: "local/echo", prompt: MARK })
     expect(run.exitCode, run.stderr).toBe(0)
     expect(run.stdout.trim()).toBe(MARK)
+    // nothing but the gateway: no update check, plugin sync or telemetry tried to go out
+    expect(run.outbound).toEqual([])
   })
 
   it("runs its exec_command tool for a model behind a chat-completions upstream, and the model's next answer comes back", async () => {
@@ -88,6 +90,7 @@ describe(`Codex ${CODEX_VERSION} through the gateway`, () => {
     const run = await runCodex({ baseUrl: gw.url, apiKey: key, model: "fake/gpt-codex", prompt: "print the marker" })
     expect(run.exitCode, run.stderr).toBe(0)
     expect(run.stdout).toContain(`The command printed ${MARK}.`)
+    expect(run.outbound).toEqual([])
     const [first, second] = chat.requests
     expect(first?.body.model).toBe("gpt-codex")
     expect((first?.body.tools ?? []).map((tool) => (tool as { function: { name: string } }).function.name)).toContain("exec_command")

@@ -2,15 +2,18 @@
  * The real Codex, for `npm run test:clients`: a pinned release installed from npm into a cache folder
  * outside the repository (its native binary comes as the package's platform dependency, from the npm
  * registry, so nothing else is downloaded), and run as `codex exec` against a gateway with a config of
- * the run's own: a `[model_providers.svc]` on `<gateway>/v1` with `wire_api = "responses"`, analytics and
- * update checks off, approvals never asked and the sandbox bypassed (it runs as root in a throwaway
- * folder). Home, work and temp folders are the run's own and removed after it. Nothing it does may
- * leave 127.0.0.1.
+ * the run's own: a `[model_providers.svc]` on `<gateway>/v1` with `wire_api = "responses"`, analytics,
+ * update checks and the features that fetch from the internet at start off (the curated plugins sync
+ * reaches github.com otherwise), approvals never asked and the sandbox bypassed (it runs as root in a
+ * throwaway folder). Home, work and temp folders are the run's own and removed after it. Nothing it does
+ * may leave 127.0.0.1: its proxy variables point at a recording proxy that refuses every request, and a
+ * run reports what tried to go out.
  */
 import { execFileSync, spawn } from "node:child_process"
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs"
 import { homedir, tmpdir } from "node:os"
 import { join } from "node:path"
+import { proxyEnv, recordingProxy } from "./RecordingProxy.ts"
 
 export const CODEX_VERSION = "0.169.0"
 
@@ -48,6 +51,14 @@ export const codexConfig = (baseUrl: string, model: string): string =>
     ``,
     `[analytics]`,
     `enabled = false`,
+    ``,
+    `[features]`,
+    `plugins = false`,
+    `remote_plugin = false`,
+    `plugin_sharing = false`,
+    `apps = false`,
+    `in_app_updates = false`,
+    `api_key_model_discovery = false`,
     ``
   ].join("\n")
 
@@ -56,10 +67,12 @@ export interface CodexRun {
   /** The final answer (`codex exec` prints it on stdout). */
   readonly stdout: string
   readonly stderr: string
+  /** What Codex tried to reach beyond 127.0.0.1 (`CONNECT github.com:443`), through the recording proxy. */
+  readonly outbound: ReadonlyArray<string>
 }
 
 /** `codex exec <prompt>` against `baseUrl` with a gateway key, in an empty working folder. */
-export const runCodex = (options: {
+export const runCodex = async (options: {
   readonly baseUrl: string
   readonly apiKey: string
   readonly model: string
@@ -67,11 +80,15 @@ export const runCodex = (options: {
   readonly timeoutMs?: number
 }): Promise<CodexRun> => {
   const codex = ensureCodex()
+  const proxy = await recordingProxy()
   const root = mkdtempSync(join(tmpdir(), "svc-gateway-codex-"))
   const [home, work, temp] = ["home", "work", "tmp"].map((name) => join(root, name)) as [string, string, string]
   for (const dir of [home, work, temp]) mkdirSync(dir)
   writeFileSync(join(home, "config.toml"), codexConfig(options.baseUrl, options.model))
-  const cleanup = () => rmSync(root, { recursive: true, force: true })
+  const cleanup = async () => {
+    rmSync(root, { recursive: true, force: true })
+    await proxy.close()
+  }
   return new Promise<CodexRun>((resolve, reject) => {
     const child = spawn(codex, ["exec", "--skip-git-repo-check", "--dangerously-bypass-approvals-and-sandbox", options.prompt], {
       cwd: work,
@@ -80,7 +97,8 @@ export const runCodex = (options: {
         HOME: home,
         CODEX_HOME: home,
         TMPDIR: temp,
-        SVC_GATEWAY_API_KEY: options.apiKey
+        SVC_GATEWAY_API_KEY: options.apiKey,
+        ...proxyEnv(proxy.url)
       },
       stdio: ["ignore", "pipe", "pipe"]
     })
@@ -95,7 +113,7 @@ export const runCodex = (options: {
     })
     child.on("close", (exitCode) => {
       clearTimeout(timer)
-      resolve({ exitCode, stdout, stderr })
+      resolve({ exitCode, stdout, stderr, outbound: [...proxy.seen] })
     })
   }).finally(cleanup)
 }
