@@ -7,10 +7,27 @@ import type { SqlError } from "effect/sql"
 import type { AdminError } from "../admin/AdminError.ts"
 import type { AuthError } from "../auth/AuthError.ts"
 import type { RequestError } from "../kernel/RequestError.ts"
+import { wellKnown } from "../providers/Adapters.ts"
 import type { ProviderError, UpstreamStatus } from "../providers/ProviderError.ts"
 import type { ToolLoopError } from "./ToolLoopError.ts"
 
 export type EdgeError = RequestError | AuthError | ProviderError | AdminError | ToolLoopError | SqlError.SqlError
+
+/** What would serve `model`: the variable that enables its author's well-known service, or a routing entry. */
+export const modelNotFoundMessage = (model: string): string => {
+  const slash = model.indexOf("/")
+  if (slash <= 0) {
+    return `The model '${model}' is not served by this gateway. Address a model as <author_id>/<model_id>; GET /v1/models lists them.`
+  }
+  const author = model.slice(0, slash)
+  const known = wellKnown.find((service) => service.name === author)
+  const enable = known === undefined
+    ? `add a provider named '${author}' to the routing file (GATEWAY_CONFIG), or a route that matches '${model}'`
+    : known.baseUrl === undefined
+    ? `set ${known.env}_BASE_URL (and ${known.env}_API_KEY if it needs one), or add a provider named '${author}' to the routing file (GATEWAY_CONFIG)`
+    : `set ${known.env}_API_KEY, or add a provider named '${author}' to the routing file (GATEWAY_CONFIG)`
+  return `The model '${model}' is not served by this gateway: no provider '${author}' is configured. To serve it, ${enable}. GET /v1/models lists the models it serves.`
+}
 
 export interface Problem {
   readonly status: number
@@ -66,13 +83,8 @@ const describeRequest = (error: RequestError): Problem => {
         `The request body is larger than the limit of ${reason.limitBytes} bytes.`
       )
     case "ModelNotFound":
-      return problem(
-        400,
-        "invalid_request_error",
-        "model_not_found",
-        `The model '${reason.model}' is not served by this gateway. Address a model as <author_id>/<model_id>; GET /v1/models lists them.`,
-        "model"
-      )
+      // 404, as OpenAI answers an unknown model (and the local provider a model it lacks)
+      return problem(404, "invalid_request_error", "model_not_found", modelNotFoundMessage(reason.model), "model")
     case "RouteNotFound":
       return problem(404, "invalid_request_error", "not_found", `No route for ${reason.method} ${reason.path}.`)
     case "InvalidSvcToolIds":

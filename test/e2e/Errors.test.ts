@@ -97,13 +97,22 @@ describe("request errors", () => {
     expect(error.message).toMatch(/empty/i)
   })
 
-  it("an unknown author is 400 model_not_found on `model`", async () => {
-    const error = await expectError(await chat({ ...hello, model: "nobody/some-model" }), 400, {
+  it("an unknown author is 404 model_not_found on `model`, saying what would enable it", async () => {
+    const error = await expectError(await chat({ ...hello, model: "nobody/some-model" }), 404, {
       type: "invalid_request_error",
       code: "model_not_found",
       param: "model"
     })
     expect(error.message).toContain("nobody/some-model")
+    expect(error.message).toContain("add a provider named 'nobody' to the routing file (GATEWAY_CONFIG)")
+    const openai = await expectError(await chat({ ...hello, model: "openai/gpt-4o" }), 404, { code: "model_not_found" })
+    expect(openai.message).toContain("set OPENAI_API_KEY")
+    const ollama = await expectError(await chat({ ...hello, model: "ollama/llama3" }), 404, { code: "model_not_found" })
+    expect(ollama.message).toContain("set OLLAMA_BASE_URL")
+  })
+
+  it("a model the local provider lacks is the same 404 model_not_found", async () => {
+    await expectError(await chat({ ...hello, model: "local/other" }), 404, { code: "model_not_found" })
   })
 
   it("POST /chat/completions (no /v1) answers and refuses the same way", async () => {
@@ -111,7 +120,7 @@ describe("request errors", () => {
     expect(ok.choices[0]?.message.content).toBe("hello there")
     await expectError(await chat({ ...hello, messages: [] }, { path: "/chat/completions" }), 400, { param: "messages" })
     await expectError(await postChat(gw.url, hello, { path: "/chat/completions" }), 401, { code: "missing_api_key" })
-    await expectError(await chat({ ...hello, model: "nobody/x" }, { path: "/chat/completions" }), 400, {
+    await expectError(await chat({ ...hello, model: "nobody/x" }, { path: "/chat/completions" }), 404, {
       code: "model_not_found"
     })
   })

@@ -122,9 +122,9 @@ describe("the request log", () => {
 
   it("a request refused before any upstream call (unknown author) is logged too", async () => {
     const response = await postChat(gw.url, { model: "nobody/x", messages: [{ role: "user", content: "x" }] }, { key })
-    expect(response.status).toBe(400)
+    expect(response.status).toBe(404)
     const row = await rowOf(requestIdOf(response))
-    expect(row).toMatchObject({ status: 400, error_code: "model_not_found", key_id: keyId, attempts: 0 })
+    expect(row).toMatchObject({ status: 404, error_code: "model_not_found", key_id: keyId, attempts: 0 })
   })
 
   it("a client that leaves mid-stream: 499 client_closed", async () => {

@@ -69,7 +69,7 @@ describe("describeError: RequestError", () => {
       status: 413, type: invalid, code: "request_too_large", says: ["1024"]
     }],
     ModelNotFound: [request(new Req.ModelNotFound({ model: "nobody/nothing" })), {
-      status: 400, type: invalid, code: "model_not_found", param: "model", says: ["nobody/nothing", "/v1/models"]
+      status: 404, type: invalid, code: "model_not_found", param: "model", says: ["nobody/nothing", "/v1/models", "routing file"]
     }],
     RouteNotFound: [request(new Req.RouteNotFound({ method: "GET", path: "/v2/x" })), {
       status: 404, type: invalid, code: "not_found", says: ["GET /v2/x"]
