@@ -44,6 +44,32 @@ describe("request errors", () => {
       { name: "max_tokens 0", body: { ...hello, max_tokens: 0 }, param: "max_tokens" },
       { name: "max_tokens not an integer", body: { ...hello, max_tokens: 1.5 }, param: "max_tokens" },
       { name: "max_tokens a string", body: { ...hello, max_tokens: "10" }, param: "max_tokens" },
+      { name: "max_completion_tokens 0", body: { ...hello, max_completion_tokens: 0 }, param: "max_completion_tokens" },
+      { name: "max_completion_tokens not an integer", body: { ...hello, max_completion_tokens: 2.5 }, param: "max_completion_tokens" },
+      {
+        name: "a user message without content",
+        body: { ...hello, messages: [{ role: "user" }] },
+        param: "messages[0].content",
+        code: "missing_required_parameter"
+      },
+      {
+        name: "a system message whose content is null",
+        body: { ...hello, messages: [{ role: "system", content: null }, { role: "user", content: "hi" }] },
+        param: "messages[0].content",
+        code: "missing_required_parameter"
+      },
+      {
+        name: "a tool message without content",
+        body: { ...hello, messages: [{ role: "user", content: "hi" }, { role: "tool", tool_call_id: "c" }] },
+        param: "messages[1].content",
+        code: "missing_required_parameter"
+      },
+      {
+        name: "an assistant message with neither content nor tool calls",
+        body: { ...hello, messages: [{ role: "user", content: "hi" }, { role: "assistant", content: null }, { role: "user", content: "?" }] },
+        param: "messages[1].content",
+        code: "missing_required_parameter"
+      },
       { name: "tool_choice any (Anthropic's word, not OpenAI's)", body: { ...hello, tool_choice: "any" }, param: "tool_choice" },
       {
         name: "a tool of another type",
@@ -109,6 +135,21 @@ describe("request errors", () => {
     expect(openai.message).toContain("set OPENAI_API_KEY")
     const ollama = await expectError(await chat({ ...hello, model: "ollama/llama3" }), 404, { code: "model_not_found" })
     expect(ollama.message).toContain("set OLLAMA_BASE_URL")
+  })
+
+  it("an assistant message that calls tools needs no content; max_completion_tokens limits local/echo like max_tokens", async () => {
+    const withCalls = await completionOf(await chat({
+      ...hello,
+      messages: [
+        { role: "user", content: "hi" },
+        { role: "assistant", content: null, tool_calls: [{ id: "c1", type: "function", function: { name: "f", arguments: "{}" } }] },
+        { role: "tool", tool_call_id: "c1", content: "done" }
+      ]
+    }))
+    expect(withCalls.choices[0]?.message.content).toBe("done")
+    const limited = await completionOf(await chat({ ...hello, messages: [{ role: "user", content: "one two three four" }], max_completion_tokens: 2 }))
+    expect(limited.choices[0]?.message.content).toBe("one two")
+    expect(limited.choices[0]?.finish_reason).toBe("length")
   })
 
   it("a model the local provider lacks is the same 404 model_not_found", async () => {

@@ -20,6 +20,8 @@ export const ChatRequestBody = Schema.Struct({
   model: ModelAddress,
   messages: Schema.Array(ChatMessage).check(Schema.isMinLength(1, { message: "Expected at least 1 message" })),
   max_tokens: Optional(Schema.Int.check(Schema.isGreaterThanOrEqualTo(1, { message: "Expected an integer >= 1" }))),
+  // checked like max_tokens, and passed to the upstream as it is (OpenAI's name for reasoning models)
+  max_completion_tokens: Optional(Schema.Int.check(Schema.isGreaterThanOrEqualTo(1, { message: "Expected an integer >= 1" }))),
   stream: Optional(Schema.Boolean),
   stream_options: Optional(Schema.StructWithRest(Schema.Struct({ include_usage: Optional(Schema.Boolean) }), [
     Schema.Record(Schema.String, Schema.Unknown)
@@ -51,8 +53,29 @@ const OWN_FIELDS = new Set([
 
 const decodeBody = decodeInput(ChatRequestBody)
 
+/**
+ * The first message without the content its role needs: every role but `assistant` needs content, and an
+ * assistant message needs content unless it calls tools (OpenAI answers both with a 400).
+ */
+const missingContent = (messages: ReadonlyArray<ChatMessage>): RequestError | undefined => {
+  for (const [i, message] of messages.entries()) {
+    if (message.content !== undefined && message.content !== null) continue
+    if (message.role === "assistant" && ((message.tool_calls?.length ?? 0) > 0 || message["function_call"] !== undefined)) continue
+    return RequestError.invalidField(
+      `messages[${i}].content`,
+      message.role === "assistant"
+        ? `Missing required parameter: 'messages[${i}].content': an assistant message needs content unless it has tool_calls.`
+        : `Missing required parameter: 'messages[${i}].content': a ${message.role} message needs content.`,
+      "missing_required_parameter"
+    )
+  }
+  return undefined
+}
+
 export const parseChatCall = Effect.fnUntraced(function*(json: unknown) {
   const body = yield* decodeBody(json)
+  const noContent = missingContent(body.messages)
+  if (noContent !== undefined) return yield* noContent
   const reserved = (body.tools ?? []).findIndex((tool) => tool.function.name.startsWith("svc_"))
   if (reserved >= 0) {
     return yield* RequestError.invalidField(

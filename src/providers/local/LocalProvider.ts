@@ -35,7 +35,10 @@ const notServed = (modelId: string) =>
 
 const decide = Effect.fnUntraced(function*(call: ProviderCall) {
   if (call.modelId !== ECHO_MODEL) return yield* notServed(call.modelId)
-  const reply = answer(call, yield* toolCallId)
+  // max_completion_tokens (OpenAI's newer name, passed through) limits the echo as max_tokens does
+  const limit = call.passthrough["max_completion_tokens"]
+  const limited = call.maxTokens === undefined && typeof limit === "number" ? { ...call, maxTokens: limit } : call
+  const reply = answer(limited, yield* toolCallId)
   return { reply, usage: usageOf(call.messages, reply) }
 })
 
