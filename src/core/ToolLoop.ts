@@ -72,14 +72,16 @@ export const savePending = (
   client: ReadonlyArray<ToolCall>,
   shared: ReadonlyArray<ToolCall>,
   results: ReadonlyArray<ToolRunResult>,
-  priorTurns: ReadonlyArray<ChatMessage>
+  priorTurns: ReadonlyArray<ChatMessage>,
+  turn: { readonly content: ChatMessage["content"]; readonly calls: ReadonlyArray<ToolCall> }
 ): Effect.Effect<string, SqlError.SqlError> =>
   settings.pending.save(settings.caller, {
     clientToolCallIds: client.map((call) => call.id),
     priorTurns,
     sharedToolCalls: shared,
     sharedResults: results.map((result) => ({ tool_call_id: result.toolCallId, content: result.content })),
-    injectedToolIds: settings.svcTools.map((tool) => tool.id)
+    injectedToolIds: settings.svcTools.map((tool) => tool.id),
+    turn: { content: turn.content ?? null, callOrder: turn.calls.map((call) => call.id) }
   })
 
 export const completeWithTools = <R>(

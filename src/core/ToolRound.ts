@@ -50,7 +50,7 @@ export const decideRound = (
     if (client.length > 0) {
       const priorTurns = round.history.slice(round.clientTurns)
       return Effect.map(
-        savePending(settings, client, shared, results, priorTurns),
+        savePending(settings, client, shared, results, priorTurns, { content: round.assistant.content, calls: round.calls }),
         (svcPendingId) => ({ _tag: "Pending", client, svcPendingId })
       )
     }

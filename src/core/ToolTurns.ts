@@ -50,10 +50,19 @@ export const assistantTurn = (message: AssistantMessage): ChatMessage => ({
   ...(message["reasoning_content"] === undefined ? {} : { reasoning_content: message["reasoning_content"] })
 })
 
+/** `items` in the order of `order`'s ids (by `idOf`); items whose id it lacks keep their order, after. */
+const inOrder = <A>(items: ReadonlyArray<A>, order: ReadonlyArray<string> | undefined, idOf: (item: A) => string | undefined): ReadonlyArray<A> => {
+  if (order === undefined) return items
+  const rank = new Map(order.map((id, i) => [id, i]))
+  const at = (item: A) => rank.get(idOf(item) ?? "") ?? order.length
+  return items.map((item, i) => ({ item, i })).sort((a, b) => at(a.item) - at(b.item) || a.i - b.i).map(({ item }) => item)
+}
+
 /**
  * The conversation with a pending turn restored: the shared-only rounds before it go back in front of
  * the assistant message that holds the client's calls, the stored shared calls into that message, and
- * their results right after that message's tool results.
+ * their results among that message's tool results. The turn is the one the model wrote: its content as
+ * it was and its calls (and so their results) in the model's order, when the record kept them.
  * Undefined when no assistant message holds those calls. Restoring twice changes nothing.
  */
 export const restorePending = (
@@ -84,12 +93,14 @@ export const restorePending = (
   const priorMissing = pending.priorTurns.every((message) =>
     (message.tool_calls ?? []).every((call) => !known.has(call.id))
   )
+  const order = pending.turn?.callOrder
+  const calls = inOrder([...(assistant.tool_calls ?? []), ...missingCalls], order, (call) => call.id)
+  const results = inOrder([...messages.slice(at + 1, end), ...missingResults], order, (message) => message.tool_call_id)
   return [
     ...messages.slice(0, at),
     ...(priorMissing ? pending.priorTurns : []),
-    { ...assistant, tool_calls: [...(assistant.tool_calls ?? []), ...missingCalls] },
-    ...messages.slice(at + 1, end),
-    ...missingResults,
+    { ...assistant, ...(pending.turn === undefined ? {} : { content: pending.turn.content }), tool_calls: calls },
+    ...results,
     ...messages.slice(end)
   ]
 }

@@ -8,7 +8,7 @@
 import { Context, Duration, Effect, Layer, Schedule, Schema } from "effect"
 import { SqlClient, type SqlError } from "effect/sql"
 import type { Caller } from "../kernel/Caller.ts"
-import { ChatMessage, ToolCall } from "../kernel/ChatWire.ts"
+import { ChatMessage, ContentPart, ToolCall } from "../kernel/ChatWire.ts"
 import { GatewayConfig } from "../Config.ts"
 import { InvalidSvcPendingId, RequestError } from "../kernel/RequestError.ts"
 import { newId } from "../Ids.ts"
@@ -21,7 +21,16 @@ export const PendingState = Schema.Struct({
   sharedToolCalls: Schema.Array(ToolCall),
   sharedResults: Schema.Array(Schema.Struct({ tool_call_id: Schema.String, content: Schema.String })),
   /** The shared tools that were injected, so the continuation offers them again. */
-  injectedToolIds: Schema.Array(Schema.String)
+  injectedToolIds: Schema.Array(Schema.String),
+  /**
+   * The model's turn as it answered: its content (`null` stays `null`, whatever the client's format made of
+   * it) and every call's id in the model's order, so the restored turn is the one the model wrote. Absent
+   * in records stored before it was kept.
+   */
+  turn: Schema.optionalKey(Schema.Struct({
+    content: Schema.NullOr(Schema.Union([Schema.String, Schema.Array(ContentPart)])),
+    callOrder: Schema.Array(Schema.String)
+  }))
 })
 export type PendingState = typeof PendingState.Type
 

@@ -197,11 +197,12 @@ describe("mixed client and shared tool calls", () => {
     expect(next.some((c) => c.svc_pending_id !== undefined)).toBe(false)
     const sent = messagesOf(upstream, 1)
     expectValidToolConversation(sent)
+    // the model's turn as it wrote it: the shared call first, as it came, and the results in that order
     expect(sent).toEqual([
       question,
-      { role: "assistant", content: "One moment. ", tool_calls: [clientCall, sharedCall] },
-      clientResult,
-      sharedResult
+      { role: "assistant", content: "One moment. ", tool_calls: [sharedCall, clientCall] },
+      sharedResult,
+      clientResult
     ])
   })
 

@@ -77,14 +77,13 @@ describe("shared tools through the OpenAI SDK", () => {
   }
 
   /** What the upstream got on the continuation: the whole mixed turn, with the uuid the gateway made. */
-  const expectRestored = (assistantContent: string | null) => {
+  /** The conversation the upstream got back: the model's turn as it wrote it (calls and results in its order). */
+  const expectRestored = (assistantContent: string | null, modelOrder: ReadonlyArray<typeof clientCall>) => {
     const sent = messagesOf(upstream, 1)
     expectValidToolConversation(sent)
-    expect(sent.slice(0, 3)).toEqual([
-      question,
-      { role: "assistant", content: assistantContent, tool_calls: [clientCall, sharedCall] },
-      { role: "tool", tool_call_id: "call_weather", content: "rainy, 12°C" }
-    ])
+    expect(sent.slice(0, 2)).toEqual([question, { role: "assistant", content: assistantContent, tool_calls: modelOrder }])
+    expect(toolMessages(sent).map((m) => m.tool_call_id)).toEqual(modelOrder.map((call) => call.id))
+    expect(toolMessages(sent).find((m) => m.tool_call_id === "call_weather")?.content).toBe("rainy, 12°C")
     const shared = toolMessages(sent).find((m) => m.tool_call_id === "call_uuid")
     expect((JSON.parse(shared?.content ?? "{}") as { uuid?: string }).uuid).toMatch(UUID_V4)
     expect(sent).toHaveLength(4)
@@ -115,7 +114,7 @@ describe("shared tools through the OpenAI SDK", () => {
     })
     expect(final.choices[0]?.message.content).toBe("Rainy in Lyon; your id is ready.")
     expect(final.svc_pending_id).toBeUndefined()
-    expectRestored(null)
+    expectRestored(null, [clientCall, sharedCall])
   })
 
   it("mixed turn, streamed: the SDK sees only its call, svc_pending_id on the last chunk; continued streamed", async () => {
@@ -155,7 +154,7 @@ describe("shared tools through the OpenAI SDK", () => {
     expect(next.flatMap((c) => c.choices.map((choice) => choice.delta.content ?? "")).join("")).toBe(
       "Streamed: rainy, and here is your id."
     )
-    expectRestored("Looking.")
+    expectRestored("Looking.", [sharedCall, clientCall])
   })
 
   it("an unknown svc_pending_id is a 400 the SDK raises as BadRequestError with code invalid_svc_pending_id", async () => {
@@ -193,6 +192,29 @@ describe("shared tools through the OpenAI SDK", () => {
     })
     expect(data.choices[0]?.message.content).toMatch(/\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\+0[12]:00/)
     expect(data.svc_tool_runs).toEqual([{ id: "svc_current_time", outcome: "ok", round: 1 }])
+    expect(upstream.chatRequests()).toHaveLength(0)
+  })
+  it("the README's offline mixed turn: local/echo asks for a shared tool and a client tool in one turn; the continuation answers with both results", async () => {
+    const question = { role: "user" as const, content: "call svc_current_time {\"timezone\":\"UTC\"}\ncall get_weather {\"city\":\"Paris\"}" }
+    const tools = [{ type: "function" as const, function: { name: "get_weather", parameters: { type: "object" } } }]
+    const first = await create({ model: "local/echo", messages: [question], tools, svc_tool_ids: ["svc_current_time"] })
+    const message = first.choices[0]!.message
+    expect(first.choices[0]?.finish_reason).toBe("tool_calls")
+    const calls = (message.tool_calls ?? []) as ReadonlyArray<{ readonly id: string; readonly function: { readonly name: string; readonly arguments: string } }>
+    expect(calls.map((call) => [call.function.name, call.function.arguments])).toEqual([["get_weather", "{\"city\":\"Paris\"}"]])
+    expect(message.tool_calls?.[0]?.id).toMatch(/^call_[A-Za-z0-9]{24}_2$/)
+    expect(first.svc_pending_id).toMatch(/^svcpend_/)
+    expect(first.svc_tool_runs).toEqual([{ id: "svc_current_time", outcome: "ok", round: 1 }])
+
+    const next = await create({
+      model: "local/echo",
+      tools,
+      svc_tool_ids: ["svc_current_time"],
+      svc_pending_id: first.svc_pending_id!,
+      messages: [question, message, { role: "tool", tool_call_id: calls[0]!.id, content: "sunny" }]
+    })
+    // the turn as the model wrote it: the shared call's result first, then the client's
+    expect(next.choices[0]?.message.content).toMatch(/^\{"datetime":"[^"]+","timezone":"UTC".*\}\nsunny$/)
     expect(upstream.chatRequests()).toHaveLength(0)
   })
 })

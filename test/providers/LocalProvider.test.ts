@@ -97,6 +97,25 @@ describe("LocalProvider", () => {
         }))
     }
 
+    it.effect("several calls, one `call` line each, in order (arguments may span lines); a tool not offered is left out", () =>
+      Effect.gen(function*() {
+        const text = "call get_weather {\"city\":\"Paris\"}\ncall ns.lookup-v2 {\n  \"q\": 2\n}\ncall not_offered {}"
+        const choice = only(yield* LocalProvider.complete(callOf([user(text)], { tools })))
+        const calls = choice.message.tool_calls ?? []
+        assert.deepStrictEqual(calls.map((call) => [call.function.name, call.function.arguments]), [["get_weather", `{"city":"Paris"}`], ["ns.lookup-v2", `{"q":2}`]])
+        assert.match(calls[0]!.id, TOOL_CALL_ID)
+        assert.strictEqual(calls[1]!.id, `${calls[0]!.id}_2`)
+        const chunks = yield* Stream.runCollect(providerStream(LocalProvider, callOf([user(text)], { tools })))
+        const deltas = [...chunks].flatMap((chunk) => chunk.choices.flatMap((c) => c.delta.tool_calls ?? []))
+        assert.deepStrictEqual(deltas.map((delta) => [delta.index, delta.function?.name]), [[0, "get_weather"], [1, "ns.lookup-v2"]])
+      }))
+
+    it.effect("a line that is not a command among commands makes the whole message text", () =>
+      Effect.gen(function*() {
+        const choice = only(yield* LocalProvider.complete(callOf([user("hello\ncall get_weather {}")], { tools })))
+        assert.strictEqual(choice.message.content, "hello\ncall get_weather {}")
+      }))
+
     it.effect("also under toolChoice auto, from text parts", () =>
       Effect.gen(function*() {
         const choice = only(yield* LocalProvider.complete(callOf(

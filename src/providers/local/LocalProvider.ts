@@ -1,6 +1,6 @@
 /**
  * The built-in offline provider, addressed as `local/echo`. It never touches the network: it echoes
- * the last user message, calls an offered tool when told `call <tool> <json-args>`, and answers with
+ * the last user message, calls offered tools when told `call <tool> <json-args>` (one line per call), and answers with
  * tool results, so a new user, the end-to-end tests and the shared-tool loop can run with no API key.
  * What it answers lives in `LocalReply.ts`; this module only checks the model and draws tool call ids.
  */

@@ -17,10 +17,10 @@ import type { ProviderCall } from "../Provider.ts"
 
 export const ECHO_MODEL = "echo"
 
-/** The decided answer: plain text, or exactly one tool call. */
+/** The decided answer: plain text, or tool calls (one per `call ...` line). */
 export type LocalAnswer =
   | { readonly _tag: "Text"; readonly text: string; readonly finishReason: "stop" | "length" }
-  | { readonly _tag: "ToolCall"; readonly toolCall: ToolCall }
+  | { readonly _tag: "ToolCalls"; readonly toolCalls: ReadonlyArray<ToolCall> }
 
 export type AnswerInput = Pick<ProviderCall, "messages" | "tools" | "toolChoice" | "maxTokens">
 
@@ -49,6 +49,20 @@ export interface ToolCommand {
 
 // `[\s\S]` rather than `.` so that pretty-printed, multi-line arguments are accepted.
 const COMMAND = /^call\s+([A-Za-z0-9_.-]+)(?:\s+([\s\S]*))?$/
+
+/**
+ * The commands of a message: one per line that starts with `call `, each running to the next such line
+ * (so arguments may span lines); a message that does not start with one holds none.
+ */
+export const parseToolCommands = (text: string): ReadonlyArray<ToolCommand> => {
+  const segments: Array<string> = []
+  for (const line of text.trim().split("\n")) {
+    if (/^\s*call\s+/.test(line) || segments.length === 0) segments.push(line)
+    else segments[segments.length - 1] += `\n${line}`
+  }
+  const commands = segments.map(parseToolCommand)
+  return commands.every((command) => command !== undefined) ? commands as ReadonlyArray<ToolCommand> : []
+}
 
 /** Reads `call <tool_name> <json-args>`; the arguments default to `{}`. */
 export const parseToolCommand = (text: string): ToolCommand | undefined => {
@@ -96,31 +110,33 @@ const lastUserText = (messages: ReadonlyArray<ChatMessage>): string =>
 
 /**
  * Decides the answer. `toolCallId` is passed in rather than drawn here so this stays pure; it is only
- * used when the answer is a tool call.
+ * used when the answer calls tools (the n-th call after the first gets `<id>_<n>`).
  */
 export const answer = (call: AnswerInput, toolCallId: string): LocalAnswer => {
   const last = call.messages.at(-1)
   if (last?.role === "tool") return textAnswer(trailingToolResults(call.messages), call.maxTokens)
   if (last?.role === "user" && call.toolChoice !== "none") {
     const offered = (name: string) => call.tools?.some((tool) => tool.function.name === name) === true
-    const command = parseToolCommand(textOf(last.content))
+    const commands = parseToolCommands(textOf(last.content))
     const forced = forcedToolName(call.toolChoice)
-    // a forced tool is called whatever the text says, with the command's arguments when it names that tool
-    const name = forced !== undefined && offered(forced)
-      ? forced
-      : command !== undefined && offered(command.name)
-      ? command.name
-      : call.toolChoice === "required"
-      ? call.tools?.[0]?.function.name
-      : undefined
-    if (name !== undefined) {
-      const args = command?.name === name ? parseArgs(command) : { _tag: "Valid" as const, json: "{}" }
-      if (args._tag === "Invalid") return textAnswer(args.explanation, call.maxTokens)
-      // A truncated tool call would carry broken JSON, so `maxTokens` never cuts one.
-      return {
-        _tag: "ToolCall",
-        toolCall: { id: toolCallId, type: "function", function: { name, arguments: args.json } }
+    // a forced tool is called whatever the text says, with the command's arguments when one names that tool
+    const wanted: ReadonlyArray<{ readonly name: string; readonly command: ToolCommand | undefined }> =
+      forced !== undefined && offered(forced)
+        ? [{ name: forced, command: commands.find((command) => command.name === forced) }]
+        : commands.some((command) => offered(command.name))
+        ? commands.filter((command) => offered(command.name)).map((command) => ({ name: command.name, command }))
+        : call.toolChoice === "required" && call.tools?.[0] !== undefined
+        ? [{ name: call.tools[0].function.name, command: undefined }]
+        : []
+    if (wanted.length > 0) {
+      const toolCalls: Array<ToolCall> = []
+      for (const [i, { command, name }] of wanted.entries()) {
+        const args = command === undefined ? { _tag: "Valid" as const, json: "{}" } : parseArgs(command)
+        if (args._tag === "Invalid") return textAnswer(args.explanation, call.maxTokens)
+        toolCalls.push({ id: i === 0 ? toolCallId : `${toolCallId}_${i + 1}`, type: "function", function: { name, arguments: args.json } })
       }
+      // A truncated tool call would carry broken JSON, so `maxTokens` never cuts one.
+      return { _tag: "ToolCalls", toolCalls }
     }
   }
   return textAnswer(lastUserText(call.messages), call.maxTokens)
@@ -135,7 +151,7 @@ export const usageOf = (messages: ReadonlyArray<ChatMessage>, reply: LocalAnswer
   )
   const completionTokens = reply._tag === "Text"
     ? countWords(reply.text)
-    : Math.max(1, countWords(reply.toolCall.function.arguments))
+    : reply.toolCalls.reduce((sum, toolCall) => sum + Math.max(1, countWords(toolCall.function.arguments)), 0)
   return {
     promptTokens,
     completionTokens,
@@ -153,7 +169,7 @@ export const completionOf = (reply: LocalAnswer, usage: Usage): Completion => ({
     index: 0,
     message: reply._tag === "Text"
       ? { role: "assistant", content: reply.text }
-      : { role: "assistant", content: null, tool_calls: [reply.toolCall] },
+      : { role: "assistant", content: null, tool_calls: reply.toolCalls },
     finish_reason: finishReasonOf(reply)
   }],
   usage,
@@ -171,14 +187,14 @@ const chunk = (choices: ReadonlyArray<ChunkChoice>, usage: Usage | undefined = u
 export const chunksOf = (reply: LocalAnswer, usage: Usage): ReadonlyArray<CompletionChunk> => {
   const body: ReadonlyArray<ChunkChoice["delta"]> = reply._tag === "Text"
     ? splitWords(reply.text).map((content) => ({ content }))
-    : [{
+    : reply.toolCalls.map((toolCall, index) => ({
       tool_calls: [{
-        index: 0,
-        id: reply.toolCall.id,
+        index,
+        id: toolCall.id,
         type: "function",
-        function: { name: reply.toolCall.function.name, arguments: reply.toolCall.function.arguments }
+        function: { name: toolCall.function.name, arguments: toolCall.function.arguments }
       }]
-    }]
+    }))
   return [
     chunk([{ index: 0, delta: { role: "assistant", content: "" }, finish_reason: null }]),
     ...body.map((delta) => chunk([{ index: 0, delta, finish_reason: null }])),

@@ -218,7 +218,8 @@ describe("streamWithTools", () => {
         priorTurns: [],
         sharedToolCalls: [{ id: "s1", type: "function", function: { name: "svc_echo", arguments: "{\"text\":\"x\"}" } }],
         sharedResults: [{ tool_call_id: "s1", content: "{\"echo\":\"x\"}" }],
-        injectedToolIds: ["svc_echo", "svc_fails"]
+        injectedToolIds: ["svc_echo", "svc_fails"],
+        turn: { content: "On it.", callOrder: ["s1", "k1", "k2"] }
       }])
       assert.deepStrictEqual(summary.toolRuns, [{ id: "svc_echo", outcome: "ok", round: 1 }])
       const last = seen[seen.length - 1]!

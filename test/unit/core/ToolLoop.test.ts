@@ -234,7 +234,8 @@ describe("completeWithTools", () => {
             { tool_call_id: "s1", content: "{\"echo\":\"x\"}" },
             { tool_call_id: "s2", content: "{\"error\":\"nope\"}" }
           ],
-          injectedToolIds: ["svc_echo", "svc_fails"]
+          injectedToolIds: ["svc_echo", "svc_fails"],
+          turn: { content: "working", callOrder: ["s1", "k1", "s2", "k2"] }
         }
       }])
       assert.deepStrictEqual(outcome.toolRuns, [

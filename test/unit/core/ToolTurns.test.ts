@@ -123,8 +123,28 @@ describe("restorePending", () => {
     { role: "tool", tool_call_id: "s2", content: "{\"uuid\":\"...\"}" }
   ]
 
-  it("puts the shared calls back into the assistant message, their results after the client's", () => {
+  it("a record without the model's turn (stored before it was kept): the shared calls after the client's, their results after theirs", () => {
     assert.deepStrictEqual(restorePending(continued, pending), restored)
+  })
+
+  it("the model's turn as it was: its content (null stays null, not the client's empty text) and its calls and results in its order", () => {
+    const withTurn: PendingState = { ...pending, turn: { content: null, callOrder: ["s1", "k1", "s2", "k2"] } }
+    const fromAnthropic = continued.map((message) => (message.role === "assistant" ? { ...message, content: "" } : message))
+    assert.deepStrictEqual(restorePending(fromAnthropic, withTurn), [
+      continued[0]!,
+      continued[1]!,
+      { role: "assistant", content: null, tool_calls: [shared1, client1, shared2, client2] },
+      { role: "tool", tool_call_id: "s1", content: "{\"datetime\":\"...\"}" },
+      continued[3]!,
+      { role: "tool", tool_call_id: "s2", content: "{\"uuid\":\"...\"}" },
+      continued[4]!
+    ])
+    const text: PendingState = { ...pending, turn: { content: "Let me check.", callOrder: ["k1", "s1", "k2", "s2"] } }
+    const again = restorePending(continued, text)
+    assert.strictEqual(again?.[2]?.content, "Let me check.")
+    assert.deepStrictEqual(again?.[2]?.tool_calls?.map((call) => call.id), ["k1", "s1", "k2", "s2"])
+    // restoring twice changes nothing
+    assert.deepStrictEqual(restorePending(again!, text), again)
   })
 
   it("puts the shared-only rounds before the turn back in front of it, once", () => {
