@@ -58,5 +58,8 @@ export const noRequests = (orgId: string, filtered: boolean): string =>
     ? `No requests of organization ${orgId} match these filters.`
     : `No requests logged for organization ${orgId} yet.`
 
-/** Milliseconds as a person reads them: to a tenth at most (percentiles interpolate: 789.9999999 → 790). */
-export const ms = (value: number): string => String(Math.round(value * 10) / 10)
+/**
+ * Milliseconds as a person reads them: to a hundredth at most (a measured 3.3367330000000948 → 3.34;
+ * percentiles interpolate: 789.9999999 → 790).
+ */
+export const ms = (value: number): string => String(Math.round(value * 100) / 100)

@@ -31,7 +31,7 @@ export const formatRequests = (orgId: string, page: RequestPage, filtered: boole
       String(entry.status),
       idList(entry.tags),
       String(entry.total_tokens),
-      `${entry.latency_ms} ms`
+      `${ms(entry.latency_ms)} ms`
     ])
   )
   return page.next_cursor === null ? rows : [rows, "", nextPageHint(page.next_cursor)].join("\n")

@@ -254,7 +254,7 @@ describe("svc-gateway analytics", () => {
       assert.deepStrictEqual(yield* groups("session"), [
         ["cc-1", "3", "1", "580", "300", "880", "400", "940"],
         ["(no session)", "3", "2", "150", "50", "200", "30", "93"],
-        ["cc-2", "2", "0", "50", "70", "120", "27.5", "47.8"]
+        ["cc-2", "2", "0", "50", "70", "120", "27.5", "47.75"]
       ])
       assert.match((yield* both("analytics", "--org", org, "--group-by", "session")).stdout, /^SESSION +REQUESTS/)
       assert.deepStrictEqual((yield* groups("key", "--session", "cc-1")).map((row) => row.slice(0, 3)), [
