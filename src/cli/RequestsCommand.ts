@@ -14,7 +14,8 @@ import type { RequestListInput } from "./LogQuery.ts"
 import { fields, idList, printJson, table, time, yesNo } from "./Output.ts"
 
 /** The model that answered, else the one asked for (a request refused before any provider answered). */
-const modelOf = (entry: RequestLogEntry): string => entry.model ?? entry.requested_model ?? "-"
+/** The model as the client addressed it (`local/echo`); the provider's own name is in `requests get`. */
+const modelOf = (entry: RequestLogEntry): string => entry.requested_model ?? entry.model ?? "-"
 
 /** The line that tells how to get the next page. */
 export const nextPageHint = (cursor: string): string => `More requests: pass --cursor ${cursor} for the next page.`
@@ -55,7 +56,7 @@ export const formatRequest = (orgId: string, entry: RequestLogEntry): string => 
       ["key", optional(entry.key_id)],
       ["session", optional(entry.session_id)],
       ["requested model", optional(entry.requested_model)],
-      ["model", optional(entry.model)],
+      ["upstream model", optional(entry.model)],
       ["provider", optional(entry.provider)],
       ["status", entry.error_code === null ? String(entry.status) : `${entry.status} (${entry.error_code})`],
       ["stream", yesNo(entry.stream)],

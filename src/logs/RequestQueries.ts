@@ -177,8 +177,9 @@ export const listStatement = (sql: SqlClient.SqlClient, orgId: string, filter: R
 const GROUP_KEY: Record<GroupBy, string> = {
   none: "NULL::text",
   tag: "t.tag",
-  // the provider's model, or the requested one when the request failed before a provider answered
-  model: "coalesce(model, requested_model)",
+  // the model as the client addressed it, so an answered and a failed request of one model are one group
+  // (the provider's own name, `gpt-4o-2024-08-06`, is the row's `model`); the provider's when none was read
+  model: "coalesce(requested_model, model)",
   key: "key_id",
   session: "session_id",
   hour: `to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24":00:00Z"')`,

@@ -53,10 +53,10 @@ describe("svc-gateway requests list", () => {
       assert.match(lines[0]!, /^TIME +ID +MODEL +KEY +STATUS +TAGS +TOKENS +LATENCY$/)
       assert.deepStrictEqual(lines.slice(1).map((line) => line.split(/ +/)[1]), expectedOrder(org, SEED))
       assert.deepStrictEqual(expectedOrder(org, SEED), ids(8, 7, 6, 5, 4, 3, 2, 1))
-      // the reported model, else the requested one; no key and no tags as "-"; total tokens; latency
+      // the model as the client addressed it; no key and no tags as "-"; total tokens; latency
       assert.match(text.stdout, new RegExp(`\\n2026-03-02T10:00:00Z +${id(5)} +openai/gpt-4o +key_a +502 +- +80 +1000 ms\\n`))
-      assert.match(text.stdout, new RegExp(`\\n2026-03-03T23:59:59Z +${id(6)} +echo +- +200 +prod, batch +20 +5 ms\\n`))
-      assert.match(text.stdout, new RegExp(`\\n2026-03-01T08:00:00Z +${id(1)} +gpt-4o +key_a +200 +prod, chat +150 +100 ms$`))
+      assert.match(text.stdout, new RegExp(`\\n2026-03-03T23:59:59Z +${id(6)} +local/echo +- +200 +prod, batch +20 +5 ms\\n`))
+      assert.match(text.stdout, new RegExp(`\\n2026-03-01T08:00:00Z +${id(1)} +openai/gpt-4o +key_a +200 +prod, chat +150 +100 ms$`))
       assert.notInclude(text.stdout, "--cursor")
 
       const json = ok(yield* both("requests", "list", "--org", org, "--json"))
@@ -101,7 +101,7 @@ describe("svc-gateway requests list", () => {
       assert.deepStrictEqual((yield* listedIds(other, "--session", "cc-1")).ids, [`${other}-r1`])
 
       const filtered = ok(yield* both("requests", "list", "--org", org, "--status", "4xx", "--tag", "batch"))
-      assert.match(filtered.stdout, new RegExp(`^TIME .*\\n2026-03-04T00:00:00Z +${id(7)} +echo +key_c +404 +batch +0 +2 ms$`))
+      assert.match(filtered.stdout, new RegExp(`^TIME .*\\n2026-03-04T00:00:00Z +${id(7)} +local/echo +key_c +404 +batch +0 +2 ms$`))
     }))
 
   it.live("pages: --limit, then the --cursor each page prints, until the last page", () =>
@@ -169,7 +169,7 @@ describe("svc-gateway requests get", () => {
       const eight = ok(yield* both("requests", "get", "--org", org, "--request", id(8)))
       assert.include(eight.stdout, `Request ${id(8)} of organization ${org}.`)
       assert.match(eight.stdout, /\n {2}time: +2026-03-04T00:00:00\.000Z\n/)
-      assert.match(eight.stdout, /\n {2}key: +key_c\n {2}session: +cc-2\n {2}requested model: +local\/echo\n {2}model: +echo\n {2}provider: +test\n/)
+      assert.match(eight.stdout, /\n {2}key: +key_c\n {2}session: +cc-2\n {2}requested model: +local\/echo\n {2}upstream model: +echo\n {2}provider: +test\n/)
       assert.match(eight.stdout, /\n {2}tags: +batch, chat\n/)
       assert.match(eight.stdout, /\n {2}prompt tokens: +40 \(cached 0\)\n {2}completion tokens: +60 \(reasoning 0\)\n {2}total tokens: +100\n/)
       assert.match(eight.stdout, /\n {2}latency: +50 ms\n {2}first token: +-\n/)
@@ -262,10 +262,9 @@ describe("svc-gateway analytics", () => {
         ["key_b", "1", "0"]
       ])
       assert.deepStrictEqual((yield* groups("model")).map((row) => row.slice(0, 2)), [
-        ["echo", "3"],
-        ["claude-3", "2"],
-        ["gpt-4o", "2"],
-        ["openai/gpt-4o", "1"]
+        ["local/echo", "3"],
+        ["openai/gpt-4o", "3"],
+        ["anthropic/claude", "2"]
       ])
       assert.deepStrictEqual((yield* groups("status")).map((row) => row.slice(0, 3)), [
         ["200", "5", "0"],

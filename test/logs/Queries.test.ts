@@ -254,15 +254,14 @@ layer(Live)("RequestQueries", (it) => {
       ])
     }))
 
-  it.effect("analytics by model: the reported model, else the requested one", () =>
+  it.effect("analytics by model: the model as the client addressed it, answered and failed requests in one group", () =>
     Effect.gen(function*() {
       assertGroups((yield* (yield* RequestQueries).analytics(ORG, "model", {})).data, [
         // 2, 5, 50 → p50 = 5, p95 at 1.9 → 5 + 0.9 × 45
-        ["echo", 3, 1, 50, 70, 0, 0, 120, 5, 45.5],
-        ["claude-3", 2, 1, 350, 200, 100, 50, 550, 215, 381.5],
-        // 100, 200 → p50 = 150, p95 = 195
-        ["gpt-4o", 2, 0, 300, 150, 10, 20, 450, 150, 195],
-        ["openai/gpt-4o", 1, 1, 80, 0, 0, 0, 80, 1000, 1000]
+        ["local/echo", 3, 1, 50, 70, 0, 0, 120, 5, 45.5],
+        // rows 1, 2 and the failed 5: 100, 200, 1000 → p50 = 200, p95 at 1.9 → 200 + 0.9 × 800
+        ["openai/gpt-4o", 3, 1, 380, 150, 10, 20, 530, 200, 920],
+        ["anthropic/claude", 2, 1, 350, 200, 100, 50, 550, 215, 381.5]
       ])
     }))
 

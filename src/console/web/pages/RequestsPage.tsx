@@ -69,7 +69,7 @@ export const RequestsPage = (props: { readonly org: Org; readonly route: Route }
                 {rows.map((row) => (
                   <tr key={row.id} data-request-id={row.id}>
                     <td title={row.created_at}>{time(row.created_at)}</td>
-                    <td>{row.model ?? row.requested_model ?? "–"}</td>
+                    <td>{row.requested_model ?? row.model ?? "–"}</td>
                     <td>{keyName(row.key_id)}</td>
                     <td><span class={row.status >= 400 ? "badge badge-revoked" : "badge badge-active"}>{row.status}</span></td>
                     <td>{row.tags.map((tag) => <span class="tag" key={tag}>{tag}</span>)}</td>
