@@ -60,9 +60,10 @@ export class Auth extends Context.Service<Auth, {
     const answer = (entry: Entry): Effect.Effect<Caller, AuthError> => {
       const { caller, record } = entry
       if (record === undefined || caller === undefined) return fail(new InvalidKey())
-      if (record.revokedAt !== null) return fail(new RevokedKey())
+      const owner = { keyId: record.id, orgId: record.orgId }
+      if (record.revokedAt !== null) return fail(new RevokedKey(owner))
       if (record.expiresAt !== null && record.expiresAt.getTime() <= Date.now()) {
-        return fail(new ExpiredKey({ expiredAt: record.expiresAt.toISOString() }))
+        return fail(new ExpiredKey({ expiredAt: record.expiresAt.toISOString(), ...owner }))
       }
       keys.markUsed(record.id)
       return Effect.succeed(caller)

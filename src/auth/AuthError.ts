@@ -6,8 +6,11 @@ import { Schema } from "effect"
 
 export class MissingKey extends Schema.TaggedError<MissingKey>()("MissingKey", {}) {}
 export class InvalidKey extends Schema.TaggedError<InvalidKey>()("InvalidKey", {}) {}
-export class ExpiredKey extends Schema.TaggedError<ExpiredKey>()("ExpiredKey", { expiredAt: Schema.String }) {}
-export class RevokedKey extends Schema.TaggedError<RevokedKey>()("RevokedKey", {}) {}
+/** A known key's owner: the request log files a refusal of that key under its org. */
+const Owner = { keyId: Schema.optionalKey(Schema.String), orgId: Schema.optionalKey(Schema.String) }
+
+export class ExpiredKey extends Schema.TaggedError<ExpiredKey>()("ExpiredKey", { expiredAt: Schema.String, ...Owner }) {}
+export class RevokedKey extends Schema.TaggedError<RevokedKey>()("RevokedKey", Owner) {}
 export class InvalidAdminToken extends Schema.TaggedError<InvalidAdminToken>()("InvalidAdminToken", {}) {}
 
 export class AuthError extends Schema.TaggedError<AuthError>()("AuthError", {

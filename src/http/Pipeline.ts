@@ -92,6 +92,11 @@ export const pipeline = (dialect: Dialect) => {
     yield* Effect.annotateCurrentSpan("svc.request.id", entry.id)
     return yield* answer(entry, requestId, headers, done).pipe(
       Effect.catch((error: EdgeError) => {
+        // a known key refused (expired, revoked): its org's log has the refusal
+        if (error._tag === "AuthError" && "orgId" in error.reason && error.reason.orgId !== undefined) {
+          entry.orgId = error.reason.orgId
+          entry.keyId = error.reason.keyId ?? null
+        }
         const problem = describeError(error)
         const { body, status } = dialect.errorBody(problem)
         return done(entry.finish(status, problem.code)).pipe(

@@ -53,9 +53,9 @@ describe("the request log", () => {
   })
 
   /** The row of a request, once the writer has stored it (batches are written off the request path). */
-  const rowOf = async (requestId: string): Promise<Row> => {
+  const rowOf = async (requestId: string, org = orgId): Promise<Row> => {
     for (let i = 0; i < 100; i++) {
-      const found = await gw.admin("GET", `/orgs/${orgId}/requests/${requestId}`)
+      const found = await gw.admin("GET", `/orgs/${org}/requests/${requestId}`)
       if (found.status === 200) return found.json as Row
       await new Promise((resolve) => setTimeout(resolve, 50))
     }
@@ -118,6 +118,29 @@ describe("the request log", () => {
     expect(response.status).toBe(400)
     const row = await rowOf(requestIdOf(response))
     expect(row).toMatchObject({ status: 400, error_code: "invalid_stop" })
+  })
+
+  it("a known key refused (revoked, expired) is logged under its org with the refusal; an unknown key only in the metrics", async () => {
+    const revoked = await gw.newKey()
+    await gw.admin("DELETE", `/keys/${revoked.keyId}`)
+    const refused = await postChat(gw.url, { model: "local/echo", messages: [{ role: "user", content: "x" }] }, { key: revoked.key })
+    expect(refused.status).toBe(401)
+    expect(await rowOf(requestIdOf(refused), revoked.orgId)).toMatchObject({ status: 401, error_code: "revoked_api_key", key_id: revoked.keyId })
+
+    const expiresAt = new Date(Date.now() + 1_500).toISOString()
+    const created = await gw.admin("POST", `/orgs/${orgId}/keys`, { name: "short", expires_at: expiresAt })
+    const short = created.json as { id: string; key: string }
+    await new Promise((resolve) => setTimeout(resolve, Date.parse(expiresAt) - Date.now() + 50))
+    const expired = await postChat(gw.url, { model: "local/echo", messages: [{ role: "user", content: "x" }] }, { key: short.key })
+    expect(expired.status).toBe(401)
+    expect(await rowOf(requestIdOf(expired))).toMatchObject({ status: 401, error_code: "expired_api_key", key_id: short.id })
+
+    const unknown = await postChat(gw.url, { model: "local/echo", messages: [{ role: "user", content: "x" }] }, { key: "sk-svc-not-a-key" })
+    expect(unknown.status).toBe(401)
+    const missing = await gw.admin("GET", `/orgs/${orgId}/requests/${requestIdOf(unknown)}`)
+    expect(missing.status).toBe(404)
+    const metrics = await (await fetch(`${gw.url}/metrics`)).text()
+    expect(metrics).toMatch(/svc_gateway_requests_total\{[^}]*status="401"[^}]*\} [1-9]/)
   })
 
   it("a request refused before any upstream call (unknown author) is logged too", async () => {
