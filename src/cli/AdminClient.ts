@@ -6,7 +6,9 @@
  * the admin API's input, validate it the same way and fail with the same messages, so a command never
  * knows which one it talks to.
  */
-import { type Config, Context, Effect, Layer, Schema } from "effect"
+import { type Config, Console, Context, Effect, Layer, Option, Schema } from "effect"
+import { existsSync } from "node:fs"
+import { resolve } from "node:path"
 import type { SqlError } from "effect/sql"
 import type { AdminError } from "../admin/AdminError.ts"
 import { type Org, Orgs } from "../admin/Orgs.ts"
@@ -21,7 +23,7 @@ import { parseAnalyticsParams, parseListParams } from "../logs/RequestQueryParam
 import { type OrgToolChange, type OrgToolSetting, Policy } from "../tools/Policy.ts"
 import { ToolRegistry } from "../tools/ToolRegistry.ts"
 import { DatabaseLive } from "../store/Database.ts"
-import { type DataDirLockError, DataDirLockLive } from "../store/DataDirLock.ts"
+import { type DataDirLockError, DataDirLockLive, lockedDataDir } from "../store/DataDirLock.ts"
 import { AdminClientError } from "./AdminClientError.ts"
 import { type HttpOptions, makeHttpAdmin } from "./AdminHttp.ts"
 import { analyticsParams, listParams, type RequestFilterInput, type RequestListInput } from "./LogQuery.ts"
@@ -120,6 +122,13 @@ const storeServices = Layer.mergeAll(Policy.layer, RequestQueries.layer).pipe(
   Layer.provideMerge(ApiKeys.layer),
   Layer.provideMerge(Orgs.layer)
 )
+
+/** What the CLI says when the embedded store it opens did not exist: where it looked, and where to look. */
+export const newStoreNote = (dataDir: string): string =>
+  `Note: there was no gateway store at ${resolve(dataDir)}, so the CLI made a new, empty one there. It opens ` +
+  `the store of DATABASE_URL, else the folder GATEWAY_DATA_DIR names (default ./.data, in the current folder). ` +
+  `To see your gateway's, run the CLI in the folder you ran npm start in, set GATEWAY_DATA_DIR (or DATABASE_URL) ` +
+  `as the gateway has it, or go through the running gateway: --url http://127.0.0.1:8080 with GATEWAY_ADMIN_TOKEN.`
 
 export class AdminClient extends Context.Service<AdminClient, AdminClientShape>()("svc-gateway/cli/AdminClient") {
   /** Over the repositories already in context: what `layerStore` uses, and what tests share across runs. */
@@ -222,6 +231,9 @@ export class AdminClient extends Context.Service<AdminClient, AdminClientShape>(
   static readonly layerStore: Layer.Layer<AdminClient, AdminClientError, GatewayConfig> = Layer.unwrap(
     Effect.gen(function*() {
       const config = yield* GatewayConfig
+      // run from another folder, the CLI would show a new, empty store and nothing else: say so
+      const onDisk = lockedDataDir(config)
+      if (Option.isSome(onDisk) && !existsSync(onDisk.value)) yield* Console.error(newStoreNote(onDisk.value))
       const failWith = (error: AdminClientError) => Layer.effect(AdminClient, Effect.fail(error))
       return AdminClient.layerRepositories.pipe(
         Layer.provide(storeServices),

@@ -35,12 +35,16 @@ describe("bin/svc-gateway.mjs", () => {
       const created = yield* launch(dataDir, "orgs", "create", "--name", "launched")
       assert.strictEqual(created.code, 0, created.stderr)
       assert.include(created.stdout, "Created organization 'launched'.")
+      // the first run made the store: it says where, and how to reach the gateway's own instead
+      assert.include(created.stderr, `Note: there was no gateway store at ${dataDir}, so the CLI made a new, empty one there.`)
+      assert.include(created.stderr, "--url http://127.0.0.1:8080")
       const id = created.stdout.match(/org_[0-9A-Za-z]{20}/)?.[0]
       assert.isDefined(id)
       assert.isFalse(existsSync(lockFilePath(dataDir)), "the lock is released when the run ends")
 
       const listed = yield* launch(dataDir, "orgs", "list", "--json")
       assert.strictEqual(listed.code, 0, listed.stderr)
+      assert.strictEqual(listed.stderr, "", "a store that exists is opened without a note")
       const list: unknown = JSON.parse(listed.stdout)
       assert.deepInclude(list, { object: "list" })
       assert.match(listed.stdout, new RegExp(`"id": "${id}",\\s+"name": "launched"`))
@@ -57,6 +61,8 @@ describe("bin/svc-gateway.mjs", () => {
 
       const missing = yield* launch(dataDir, "keys", "list", "--org", "org_nope")
       assert.strictEqual(missing.code, 1)
-      assert.strictEqual(missing.stderr.trim(), "Error: No organization with id 'org_nope'.")
+      const [note, error] = missing.stderr.trim().split("\n")
+      assert.match(note!, /^Note: there was no gateway store at /)
+      assert.strictEqual(error, "Error: No organization with id 'org_nope'.")
     }), { timeout: 120_000 })
 })
