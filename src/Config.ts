@@ -18,6 +18,7 @@ const settings = Config.all({
   configFile: Config.String("GATEWAY_CONFIG").pipe(Config.option),
   bodyLimitBytes: Config.Int("GATEWAY_BODY_LIMIT_BYTES").pipe(Config.withDefault(16 * 1024 * 1024)),
   keyCacheTtl: Config.Duration("GATEWAY_KEY_CACHE_TTL").pipe(Config.withDefault(Duration.seconds(5))),
+  modelsRefresh: Config.Duration("GATEWAY_MODELS_REFRESH").pipe(Config.withDefault(Duration.minutes(10))),
   connectTimeout: Config.Duration("GATEWAY_UPSTREAM_CONNECT_TIMEOUT").pipe(Config.withDefault(Duration.seconds(10))),
   firstByteTimeout: Config.Duration("GATEWAY_UPSTREAM_FIRST_BYTE_TIMEOUT").pipe(
     Config.withDefault(Duration.seconds(120))
@@ -44,6 +45,8 @@ export interface GatewaySettings {
   readonly bodyLimitBytes: number
   /** How long a key lookup is cached; bounds how late another instance sees a revocation. */
   readonly keyCacheTtl: Duration.Duration
+  /** How often providers without configured models are asked for their list; 0: never. */
+  readonly modelsRefresh: Duration.Duration
   readonly connectTimeout: Duration.Duration
   readonly firstByteTimeout: Duration.Duration
   /** Longest silence between two chunks of an upstream stream. */

@@ -38,7 +38,7 @@ const models = HttpRouter.add(
     const anthropic = request.headers["anthropic-version"] !== undefined
     const dialect = anthropic ? AnthropicMessages : OpenAiChat
     const caller = (yield* Auth).authenticateKey(dialect.apiKey(request.headers))
-    const { models } = yield* Providers
+    const models = (yield* Providers).models()
     return yield* caller.pipe(
       Effect.map(() =>
         HttpServerResponse.jsonUnsafe(

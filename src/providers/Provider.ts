@@ -67,4 +67,6 @@ export interface Provider {
    * `count_tokens`); absent: the gateway counts with its own tokenizer.
    */
   readonly countTokens?: (call: ProviderCall) => Effect.Effect<number, ProviderError>
+  /** The models the upstream itself lists (`GET /models`), for `GET /v1/models` when none are configured. */
+  readonly listModels?: Effect.Effect<ReadonlyArray<string>, ProviderError>
 }

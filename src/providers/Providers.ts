@@ -2,7 +2,7 @@
  * The provider registry: resolves a model address `author_id/model_id` to the provider instance that
  * serves it and the model id that provider knows, followed by the configured fallbacks.
  */
-import { Context, Effect, Layer } from "effect"
+import { Context, Duration, Effect, Layer, Schedule } from "effect"
 import { GatewayConfig } from "../Config.ts"
 import { ModelNotFound, RequestError } from "../kernel/RequestError.ts"
 import { adapters } from "./Adapters.ts"
@@ -32,7 +32,21 @@ export const splitAddress = (address: string): { readonly author: string; readon
   return { author: address.slice(0, slash), modelId: address.slice(slash + 1) }
 }
 
-export const makeRegistry = (routing: Routing, providers: ReadonlyMap<string, Provider>) => {
+/** The models providers listed themselves (`Provider.listModels`), by provider name; `version` counts changes. */
+export class FetchedModels {
+  readonly byProvider = new Map<string, ReadonlyArray<string>>()
+  version = 0
+  set(provider: string, ids: ReadonlyArray<string>): void {
+    this.byProvider.set(provider, ids)
+    this.version++
+  }
+}
+
+/**
+ * The registry over `providers`. `fetched`: what providers the routing file lists no models for listed
+ * themselves, read when `models()` is asked.
+ */
+export const makeRegistry = (routing: Routing, providers: ReadonlyMap<string, Provider>, fetched = new FetchedModels()) => {
   const routes = routing.routes.map((route: RouteEntry) => ({ route, pattern: globToRegExp(route.match) }))
 
   const resolveOne = (address: string): Target | undefined => {
@@ -79,18 +93,51 @@ export const makeRegistry = (routing: Routing, providers: ReadonlyMap<string, Pr
   }
 
   // an exact route decides where its address goes, so it wins over a provider's own listing
-  const listed = new Map<string, ModelEntry>()
-  for (const provider of providers.values()) {
-    for (const model of provider.models) {
-      listed.set(`${provider.name}/${model}`, { id: `${provider.name}/${model}`, owned_by: provider.name })
+  const listing = (): ReadonlyArray<ModelEntry> => {
+    const listed = new Map<string, ModelEntry>()
+    for (const provider of providers.values()) {
+      const own = provider.models.length > 0 ? provider.models : fetched.byProvider.get(provider.name) ?? []
+      for (const model of own) {
+        listed.set(`${provider.name}/${model}`, { id: `${provider.name}/${model}`, owned_by: provider.name })
+      }
     }
+    for (const route of routing.routes) {
+      if (!route.match.includes("*")) listed.set(route.match, { id: route.match, owned_by: route.provider })
+    }
+    return [...listed.values()]
   }
-  for (const route of routing.routes) {
-    if (!route.match.includes("*")) listed.set(route.match, { id: route.match, owned_by: route.provider })
+  // rebuilt only when a fetched list changed
+  let cached = listing()
+  let version = fetched.version
+  const models = (): ReadonlyArray<ModelEntry> => {
+    if (fetched.version !== version) {
+      version = fetched.version
+      cached = listing()
+    }
+    return cached
   }
-  const models: ReadonlyArray<ModelEntry> = [...listed.values()]
 
   return Effect.succeed(Providers.of({ resolve, models }))
+}
+
+/**
+ * Asks every provider with no configured models for its own list, now and every `every`, in the
+ * background: a provider that is down, slow (10 s at most) or cannot list keeps its last list (none at
+ * first) and never delays start-up.
+ */
+const refreshModels = (
+  providers: ReadonlyMap<string, Provider>,
+  fetched: FetchedModels,
+  every: Duration.Duration
+) => {
+  const listers = [...providers.values()].filter((provider) => provider.models.length === 0 && provider.listModels !== undefined)
+  if (listers.length === 0 || Duration.toMillis(every) <= 0) return Effect.void
+  const once = Effect.forEach(listers, (provider) =>
+    provider.listModels!.pipe(
+      Effect.tap((ids) => Effect.sync(() => fetched.set(provider.name, ids))),
+      Effect.catch((error) => Effect.logWarning("could not list the provider's models", { provider: provider.name, reason: error.reason._tag }))
+    ), { concurrency: "unbounded", discard: true })
+  return Effect.forkScoped(Effect.repeat(once, Schedule.spaced(every)))
 }
 
 export class Providers extends Context.Service<Providers, {
@@ -99,7 +146,8 @@ export class Providers extends Context.Service<Providers, {
    * bare name (no author) is looked up as `bareAuthor`'s when one is given.
    */
   readonly resolve: (address: string, bareAuthor?: string) => Effect.Effect<ReadonlyArray<Target>, RequestError>
-  readonly models: ReadonlyArray<ModelEntry>
+  /** The routable models: the routing file's, else what each provider listed itself (refreshed). */
+  readonly models: () => ReadonlyArray<ModelEntry>
 }>()("svc-gateway/Providers") {
   static readonly layer = Layer
     .effect(
@@ -116,7 +164,9 @@ export class Providers extends Context.Service<Providers, {
         for (const spec of routing.providers) {
           providers.set(spec.name, yield* adapters[spec.adapter].make(spec, { timeouts }))
         }
-        return yield* makeRegistry(routing, providers)
+        const fetched = new FetchedModels()
+        yield* refreshModels(providers, fetched, config.modelsRefresh)
+        return yield* makeRegistry(routing, providers, fetched)
       })
     )
 }

@@ -41,10 +41,12 @@ export const send = (client: HttpClient.HttpClient) => (request: UpstreamRequest
     const deadline = clock.currentTimeMillisUnsafe() + Duration.toMillis(request.timeouts.total)
     const { "content-type": contentType, ...headers } = request.headers
     const sent = client.execute(
-      HttpClientRequest.post(request.url).pipe(
-        HttpClientRequest.setHeaders(headers),
-        HttpClientRequest.bodyText(request.body, contentType ?? "application/json")
-      )
+      request.method === "GET"
+        ? HttpClientRequest.get(request.url).pipe(HttpClientRequest.setHeaders(headers))
+        : HttpClientRequest.post(request.url).pipe(
+          HttpClientRequest.setHeaders(headers),
+          HttpClientRequest.bodyText(request.body, contentType ?? "application/json")
+        )
     ).pipe(Effect.mapError(fromClientError))
     // whichever of first byte and total runs out first
     const firstByte = request.timeouts.firstByte === undefined ? Infinity : Duration.toMillis(request.timeouts.firstByte)

@@ -29,6 +29,8 @@ export class UpstreamTransportError extends Schema.TaggedError<UpstreamTransport
 }) {}
 
 export interface UpstreamRequest {
+  /** `POST` unless told (`GET` for a provider's model list, whose `body` is then ignored). */
+  readonly method?: "GET" | "POST"
   /** The whole URL, e.g. `https://api.openai.com/v1/chat/completions`. */
   readonly url: string
   /** Lower-case names. */
@@ -60,7 +62,7 @@ export interface UpstreamResponse {
 }
 
 export class UpstreamTransport extends Context.Service<UpstreamTransport, {
-  /** Sends a POST; succeeds with any status once the response headers arrived. Interrupting it aborts. */
+  /** Sends the request (a POST unless told); succeeds with any status once the response headers arrived. Interrupting it aborts. */
   readonly send: (request: UpstreamRequest) => Effect.Effect<UpstreamResponse, UpstreamTransportError>
 }>()("svc-gateway/UpstreamTransport") {
   /** Pooled keep-alive connections over undici's `Agent`, closed with the layer. */
@@ -312,9 +314,9 @@ const sendWith = (dispatcher: Dispatcher) => (request: UpstreamRequest): Effect.
         dispatcher.dispatch({
           origin: target.origin,
           path: target.path,
-          method: "POST",
+          method: request.method ?? "POST",
           headers: trace === undefined ? request.headers : { ...request.headers, ...trace },
-          body: request.body,
+          body: request.method === "GET" ? null : request.body,
           // first byte and total are this exchange's own timers; undici's idle timer costs nothing extra
           headersTimeout: 0,
           bodyTimeout: request.timeouts.idle === undefined ? 0 : Duration.toMillis(request.timeouts.idle)
@@ -326,8 +328,9 @@ const sendWith = (dispatcher: Dispatcher) => (request: UpstreamRequest): Effect.
       // not traced: the caller's own trace context, if it sent one, goes on unchanged
       if (!isTracing(fiber)) return exchange(fiber.getRef(IncomingTraceHeaders), undefined)
       // a client span around the exchange, whose context the upstream receives (as Effect's HttpClient does)
-      return Effect.useSpan("http.client POST", { kind: "client" }, (span) => {
-        span.attribute("http.request.method", "POST")
+      const method = request.method ?? "POST"
+      return Effect.useSpan(`http.client ${method}`, { kind: "client" }, (span) => {
+        span.attribute("http.request.method", method)
         span.attribute("url.full", request.url)
         return exchange(HttpTraceContext.toHeaders(span), span)
       })

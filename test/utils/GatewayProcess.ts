@@ -45,6 +45,7 @@ export const startGatewayProcess = async (
     GATEWAY_ADMIN_TOKEN: ADMIN_TOKEN,
     GATEWAY_BOOTSTRAP: "false",
     GATEWAY_LOG_RETENTION: "0 seconds",
+    GATEWAY_MODELS_REFRESH: "0 seconds",
     ...fakeGatewayEnv(upstream),
     ...env
   }

@@ -49,6 +49,8 @@ export const testEnv = (env: Record<string, string> = {}): Record<string, string
   GATEWAY_BOOTSTRAP: "false",
   // keep every request-log row: other suites seed old rows in the shared PostgreSQL database
   GATEWAY_LOG_RETENTION: "0 seconds",
+  // no provider is asked for its model list: fake upstreams count every request (a test turns it on)
+  GATEWAY_MODELS_REFRESH: "0 seconds",
   ...(process.env.DATABASE_URL ? { DATABASE_URL: process.env.DATABASE_URL } : {}),
   ...env
 })

@@ -15,8 +15,9 @@ import type { Provider, ProviderCall } from "../Provider.ts"
 import { ProviderError, UpstreamBadResponse } from "../ProviderError.ts"
 import { sseChunks } from "../SseChunks.ts"
 import { reasonFromTransportError } from "../UpstreamReasons.ts"
+import { dataIds, listModelIds } from "../ModelList.ts"
 import { type UpstreamResponse, UpstreamTransport, type UpstreamTransportError } from "../UpstreamTransport.ts"
-import { countTokensBody, droppedFields, forwardedHeaders, requestBody } from "./AnthropicRequest.ts"
+import { ANTHROPIC_VERSION, countTokensBody, droppedFields, forwardedHeaders, requestBody } from "./AnthropicRequest.ts"
 import { decodeError, decodeMessage, streamDecoder } from "./AnthropicResponse.ts"
 
 export const adapter = "anthropic"
@@ -148,6 +149,12 @@ export const make = (options: AnthropicOptions): Effect.Effect<Provider, never, 
       complete,
       open,
       dropped: droppedFields,
-      countTokens
+      countTokens,
+      listModels: listModelIds(
+        transport,
+        options.name,
+        { url: messagesUrl(baseUrl, "models?limit=1000"), headers: { ...headers, "anthropic-version": configured["anthropic-version"] ?? ANTHROPIC_VERSION } },
+        dataIds
+      )
     } satisfies Provider
   })

@@ -11,10 +11,25 @@ import { ProviderError, UpstreamBadResponse } from "../ProviderError.ts"
 import { sseChunks } from "../SseChunks.ts"
 import { reasonFromTransportError } from "../UpstreamReasons.ts"
 import { UpstreamTransport, type UpstreamTransportError } from "../UpstreamTransport.ts"
+import { listModelIds } from "../ModelList.ts"
 import { droppedFields, requestBody } from "./GeminiRequest.ts"
 import { decodeGeminiError, decodeResponse, streamDecoder } from "./GeminiResponse.ts"
 
 export const DEFAULT_BASE_URL = "https://generativelanguage.googleapis.com/v1beta"
+
+const isRecord = (u: unknown): u is Readonly<Record<string, unknown>> => typeof u === "object" && u !== null && !Array.isArray(u)
+
+/** The models of Gemini's list (`{models: [{name: "models/gemini-2.5-flash", supportedGenerationMethods}]}`) that generate content. */
+export const geminiModelIds = (json: unknown): ReadonlyArray<string> => {
+  const models = isRecord(json) ? json["models"] : undefined
+  if (!Array.isArray(models)) return []
+  return models.flatMap((model) => {
+    if (!isRecord(model) || typeof model["name"] !== "string") return []
+    const methods = model["supportedGenerationMethods"]
+    if (Array.isArray(methods) && !methods.includes("generateContent")) return []
+    return [model["name"].replace(/^models\//, "")]
+  })
+}
 
 /** The URL of a model's method under a base URL written with or without a trailing slash. */
 export const methodUrl = (baseUrl: string, modelId: string, stream: boolean): string =>
@@ -68,5 +83,12 @@ export const make = (options: OpenAiCompatibleOptions): Effect.Effect<Provider, 
       return pull
     })
 
-    return { name: options.name, adapter: "gemini", models: options.models, complete, open, dropped: droppedFields } satisfies Provider
+    const listModels = listModelIds(
+      transport,
+      options.name,
+      { url: `${options.baseUrl.replace(/\/+$/, "")}/models?pageSize=1000`, headers },
+      geminiModelIds
+    )
+
+    return { name: options.name, adapter: "gemini", models: options.models, complete, open, dropped: droppedFields, listModels } satisfies Provider
   })

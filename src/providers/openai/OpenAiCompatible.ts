@@ -10,6 +10,7 @@ import { ProviderError, UpstreamBadResponse } from "../ProviderError.ts"
 import { endEvent, type EventStep, sseChunks } from "../SseChunks.ts"
 import { reasonFromTransportError } from "../UpstreamReasons.ts"
 import { type UpstreamResponse, UpstreamTransport, type UpstreamTransportError } from "../UpstreamTransport.ts"
+import { dataIds, listModelIds } from "../ModelList.ts"
 import { buildRequestBody, decodeChunk, decodeCompletion, decodeErrorResponse, droppedFields } from "./OpenAiMapping.ts"
 
 export interface OpenAiCompatibleOptions {
@@ -111,5 +112,7 @@ export const make = (options: OpenAiCompatibleOptions): Effect.Effect<Provider, 
       return pull
     })
 
-    return { name: options.name, adapter, models: options.models, complete, open, dropped: droppedFields } satisfies Provider
+    const listModels = listModelIds(transport, options.name, { url: `${options.baseUrl.replace(/\/+$/, "")}/models`, headers }, dataIds)
+
+    return { name: options.name, adapter, models: options.models, complete, open, dropped: droppedFields, listModels } satisfies Provider
   })

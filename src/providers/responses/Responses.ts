@@ -14,6 +14,7 @@ import { ProviderError, UpstreamBadResponse } from "../ProviderError.ts"
 import { sseChunks } from "../SseChunks.ts"
 import { reasonFromTransportError } from "../UpstreamReasons.ts"
 import { UpstreamTransport, type UpstreamTransportError } from "../UpstreamTransport.ts"
+import { dataIds, listModelIds } from "../ModelList.ts"
 import { droppedFields, FORMAT, requestBody } from "./ResponsesRequest.ts"
 import { decodeResponse, streamDecoder } from "./ResponsesResponse.ts"
 
@@ -80,7 +81,8 @@ export const make = (options: OpenAiCompatible.OpenAiCompatibleOptions): Effect.
       models: options.models,
       complete,
       open,
-      dropped: droppedFields
+      dropped: droppedFields,
+      listModels: listModelIds(transport, options.name, { url: `${options.baseUrl.replace(/\/+$/, "")}/models`, headers }, dataIds)
     } satisfies Provider
   })
 
@@ -97,6 +99,7 @@ export const makeOpenAi = (options: OpenAiCompatible.OpenAiCompatibleOptions): E
       models: options.models,
       complete: (call) => pick(call).complete(call),
       open: (call, scope) => pick(call).open(call, scope),
-      dropped: (call) => pick(call).dropped?.(call) ?? []
+      dropped: (call) => pick(call).dropped?.(call) ?? [],
+      ...(chat.listModels === undefined ? {} : { listModels: chat.listModels })
     } satisfies Provider
   })

@@ -204,7 +204,7 @@ describe("makeRegistry.models", () => {
           { match: "team/smart", provider: "openai" }
         ]
       })
-      assert.deepStrictEqual(providers.models, [
+      assert.deepStrictEqual(providers.models(), [
         { id: "openai/gpt-4o", owned_by: "openai" },
         { id: "openai/gpt-4o-mini", owned_by: "openai" },
         { id: "local/echo", owned_by: "local" },
@@ -215,13 +215,13 @@ describe("makeRegistry.models", () => {
 
   it.effect("is empty when no provider lists models and there are no routes", () =>
     Effect.gen(function*() {
-      assert.deepStrictEqual((yield* registry({}, [groq, openrouter])).models, [])
+      assert.deepStrictEqual((yield* registry({}, [groq, openrouter])).models(), [])
     }))
 
   it.effect("lists each id once, even when an exact route names a model a provider lists", () =>
     Effect.gen(function*() {
       const providers = yield* registry({ routes: [{ match: "openai/gpt-4o", provider: "openrouter", model: "openai/gpt-4o" }] })
-      const ids = providers.models.map((model) => model.id)
+      const ids = providers.models().map((model) => model.id)
       assert.deepStrictEqual(ids, [...new Set(ids)])
       assert.includeMembers(ids, ["openai/gpt-4o", "openai/gpt-4o-mini", "local/echo"])
     }))
