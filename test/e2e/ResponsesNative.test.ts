@@ -29,7 +29,8 @@ const codexBody = {
   tools: [
     { type: "function", name: "exec_command", description: "Runs a command", strict: false, parameters: { type: "object", properties: { cmd: { type: "string" } }, required: ["cmd"] } },
     { type: "web_search", external_web_access: false },
-    { type: "namespace", name: "mcp__docs", tools: [{ type: "function", name: "search", parameters: { type: "object" } }] }
+    { type: "namespace", name: "mcp__docs", tools: [{ type: "function", name: "search", parameters: { type: "object" } }] },
+    { type: "tool_search", max_results: 8 }
   ],
   tool_choice: "auto",
   parallel_tool_calls: false,
@@ -166,7 +167,10 @@ describe("the Responses API to a Responses upstream and across formats", () => {
     expect(upstream.last().path).toBe("/v1/responses")
     expect(upstream.last().body).toEqual({
       model: "o3-pro",
-      input: [{ role: "system", content: "Be brief." }, { role: "user", content: "files?" }],
+      input: [
+        { type: "message", role: "system", content: [{ type: "input_text", text: "Be brief." }] },
+        { type: "message", role: "user", content: [{ type: "input_text", text: "files?" }] }
+      ],
       store: false,
       stream: false,
       temperature: 0.2,

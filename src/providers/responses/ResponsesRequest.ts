@@ -43,8 +43,10 @@ const inputPart = (part: ContentPart): Json | undefined => {
   return undefined
 }
 
-const inputContent = (content: ChatMessage["content"]): string | Array<Json> => {
-  if (typeof content === "string" || content === undefined || content === null) return content ?? ""
+/** A message's content as Responses input parts: a string is one `input_text` part. */
+const inputContent = (content: ChatMessage["content"]): Array<Json> => {
+  if (typeof content === "string") return [{ type: "input_text", text: content }]
+  if (content === undefined || content === null) return []
   const parts: Array<Json> = []
   for (const part of content) {
     const mapped = inputPart(part)
@@ -79,8 +81,9 @@ export const inputItems = (messages: ReadonlyArray<ChatMessage>): Array<Json> =>
     switch (message.role) {
       case "assistant": {
         items.push(...reasoningItems(message))
+        // the shape Codex sends its own history in: an earlier answer's text is output, not input
         const text = textOf(message.content)
-        if (text !== "") items.push({ role: "assistant", content: text })
+        if (text !== "") items.push({ type: "message", role: "assistant", content: [{ type: "output_text", text }] })
         for (const call of message.tool_calls ?? []) {
           items.push({ type: "function_call", call_id: call.id, name: call.function.name, arguments: call.function.arguments })
         }
@@ -91,7 +94,7 @@ export const inputItems = (messages: ReadonlyArray<ChatMessage>): Array<Json> =>
         items.push({ type: "function_call_output", call_id: message.tool_call_id ?? message.name ?? "", output: textOf(message.content) })
         break
       default:
-        items.push({ role: message.role, content: inputContent(message.content) })
+        items.push({ type: "message", role: message.role, content: inputContent(message.content) })
     }
   }
   return items
@@ -130,7 +133,7 @@ const MAPPED: ReadonlySet<string> = new Set([
   "service_tier",
   "safety_identifier",
   "max_completion_tokens",
-  "store",
+  // usage always comes in `response.completed`
   "stream_options"
 ])
 
@@ -186,7 +189,8 @@ export const requestBody = (call: ProviderCall, stream: boolean): Json => {
 /** What of a call from another format this upstream leaves out. */
 export const droppedFields = (call: ProviderCall): ReadonlyArray<string> => {
   if (nativeOf(call) !== undefined) return []
-  const dropped = Object.keys(call.passthrough).filter((key) => !MAPPED.has(key))
+  // `store: true` asks to keep the answer, which the gateway never does (`store: false` always goes)
+  const dropped = Object.keys(call.passthrough).filter((key) => key === "store" ? call.passthrough[key] === true : !MAPPED.has(key))
   if (lostParts(call.messages)) dropped.push("messages[].content[]")
   return dropped
 }

@@ -10,7 +10,7 @@
  * failure. Output items of hosted tools (`web_search_call`, ...) have no place in the model and are not read.
  */
 import { Result } from "effect"
-import type { Completion, CompletionChunk, ToolCall, Usage } from "../../kernel/ChatWire.ts"
+import type { Completion, CompletionChunk, ToolCall, ToolCallDelta, Usage } from "../../kernel/ChatWire.ts"
 import { UpstreamBadResponse, UpstreamStatus } from "../ProviderError.ts"
 import { type EventStep, skipEvent } from "../SseChunks.ts"
 
@@ -47,12 +47,48 @@ const finishOf = (response: Json, calledTools: boolean): string => {
 const summaryText = (summary: unknown): string =>
   Array.isArray(summary) ? summary.map((part) => (isRecord(part) ? text(part["text"]) : "")).filter((t) => t !== "").join("\n\n") : ""
 
-/** A failed response's error as the upstream's status (a 2xx that carries a failure is a 502). */
-const failureOf = (error: unknown): UpstreamStatus => {
-  const message = isRecord(error) ? text(error["message"]) : ""
-  const code = isRecord(error) && typeof error["code"] === "string" ? error["code"] : undefined
-  const status = code === "rate_limit_exceeded" ? 429 : code === "server_is_overloaded" ? 503 : 502
-  return new UpstreamStatus({ status, message: message === "" ? "the upstream's response failed" : message, ...(code === undefined ? {} : { code }) })
+/**
+ * The status a failure inside a 200 stands for (a failed response, or an `error` event), from its code:
+ * OpenAI sends these codes with 429, 503 and 500 when it can still answer with a status; a refused
+ * input (`context_length_exceeded`, `invalid_prompt`, `invalid_image`, ...) is the client's 400, not
+ * worth another target; anything else a 502, which fails over.
+ */
+const failureStatus = (code: string | undefined): number => {
+  switch (code) {
+    case "rate_limit_exceeded":
+    case "insufficient_quota":
+      return 429
+    case "server_is_overloaded":
+    case "slow_down":
+      return 503
+    case "server_error":
+      return 500
+    case "context_length_exceeded":
+    case "invalid_prompt":
+      return 400
+    default:
+      return code !== undefined && (code.startsWith("invalid_") || code.startsWith("image_") || code === "empty_image_file") ? 400 : 502
+  }
+}
+
+/**
+ * A failed response's `error` (`{code, message}`), or an `error` event: flat `{code, message, param}` as
+ * documented, or the error object nested under `error` as the API also sends it.
+ */
+const failureOf = (failure: unknown): UpstreamStatus => {
+  const error = isRecord(failure) && isRecord(failure["error"]) ? failure["error"] : isRecord(failure) ? failure : {}
+  const message = text(error["message"])
+  const code = typeof error["code"] === "string" ? error["code"] : undefined
+  // an event's own `type` is `error`, not the error's
+  const type = typeof error["type"] === "string" && error["type"] !== "error" ? error["type"] : undefined
+  const param = typeof error["param"] === "string" ? error["param"] : undefined
+  return new UpstreamStatus({
+    status: failureStatus(code),
+    message: message === "" ? "the upstream's response failed" : message,
+    ...(type === undefined ? {} : { type }),
+    ...(code === undefined ? {} : { code }),
+    ...(param === undefined ? {} : { param })
+  })
 }
 
 /** A whole `response` object as a completion. */
@@ -127,7 +163,8 @@ const SKIPPED: ReadonlySet<string> = new Set([
  */
 export const streamDecoder = (fallbackModel: string) => {
   let model = fallbackModel
-  const calls = new Map<string, number>()
+  /** Each call by its item id: its tool call index, and whether its arguments came. */
+  const calls = new Map<string, { readonly index: number; streamed: boolean }>()
   let calledTools = false
   const chunk = (delta: Json, finish: string | null = null, usage?: Usage): CompletionChunk => ({
     model,
@@ -135,10 +172,18 @@ export const streamDecoder = (fallbackModel: string) => {
     usage,
     extra: {}
   })
+  /** A call's first delta: its id (`call_id`), name and whatever arguments its item already has. */
+  const callStart = (item: Json): ToolCallDelta => {
+    const index = calls.size
+    const args = text(item["arguments"])
+    calls.set(text(item["id"]), { index, streamed: args !== "" })
+    calledTools = true
+    return { index, id: text(item["call_id"]), type: "function", function: { name: text(item["name"]), arguments: args } }
+  }
   return (data: string, name?: string): EventStep => {
     if (name !== undefined && SKIPPED.has(name)) return skipEvent
-    // an item's end matters for reasoning alone (its encrypted content)
-    if (name === "response.output_item.done" && !data.includes("\"reasoning\"")) return skipEvent
+    // an item's end matters for reasoning (its encrypted content) and a call not streamed in deltas
+    if (name === "response.output_item.done" && !data.includes("\"reasoning\"") && !data.includes("\"function_call\"")) return skipEvent
     let event: unknown
     try {
       event = JSON.parse(data)
@@ -160,24 +205,27 @@ export const streamDecoder = (fallbackModel: string) => {
       case "response.output_item.added": {
         const item = event["item"]
         if (!isRecord(item) || item["type"] !== "function_call") return skipEvent
-        const index = calls.size
-        calls.set(text(item["id"]), index)
-        calledTools = true
-        return {
-          _tag: "Chunk",
-          chunk: chunk({
-            tool_calls: [{ index, id: text(item["call_id"]), type: "function", function: { name: text(item["name"]), arguments: text(item["arguments"]) } }]
-          })
-        }
+        return { _tag: "Chunk", chunk: chunk({ tool_calls: [callStart(item)] }) }
       }
       case "response.function_call_arguments.delta": {
-        const index = calls.get(text(event["item_id"]))
-        if (index === undefined) return skipEvent
-        return { _tag: "Chunk", chunk: chunk({ tool_calls: [{ index, function: { arguments: text(event["delta"]) } }] }) }
+        const call = calls.get(text(event["item_id"]))
+        if (call === undefined) return skipEvent
+        call.streamed = true
+        return { _tag: "Chunk", chunk: chunk({ tool_calls: [{ index: call.index, function: { arguments: text(event["delta"]) } }] }) }
       }
       case "response.output_item.done": {
         const item = event["item"]
-        const encrypted = isRecord(item) && item["type"] === "reasoning" ? text(item["encrypted_content"]) : ""
+        if (!isRecord(item)) return skipEvent
+        if (item["type"] === "function_call") {
+          // a server that sends a call whole, in its item's end only, or its arguments without deltas
+          const call = calls.get(text(item["id"]))
+          if (call === undefined) return { _tag: "Chunk", chunk: chunk({ tool_calls: [callStart(item)] }) }
+          const args = text(item["arguments"])
+          if (call.streamed || args === "") return skipEvent
+          call.streamed = true
+          return { _tag: "Chunk", chunk: chunk({ tool_calls: [{ index: call.index, function: { arguments: args } }] }) }
+        }
+        const encrypted = item["type"] === "reasoning" ? text(item["encrypted_content"]) : ""
         return encrypted === "" ? skipEvent : { _tag: "Chunk", chunk: chunk({ reasoning_signature: encrypted }) }
       }
       case "response.completed":

@@ -43,10 +43,10 @@ describe("a call from another format", () => {
     }), true)).toEqual({
       model: "gpt-5",
       input: [
-        { role: "system", content: "Be brief." },
-        { role: "user", content: [{ type: "input_text", text: "Look" }, { type: "input_image", image_url: "https://x/y.png", detail: "auto" }] },
+        { type: "message", role: "system", content: [{ type: "input_text", text: "Be brief." }] },
+        { type: "message", role: "user", content: [{ type: "input_text", text: "Look" }, { type: "input_image", image_url: "https://x/y.png", detail: "auto" }] },
         { type: "reasoning", summary: [{ type: "summary_text", text: "Plan." }], encrypted_content: "enc-1" },
-        { role: "assistant", content: "Listing." },
+        { type: "message", role: "assistant", content: [{ type: "output_text", text: "Listing." }] },
         { type: "function_call", call_id: "call_1", name: "ls", arguments: "{}" },
         { type: "function_call_output", call_id: "call_1", output: "a.txt" }
       ],
@@ -136,7 +136,7 @@ describe("answers", () => {
     const cut = Result.getOrThrow(decodeResponse(JSON.stringify({ status: "incomplete", incomplete_details: { reason: "max_output_tokens" }, output: [] }), "m"))
     expect(cut.choices[0]?.finish_reason).toBe("length")
     const failed = decodeResponse(JSON.stringify({ status: "failed", error: { code: "server_error", message: "boom" }, output: [] }), "m")
-    expect(Result.isFailure(failed) && failed.failure).toMatchObject({ status: 502, message: "boom" })
+    expect(Result.isFailure(failed) && failed.failure).toMatchObject({ status: 500, message: "boom" })
   })
 
   it("a stream: text, summary paragraphs, two calls by item id, the encrypted content, and response.completed last", () => {
