@@ -1,8 +1,8 @@
-// Tests run on the pinned Node 24 (npm scripts put node_modules/.bin first). PGlite boots in a few
-// seconds per worker, hence the generous timeouts.
+// Tests run on the pinned Node 24 (npm scripts put node_modules/.bin first). Timeouts are generous:
+// two cores run every worker's gateways and fake upstreams at once.
 //
 // Two projects, one after the other: the console's browser suites run once every other suite is done.
-// Run beside some seventy files of PGlite gateways on two cores, a page that answers in 100 ms idle took
+// Run beside some seventy files of gateways on two cores, a page that answers in 100 ms idle took
 // seconds, and the browser tests' waits (`expect.poll` gives up after 1 s by default) failed by chance:
 // a request-log page polled while its rows were still loading, a tools page not rendered in 10 s. On a
 // machine of their own the waits hold, and a poll waits as long as the page's own waits do.

@@ -100,7 +100,7 @@ const adminPost = async (
   return parsed
 }
 
-const waitReady = async (child: ChildProcess, baseUrl: string, logFile: string): Promise<void> => {
+export const waitReady = async (child: ChildProcess, baseUrl: string, logFile: string): Promise<void> => {
   const deadline = Date.now() + READY_TIMEOUT_MS
   let last = "no answer yet"
   while (Date.now() < deadline) {

@@ -62,8 +62,8 @@ const gatewayVariants = (store: Readonly<Record<string, string>>): ReadonlyArray
 /**
  * The store the gateway is measured on: PostgreSQL, as a team deploys it, when `BENCH_DATABASE_URL`
  * (default: the local server on 127.0.0.1:5432) answers, in a database of the run's own
- * (`bench/database.ts`); else the embedded PGlite, whose WebAssembly heap (hundreds of MiB, over 1 GiB
- * during its first initdb) then dominates the memory figure.
+ * (`bench/database.ts`); else, or with `BENCH_DATABASE_URL=off`, the embedded store (SQLite) that
+ * `npm start` uses by default.
  */
 const benchStore = async (): Promise<{ readonly env: Readonly<Record<string, string>>; readonly drop?: () => Promise<void> }> => {
   const url = process.env["BENCH_DATABASE_URL"] ?? "postgres://postgres@127.0.0.1:5432/test"
@@ -167,7 +167,7 @@ const main = async (): Promise<number> => {
   const config = settings()
   mkdirSync(resultsDir, { recursive: true })
   const { env: store, drop: dropDatabase } = await benchStore()
-  console.log(`gateway store: ${store["DATABASE_URL"] === undefined ? "embedded PGlite" : "PostgreSQL (DATABASE_URL)"}`)
+  console.log(`gateway store: ${store["DATABASE_URL"] === undefined ? "embedded (SQLite)" : "PostgreSQL (DATABASE_URL)"}`)
   const variants = gatewayVariants(store).filter((v) => config.wanted(v.name))
   const withGateway = variants.some((v) => v.name === "gateway")
   const messageTargets = [

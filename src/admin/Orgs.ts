@@ -2,7 +2,7 @@
 import { Context, Effect, Layer } from "effect"
 import { SqlClient, type SqlError } from "effect/sql"
 import { newId } from "../Ids.ts"
-import { toIso } from "../store/Rows.ts"
+import { toBool, toIso } from "../store/Rows.ts"
 import { AdminError } from "./AdminError.ts"
 
 export interface Org {
@@ -16,15 +16,15 @@ export interface Org {
 interface OrgRow {
   readonly id: string
   readonly name: string
-  readonly created_at: Date
-  readonly log_content: boolean
+  readonly created_at: Date | string
+  readonly log_content: boolean | number
 }
 
 const toOrg = (row: OrgRow): Org => ({
   id: row.id,
   name: row.name,
   created_at: toIso(row.created_at),
-  log_content: row.log_content
+  log_content: toBool(row.log_content)
 })
 
 export class Orgs extends Context.Service<Orgs, {
@@ -56,7 +56,7 @@ export class Orgs extends Context.Service<Orgs, {
       return toOrg(row)
     })
 
-    const count = sql<{ readonly n: number }>`SELECT count(*)::int AS n FROM orgs`.pipe(
+    const count = sql<{ readonly n: number }>`SELECT CAST(count(*) AS INTEGER) AS n FROM orgs`.pipe(
       Effect.map((rows) => rows[0]?.n ?? 0)
     )
 

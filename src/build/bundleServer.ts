@@ -3,9 +3,8 @@
  * The sources run as they are too (`node src/main.ts`, and every test does); the bundle exists for
  * memory: loading Effect's and the platform's modules one file each keeps their full text and JSDoc in
  * the heap, about 70 MiB, where the bundle holds only the code the gateway reaches, without comments.
- * Not minified, so stack traces stay readable. PGlite stays outside: it loads its WebAssembly and data
- * files from its own package folder. So does gpt-tokenizer, loaded only when something is counted: its
- * token table is megabytes of source that a bundle would hold from the start. Node's built-ins are required, not imported (`requireBuiltins.ts`).
+ * Not minified, so stack traces stay readable. gpt-tokenizer stays outside, loaded only when something
+ * is counted: its token table is megabytes of source that a bundle would hold from the start. Node's built-ins are required, not imported (`requireBuiltins.ts`).
  */
 import { build } from "rolldown"
 import { requireBuiltins } from "./requireBuiltins.ts"
@@ -14,7 +13,7 @@ export const bundleServer = async (file: string): Promise<void> => {
   await build({
     input: new URL("../main.ts", import.meta.url).pathname,
     platform: "node",
-    external: [/^@electric-sql\/pglite/, /^gpt-tokenizer/, /^node:/],
+    external: [/^gpt-tokenizer/, /^node:/],
     // ASCII only: one non-ASCII character anywhere makes V8 hold the whole source as UTF-16, twice its size
     output: { file, format: "esm", minify: "dce-only", comments: false, codeSplitting: false, charset: "ascii" },
     logLevel: "warn",

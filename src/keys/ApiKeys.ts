@@ -8,7 +8,8 @@ import { SqlClient, type SqlError } from "effect/sql"
 import { AdminError } from "../admin/AdminError.ts"
 import { Orgs } from "../admin/Orgs.ts"
 import { newId } from "../Ids.ts"
-import { toIso, toIsoOrNull } from "../store/Rows.ts"
+import { fromJson, toBool, toDateOrNull, toIso, toIsoOrNull, toStoredTime } from "../store/Rows.ts"
+import { json, now } from "../store/SqlParts.ts"
 import { generateSecret } from "./ApiKeySecret.ts"
 
 /** A key as listings show it: never the secret. */
@@ -61,17 +62,15 @@ interface KeyRow {
   readonly org_id: string
   readonly name: string
   readonly prefix: string
-  readonly created_at: Date
-  readonly expires_at: Date | null
-  readonly revoked_at: Date | null
-  readonly last_used_at: Date | null
-  readonly allowed_svc_tool_ids: ReadonlyArray<string> | null
+  readonly created_at: Date | string
+  readonly expires_at: Date | string | null
+  readonly revoked_at: Date | string | null
+  readonly last_used_at: Date | string | null
+  /** JSON: parsed (PostgreSQL) or text (SQLite). */
+  readonly allowed_svc_tool_ids: ReadonlyArray<string> | string | null
 }
 
 const COLUMNS = "id, org_id, name, prefix, created_at, expires_at, revoked_at, last_used_at, allowed_svc_tool_ids"
-
-/** JSONB parameters travel as text and are cast in SQL. */
-const jsonOrNull = (value: unknown) => (value === null ? null : JSON.stringify(value))
 
 const toInfo = (row: KeyRow): ApiKeyInfo => ({
   id: row.id,
@@ -82,7 +81,7 @@ const toInfo = (row: KeyRow): ApiKeyInfo => ({
   expires_at: toIsoOrNull(row.expires_at),
   revoked_at: toIsoOrNull(row.revoked_at),
   last_used_at: toIsoOrNull(row.last_used_at),
-  allowed_svc_tool_ids: row.allowed_svc_tool_ids
+  allowed_svc_tool_ids: row.allowed_svc_tool_ids === null ? null : fromJson(row.allowed_svc_tool_ids)
 })
 
 export class ApiKeys extends Context.Service<ApiKeys, {
@@ -116,7 +115,7 @@ export class ApiKeys extends Context.Service<ApiKeys, {
       const rows = yield* sql<KeyRow>`INSERT INTO api_keys
         (id, org_id, name, key_hash, prefix, expires_at, allowed_svc_tool_ids)
         VALUES (${newId("key")}, ${orgId}, ${input.name}, ${secret.hash}, ${secret.prefix}, ${input.expiresAt},
-          ${jsonOrNull(input.allowedSvcToolIds ?? null)}::jsonb)
+          ${json(sql, input.allowedSvcToolIds ?? null)})
         RETURNING ${sql.literal(COLUMNS)}`
       return { ...toInfo(rows[0]!), key: secret.key }
     })
@@ -140,20 +139,20 @@ export class ApiKeys extends Context.Service<ApiKeys, {
         allowed_svc_tool_ids = ${
         changes.allowedSvcToolIds === undefined
           ? sql`allowed_svc_tool_ids`
-          : sql`${jsonOrNull(changes.allowedSvcToolIds)}::jsonb`
+          : json(sql, changes.allowedSvcToolIds)
       }
         WHERE id = ${keyId}`
       return toInfo(yield* selectKey(keyId))
     })
 
     const revoke = Effect.fn("ApiKeys.revoke")(function*(keyId: string) {
-      yield* sql`UPDATE api_keys SET revoked_at = COALESCE(revoked_at, now()) WHERE id = ${keyId}`
+      yield* sql`UPDATE api_keys SET revoked_at = COALESCE(revoked_at, ${now(sql)}) WHERE id = ${keyId}`
       return toInfo(yield* selectKey(keyId))
     })
 
     const findByHash = Effect.fn("ApiKeys.findByHash")(function*(hash: string) {
       // the org's log setting rides along, so it is cached with the key
-      const rows = yield* sql<Omit<KeyRow, "prefix" | "created_at" | "last_used_at"> & { readonly log_content: boolean }>`
+      const rows = yield* sql<Omit<KeyRow, "prefix" | "created_at" | "last_used_at"> & { readonly log_content: boolean | number }>`
         SELECT k.id, k.org_id, k.name, k.expires_at, k.revoked_at, k.allowed_svc_tool_ids, o.log_content
         FROM api_keys k JOIN orgs o ON o.id = k.org_id WHERE k.key_hash = ${hash}`
       const row = rows[0]
@@ -162,10 +161,10 @@ export class ApiKeys extends Context.Service<ApiKeys, {
         id: row.id,
         orgId: row.org_id,
         name: row.name,
-        expiresAt: row.expires_at,
-        revokedAt: row.revoked_at,
-        allowedSvcToolIds: row.allowed_svc_tool_ids,
-        logContent: row.log_content
+        expiresAt: toDateOrNull(row.expires_at),
+        revokedAt: toDateOrNull(row.revoked_at),
+        allowedSvcToolIds: row.allowed_svc_tool_ids === null ? null : fromJson(row.allowed_svc_tool_ids),
+        logContent: toBool(row.log_content)
       }
     })
 
@@ -178,10 +177,19 @@ export class ApiKeys extends Context.Service<ApiKeys, {
       const batch = pendingUse
       pendingUse = new Map()
       const ids = [...batch.keys()]
-      const times = ids.map((id) => new Date(batch.get(id)!).toISOString())
-      yield* sql`UPDATE api_keys AS k SET last_used_at = u.used_at::timestamptz
-        FROM unnest(${ids}::text[], ${times}::text[]) AS u(id, used_at)
-        WHERE k.id = u.id AND (k.last_used_at IS NULL OR k.last_used_at < u.used_at::timestamptz)`.pipe(
+      const times = ids.map((id) => toStoredTime(new Date(batch.get(id)!)))
+      // one statement for the whole batch: arrays unnested on PostgreSQL, a JSON list of pairs on SQLite
+      const statement = sql.onDialectOrElse({
+        sqlite: () =>
+          sql`UPDATE api_keys AS k SET last_used_at = u.value ->> 1
+            FROM json_each(${JSON.stringify(ids.map((id, i) => [id, times[i]]))}) AS u
+            WHERE k.id = u.value ->> 0 AND (k.last_used_at IS NULL OR k.last_used_at < u.value ->> 1)`,
+        orElse: () =>
+          sql`UPDATE api_keys AS k SET last_used_at = u.used_at::timestamptz
+            FROM unnest(${ids}::text[], ${times}::text[]) AS u(id, used_at)
+            WHERE k.id = u.id AND (k.last_used_at IS NULL OR k.last_used_at < u.used_at::timestamptz)`
+      })
+      yield* statement.pipe(
         // keep the times for the next round rather than lose them
         Effect.tapError(() =>
           Effect.sync(() => {

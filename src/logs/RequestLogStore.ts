@@ -5,6 +5,7 @@
  */
 import { Context, Effect, Layer } from "effect"
 import { SqlClient, SqlError } from "effect/sql"
+import { toStoredTime } from "../store/Rows.ts"
 import type { RequestRecord } from "./RequestRecord.ts"
 
 export class RequestLogStore extends Context.Service<RequestLogStore, {
@@ -19,10 +20,42 @@ export class RequestLogStore extends Context.Service<RequestLogStore, {
   static readonly layer = Layer.effect(RequestLogStore, Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
 
-    // The whole batch travels as one JSON parameter, decoded by `json_to_recordset`: one bound
-    // parameter whatever the batch size (no 65 535-parameter limit), and TEXT[] columns from JSON arrays.
+    // The whole batch travels as one JSON parameter, decoded on PostgreSQL by `json_to_recordset`: one
+    // bound parameter whatever the batch size (no 65 535-parameter limit), and TEXT[] columns from arrays.
     // A row leaves out its nulls, empty lists and zero counts (`toRow`), which the SELECT puts back:
     // PostgreSQL then parses about a third less JSON per row, which made a batch ~14 % cheaper for it.
+    const insertPg = (batch: string) =>
+      sql`INSERT INTO request_log (${sql.literal(INSERTED)})
+      SELECT
+        id, created_at, org_id, key_id, requested_model, model, provider, status, error_code, stream,
+        COALESCE(tags, '{}'), COALESCE(prompt_tokens, 0), COALESCE(completion_tokens, 0),
+        COALESCE(cached_tokens, 0), COALESCE(reasoning_tokens, 0), COALESCE(svc_tools, '{}'),
+        COALESCE(attempts, 0), latency_ms, ttft_ms, compression_saved_tokens, user_agent, prompt_text,
+        completion_text, session_id
+      FROM json_to_recordset(${batch}::json) AS r(
+        id TEXT, created_at TIMESTAMPTZ, org_id TEXT, key_id TEXT, requested_model TEXT, model TEXT,
+        provider TEXT, status INTEGER, error_code TEXT, stream BOOLEAN, tags TEXT[], prompt_tokens INTEGER,
+        completion_tokens INTEGER, cached_tokens INTEGER, reasoning_tokens INTEGER, svc_tools TEXT[],
+        attempts INTEGER, latency_ms DOUBLE PRECISION, ttft_ms DOUBLE PRECISION,
+        compression_saved_tokens INTEGER, user_agent TEXT, prompt_text TEXT, completion_text TEXT, session_id TEXT)
+      ON CONFLICT (id) DO NOTHING`
+
+    // SQLite reads the same JSON with json_each; list columns hold JSON text. `WHERE true` tells its
+    // parser that ON CONFLICT belongs to the INSERT, not to a join.
+    const insertSqlite = (batch: string) =>
+      sql`INSERT INTO request_log (${sql.literal(INSERTED)})
+      SELECT
+        r.value ->> 'id', r.value ->> 'created_at', r.value ->> 'org_id', r.value ->> 'key_id',
+        r.value ->> 'requested_model', r.value ->> 'model', r.value ->> 'provider', r.value ->> 'status',
+        r.value ->> 'error_code', r.value ->> 'stream', COALESCE(r.value ->> 'tags', '[]'),
+        COALESCE(r.value ->> 'prompt_tokens', 0), COALESCE(r.value ->> 'completion_tokens', 0),
+        COALESCE(r.value ->> 'cached_tokens', 0), COALESCE(r.value ->> 'reasoning_tokens', 0),
+        COALESCE(r.value ->> 'svc_tools', '[]'), COALESCE(r.value ->> 'attempts', 0), r.value ->> 'latency_ms',
+        r.value ->> 'ttft_ms', r.value ->> 'compression_saved_tokens', r.value ->> 'user_agent',
+        r.value ->> 'prompt_text', r.value ->> 'completion_text', r.value ->> 'session_id'
+      FROM json_each(${batch}) AS r WHERE true
+      ON CONFLICT (id) DO NOTHING`
+
     const insert = (rows: ReadonlyArray<RequestRecord>) =>
       Effect.suspend(() => {
         let batch: string
@@ -31,37 +64,37 @@ export class RequestLogStore extends Context.Service<RequestLogStore, {
         } catch (cause) {
           return Effect.fail(unstorable(cause))
         }
-        return sql`INSERT INTO request_log (
-          id, created_at, org_id, key_id, requested_model, model, provider, status, error_code, stream, tags,
-          prompt_tokens, completion_tokens, cached_tokens, reasoning_tokens, svc_tools, attempts, latency_ms,
-          ttft_ms, compression_saved_tokens, user_agent, prompt_text, completion_text, session_id)
-        SELECT
-          id, created_at, org_id, key_id, requested_model, model, provider, status, error_code, stream,
-          COALESCE(tags, '{}'), COALESCE(prompt_tokens, 0), COALESCE(completion_tokens, 0),
-          COALESCE(cached_tokens, 0), COALESCE(reasoning_tokens, 0), COALESCE(svc_tools, '{}'),
-          COALESCE(attempts, 0), latency_ms, ttft_ms, compression_saved_tokens, user_agent, prompt_text,
-          completion_text, session_id
-        FROM json_to_recordset(${batch}::json) AS r(
-          id TEXT, created_at TIMESTAMPTZ, org_id TEXT, key_id TEXT, requested_model TEXT, model TEXT,
-          provider TEXT, status INTEGER, error_code TEXT, stream BOOLEAN, tags TEXT[], prompt_tokens INTEGER,
-          completion_tokens INTEGER, cached_tokens INTEGER, reasoning_tokens INTEGER, svc_tools TEXT[],
-          attempts INTEGER, latency_ms DOUBLE PRECISION, ttft_ms DOUBLE PRECISION,
-          compression_saved_tokens INTEGER, user_agent TEXT, prompt_text TEXT, completion_text TEXT, session_id TEXT)
-        ON CONFLICT (id) DO NOTHING`
+        return sql.onDialectOrElse({
+          sqlite: () => insertSqlite(batch),
+          orElse: () => insertPg(batch)
+        })
       }).pipe(Effect.asVoid, Effect.catchDefect(asSqlError))
 
-    // Small batches through the created_at index; SKIP LOCKED lets two gateways on one database share
-    // the work instead of waiting on each other.
+    // Small batches through the created_at index; SKIP LOCKED lets two gateways on one PostgreSQL share
+    // the work instead of waiting on each other (SQLite has one writer and no such clause).
     const deleteBefore = (cutoff: Date, limit: number) =>
-      sql<{ readonly deleted: number }>`WITH doomed AS (
-          DELETE FROM request_log WHERE id IN (
-            SELECT id FROM request_log WHERE created_at < ${cutoff} LIMIT ${limit} FOR UPDATE SKIP LOCKED)
-          RETURNING 1)
-        SELECT count(*)::int AS deleted FROM doomed`.pipe(Effect.map((rows) => rows[0]?.deleted ?? 0))
+      sql.onDialectOrElse({
+        sqlite: () =>
+          sql<{ readonly id: string }>`DELETE FROM request_log WHERE id IN (
+            SELECT id FROM request_log WHERE created_at < ${cutoff} LIMIT ${limit}) RETURNING id`.pipe(
+            Effect.map((rows) => rows.length)
+          ),
+        orElse: () =>
+          sql<{ readonly deleted: number }>`WITH doomed AS (
+              DELETE FROM request_log WHERE id IN (
+                SELECT id FROM request_log WHERE created_at < ${cutoff} LIMIT ${limit} FOR UPDATE SKIP LOCKED)
+              RETURNING 1)
+            SELECT count(*)::int AS deleted FROM doomed`.pipe(Effect.map((rows) => rows[0]?.deleted ?? 0))
+      })
 
     return RequestLogStore.of({ insert, deleteBefore })
   }))
 }
+
+/** The columns a batch fills, in the order both engines' SELECTs give them. */
+const INSERTED = `id, created_at, org_id, key_id, requested_model, model, provider, status, error_code, stream, tags,
+  prompt_tokens, completion_tokens, cached_tokens, reasoning_tokens, svc_tools, attempts, latency_ms, ttft_ms,
+  compression_saved_tokens, user_agent, prompt_text, completion_text, session_id`
 
 /** A defect while sending a statement, as a failure the writer retries rather than a crash. */
 const asSqlError = (defect: unknown) =>
@@ -92,9 +125,13 @@ const unstorable = (cause: unknown) =>
 export const isRejectedRow = (error: SqlError.SqlError): boolean => {
   const cause: unknown = error.reason.cause
   if (cause instanceof UnstorableRow) return true
-  const code = typeof cause === "object" && cause !== null && "code" in cause ? cause.code : undefined
-  // 22: data exception, 23: integrity constraint, 54000: program limit exceeded (e.g. index row size)
-  return typeof code === "string" && (code.startsWith("22") || code.startsWith("23") || code === "54000")
+  if (typeof cause !== "object" || cause === null) return false
+  const code = "code" in cause ? cause.code : undefined
+  // PostgreSQL: 22 data exception, 23 integrity constraint, 54000 program limit exceeded (index row size)
+  if (typeof code === "string" && (code.startsWith("22") || code.startsWith("23") || code === "54000")) return true
+  // SQLite's primary result codes: 18 TOOBIG, 19 CONSTRAINT, 20 MISMATCH
+  const errcode = "errcode" in cause ? cause.errcode : undefined
+  return typeof errcode === "number" && [18, 19, 20].includes(errcode & 0xff)
 }
 
 const INT4_MAX = 2_147_483_647
@@ -127,7 +164,7 @@ const countOrAbsent = (value: number): number | undefined => {
  */
 const toRow = (record: RequestRecord) => ({
   id: text(record.id),
-  created_at: (Number.isNaN(record.createdAt.getTime()) ? new Date() : record.createdAt).toISOString(),
+  created_at: toStoredTime(Number.isNaN(record.createdAt.getTime()) ? new Date() : record.createdAt),
   org_id: textOrAbsent(record.orgId),
   key_id: textOrAbsent(record.keyId),
   requested_model: textOrAbsent(record.requestedModel),

@@ -3,19 +3,22 @@
  * detail, and analytics in total or per tag, model, key, UTC hour or day, or status.
  *
  * Pages are keyset-paginated on `(created_at, id)`, which walks the `request_log_org_time` index
- * (`org_id, created_at DESC, id DESC`) whatever the depth; tag filters use `&&` / `@>` so the GIN index
- * on `tags` can answer rare tags. The statement builders are exported so the bench can EXPLAIN exactly
- * what the service runs.
+ * (`org_id, created_at DESC, id DESC`) whatever the depth; on PostgreSQL tag filters use `&&` / `@>` so
+ * the GIN index on `tags` can answer rare tags (the embedded SQLite store searches each row's JSON list).
+ * The statement builders are exported so the bench can EXPLAIN exactly what the service runs.
  */
 import { Context, Effect, Layer } from "effect"
 import { SqlClient, type SqlError, type Statement } from "effect/sql"
 import { AdminError } from "../admin/AdminError.ts"
-import { toIso } from "../store/Rows.ts"
+import { fromJson, toBool, toIso } from "../store/Rows.ts"
 import { encodeCursor, type GroupBy, type PageRequest, type RequestFilter } from "./RequestFilter.ts"
 
 /** One request as the admin API shows it: the stored row, with an ISO time and the total tokens. */
-export type RequestLogEntry = Omit<LogRow, "created_at" | "cursor_time" | "prompt_text" | "completion_text"> & {
+export type RequestLogEntry = Omit<LogRow, "created_at" | "stream" | "tags" | "svc_tools" | "cursor_time" | "prompt_text" | "completion_text"> & {
   readonly created_at: string
+  readonly stream: boolean
+  readonly tags: ReadonlyArray<string>
+  readonly svc_tools: ReadonlyArray<string>
   /** prompt + completion (cached tokens are part of the prompt, reasoning tokens of the completion). */
   readonly total_tokens: number
   /** Present only when stored (the org opted in with `log_content`). */
@@ -56,10 +59,13 @@ export interface Analytics {
 /** Caps the groups one analytics call returns (tags and keys are open-ended). */
 export const MAX_GROUPS = 1000
 
-/** A `request_log` row as the SQL client returns it. */
+/**
+ * A `request_log` row as the SQL client returns it: PostgreSQL's types, or SQLite's (times as ISO text,
+ * booleans as 0/1, lists as JSON text).
+ */
 export interface LogRow {
   readonly id: string
-  readonly created_at: Date
+  readonly created_at: Date | string
   readonly org_id: string | null
   readonly key_id: string | null
   readonly requested_model: string | null
@@ -67,13 +73,13 @@ export interface LogRow {
   readonly provider: string | null
   readonly status: number
   readonly error_code: string | null
-  readonly stream: boolean
-  readonly tags: ReadonlyArray<string>
+  readonly stream: boolean | number
+  readonly tags: ReadonlyArray<string> | string
   readonly prompt_tokens: number
   readonly completion_tokens: number
   readonly cached_tokens: number
   readonly reasoning_tokens: number
-  readonly svc_tools: ReadonlyArray<string>
+  readonly svc_tools: ReadonlyArray<string> | string
   readonly attempts: number
   readonly latency_ms: number
   readonly ttft_ms: number | null
@@ -86,23 +92,30 @@ export interface LogRow {
   readonly cursor_time: string
 }
 
+/** Sums as PostgreSQL's int8 (`bigint`) or SQLite's integers (`number`). */
 interface GroupRow {
   readonly grp: string | null
-  readonly requests: bigint
-  readonly errors: bigint
-  readonly prompt_tokens: bigint
-  readonly completion_tokens: bigint
-  readonly cached_tokens: bigint
-  readonly reasoning_tokens: bigint
-  readonly total_tokens: bigint
+  readonly requests: bigint | number
+  readonly errors: bigint | number
+  readonly prompt_tokens: bigint | number
+  readonly completion_tokens: bigint | number
+  readonly cached_tokens: bigint | number
+  readonly reasoning_tokens: bigint | number
+  readonly total_tokens: bigint | number
   readonly p50: number
   readonly p95: number
 }
 
-const COLUMNS = `id, created_at, org_id, key_id, requested_model, model, provider, status, error_code, stream, tags,
+const STORED = `id, created_at, org_id, key_id, requested_model, model, provider, status, error_code, stream, tags,
   prompt_tokens, completion_tokens, cached_tokens, reasoning_tokens, svc_tools, attempts, latency_ms, ttft_ms,
-  compression_saved_tokens, user_agent, session_id, prompt_text, completion_text,
-  to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS cursor_time`
+  compression_saved_tokens, user_agent, session_id, prompt_text, completion_text`
+
+/** The stored columns and the cursor's time: SQLite's text already is the exact stored time. */
+const columns = (sql: SqlClient.SqlClient) =>
+  sql.literal(sql.onDialectOrElse({
+    sqlite: () => `${STORED}, created_at AS cursor_time`,
+    orElse: () => `${STORED}, to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS cursor_time`
+  }))
 
 const toEntry = (row: LogRow): RequestLogEntry => ({
   id: row.id,
@@ -114,14 +127,14 @@ const toEntry = (row: LogRow): RequestLogEntry => ({
   provider: row.provider,
   status: row.status,
   error_code: row.error_code,
-  stream: row.stream,
-  tags: row.tags,
+  stream: toBool(row.stream),
+  tags: fromJson(row.tags),
   prompt_tokens: row.prompt_tokens,
   completion_tokens: row.completion_tokens,
   cached_tokens: row.cached_tokens,
   reasoning_tokens: row.reasoning_tokens,
   total_tokens: row.prompt_tokens + row.completion_tokens,
-  svc_tools: row.svc_tools,
+  svc_tools: fromJson(row.svc_tools),
   attempts: row.attempts,
   latency_ms: row.latency_ms,
   ttft_ms: row.ttft_ms,
@@ -137,8 +150,16 @@ const whereClause = (sql: SqlClient.SqlClient, orgId: string, filter: RequestFil
   const conditions: Array<Statement.Fragment> = [sql`org_id = ${orgId}`]
   if (filter.tags !== undefined) {
     const tags = filter.tags.values
-    // `&&` / `@>` against a text[] parameter: the operators the GIN index on `tags` serves
-    conditions.push(filter.tags.mode === "all" ? sql`tags @> ${tags}::text[]` : sql`tags && ${tags}::text[]`)
+    const all = filter.tags.mode === "all"
+    conditions.push(sql.onDialectOrElse({
+      // the row's JSON list, searched: any one of the tags, or as many distinct matches as distinct tags
+      sqlite: () =>
+        all
+          ? sql`(SELECT count(DISTINCT t.value) FROM json_each(tags) AS t WHERE t.value IN ${sql.in(tags)}) = ${new Set(tags).size}`
+          : sql`EXISTS (SELECT 1 FROM json_each(tags) AS t WHERE t.value IN ${sql.in(tags)})`,
+      // `&&` / `@>` against a text[] parameter: the operators the GIN index on `tags` serves
+      orElse: () => all ? sql`tags @> ${tags}::text[]` : sql`tags && ${tags}::text[]`
+    }))
   }
   if (filter.model !== undefined) conditions.push(sql`(requested_model = ${filter.model} OR model = ${filter.model})`)
   if (filter.keyId !== undefined) conditions.push(sql`key_id = ${filter.keyId}`)
@@ -164,17 +185,22 @@ const whereClause = (sql: SqlClient.SqlClient, orgId: string, filter: RequestFil
 
 /** One page, newest first; one row more than the limit tells whether another page follows. */
 export const listStatement = (sql: SqlClient.SqlClient, orgId: string, filter: RequestFilter, page: PageRequest) => {
-  const after = page.cursor === undefined
+  const cursor = page.cursor
+  const after = cursor === undefined
     ? sql``
-    // a row comparison, so the index range starts right after the cursor's row
-    : sql`AND (created_at, id) < (${page.cursor.createdAt}::timestamptz, ${page.cursor.id})`
-  return sql<LogRow>`SELECT ${sql.literal(COLUMNS)} FROM request_log
+    // a row comparison, so the index range starts right after the cursor's row; the cursor's time has
+    // six fractional digits, which is SQLite's stored text as it is
+    : sql.onDialectOrElse({
+      sqlite: () => sql`AND (created_at, id) < (${cursor.createdAt}, ${cursor.id})`,
+      orElse: () => sql`AND (created_at, id) < (${cursor.createdAt}::timestamptz, ${cursor.id})`
+    })
+  return sql<LogRow>`SELECT ${columns(sql)} FROM request_log
     WHERE ${whereClause(sql, orgId, filter)} ${after}
     ORDER BY created_at DESC, id DESC LIMIT ${page.limit + 1}`
 }
 
-/** The group key per `groupBy`; constants only, never client text. */
-const GROUP_KEY: Record<GroupBy, string> = {
+/** The group key per `groupBy`, on PostgreSQL; constants only, never client text. */
+const GROUP_KEY_PG: Record<GroupBy, string> = {
   none: "NULL::text",
   tag: "t.tag",
   // the model as the client addressed it, so an answered and a failed request of one model are one group
@@ -187,6 +213,16 @@ const GROUP_KEY: Record<GroupBy, string> = {
   status: "status::text"
 }
 
+/** The same keys from SQLite's columns: times are ISO text, tags a JSON list (`t` is `json_each`). */
+const GROUP_KEY_SQLITE: Record<GroupBy, string> = {
+  ...GROUP_KEY_PG,
+  none: "NULL",
+  tag: "t.value",
+  hour: "substr(created_at, 1, 13) || ':00:00Z'",
+  day: "substr(created_at, 1, 10)",
+  status: "CAST(status AS TEXT)"
+}
+
 /** Per group: counts, token sums and latency percentiles; hours, days and statuses ascending, others busiest first. */
 export const analyticsStatement = (
   sql: SqlClient.SqlClient,
@@ -194,26 +230,43 @@ export const analyticsStatement = (
   groupBy: GroupBy,
   filter: RequestFilter
 ) => {
-  // one row per tag, so a request with two tags counts in both groups; untagged requests form the null group
-  const from = groupBy === "tag"
-    ? sql`request_log LEFT JOIN LATERAL unnest(tags) AS t(tag) ON true`
-    : sql`request_log`
   const order = groupBy === "hour" || groupBy === "day" || groupBy === "status" ? "grp ASC" : "requests DESC, grp ASC NULLS LAST"
-  return sql<GroupRow>`SELECT ${sql.literal(GROUP_KEY[groupBy])} AS grp,
-      count(*)::int8 AS requests,
-      count(*) FILTER (WHERE status >= 400)::int8 AS errors,
-      coalesce(sum(prompt_tokens), 0)::int8 AS prompt_tokens,
-      coalesce(sum(completion_tokens), 0)::int8 AS completion_tokens,
-      coalesce(sum(cached_tokens), 0)::int8 AS cached_tokens,
-      coalesce(sum(reasoning_tokens), 0)::int8 AS reasoning_tokens,
-      coalesce(sum(prompt_tokens::int8 + completion_tokens), 0)::int8 AS total_tokens,
-      percentile_cont(0.5) WITHIN GROUP (ORDER BY latency_ms) AS p50,
-      percentile_cont(0.95) WITHIN GROUP (ORDER BY latency_ms) AS p95
-    FROM ${from}
-    WHERE ${whereClause(sql, orgId, filter)}
-    GROUP BY 1
-    ORDER BY ${sql.literal(order)}
-    LIMIT ${MAX_GROUPS + 1}`
+  const where = whereClause(sql, orgId, filter)
+  // one row per tag, so a request with two tags counts in both groups; untagged requests form the null group
+  return sql.onDialectOrElse({
+    sqlite: () =>
+      sql<GroupRow>`SELECT ${sql.literal(GROUP_KEY_SQLITE[groupBy])} AS grp,
+          count(*) AS requests,
+          count(*) FILTER (WHERE status >= 400) AS errors,
+          coalesce(sum(prompt_tokens), 0) AS prompt_tokens,
+          coalesce(sum(completion_tokens), 0) AS completion_tokens,
+          coalesce(sum(cached_tokens), 0) AS cached_tokens,
+          coalesce(sum(reasoning_tokens), 0) AS reasoning_tokens,
+          coalesce(sum(prompt_tokens + completion_tokens), 0) AS total_tokens,
+          percentile_cont(latency_ms, 0.5) AS p50,
+          percentile_cont(latency_ms, 0.95) AS p95
+        FROM ${groupBy === "tag" ? sql`request_log LEFT JOIN json_each(request_log.tags) AS t` : sql`request_log`}
+        WHERE ${where}
+        GROUP BY 1
+        ORDER BY ${sql.literal(order)}
+        LIMIT ${MAX_GROUPS + 1}`,
+    orElse: () =>
+      sql<GroupRow>`SELECT ${sql.literal(GROUP_KEY_PG[groupBy])} AS grp,
+          count(*)::int8 AS requests,
+          count(*) FILTER (WHERE status >= 400)::int8 AS errors,
+          coalesce(sum(prompt_tokens), 0)::int8 AS prompt_tokens,
+          coalesce(sum(completion_tokens), 0)::int8 AS completion_tokens,
+          coalesce(sum(cached_tokens), 0)::int8 AS cached_tokens,
+          coalesce(sum(reasoning_tokens), 0)::int8 AS reasoning_tokens,
+          coalesce(sum(prompt_tokens::int8 + completion_tokens), 0)::int8 AS total_tokens,
+          percentile_cont(0.5) WITHIN GROUP (ORDER BY latency_ms) AS p50,
+          percentile_cont(0.95) WITHIN GROUP (ORDER BY latency_ms) AS p95
+        FROM ${groupBy === "tag" ? sql`request_log LEFT JOIN LATERAL unnest(tags) AS t(tag) ON true` : sql`request_log`}
+        WHERE ${where}
+        GROUP BY 1
+        ORDER BY ${sql.literal(order)}
+        LIMIT ${MAX_GROUPS + 1}`
+  })
 }
 
 const toGroup = (row: GroupRow): AnalyticsGroup => ({
@@ -260,7 +313,7 @@ export class RequestQueries extends Context.Service<RequestQueries, {
     })
 
     const get = Effect.fn("RequestQueries.get")(function*(orgId: string, requestId: string) {
-      const rows = yield* sql<LogRow>`SELECT ${sql.literal(COLUMNS)} FROM request_log
+      const rows = yield* sql<LogRow>`SELECT ${columns(sql)} FROM request_log
         WHERE id = ${requestId} AND org_id = ${orgId}`
       const row = rows[0]
       // another org's request is answered exactly like a missing one: ids do not leak across orgs

@@ -1,6 +1,7 @@
 /**
- * One process at a time per embedded data folder. PGlite is a single-process database: two processes
- * opening the same `GATEWAY_DATA_DIR` (the server and the CLI, say) would corrupt it. Whoever opens the
+ * One process at a time per embedded data folder. SQLite itself lets processes share a file, but the
+ * gateway does not expect to: it caches keys and tool settings and batches writes as the folder's only
+ * user, so a second gateway (or the CLI writing beside one) would act on stale state. Whoever opens the
  * folder first holds `<dataDir>/gateway.lock`, a file holding its pid; a lock left by a dead process is
  * taken over. PostgreSQL (`DATABASE_URL`) and `memory://` stores need no lock.
  */

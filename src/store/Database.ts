@@ -1,52 +1,49 @@
 /**
  * The SQL client every repository uses: PostgreSQL through `@effect/sql-pg` when `DATABASE_URL` is set,
- * otherwise embedded PostgreSQL (PGlite) in `GATEWAY_DATA_DIR`. Both run the same migrations before the
- * layer is ready, so code above it never sees an unmigrated schema.
+ * otherwise the embedded store, SQLite (Node's built-in `node:sqlite`) in `GATEWAY_DATA_DIR`. Both run
+ * their migrations before the layer is ready, so code above it never sees an unmigrated schema.
  */
-import { NodeServices } from "@effect/platform-node"
 import { PgClient } from "@effect/sql-pg"
-import { Effect, Layer, Option } from "effect"
-import type { SqlClient } from "effect/sql"
-import { mkdirSync } from "node:fs"
+import { Console, Effect, Layer, Option } from "effect"
+import type { SqlClient, SqlError } from "effect/sql"
+import { existsSync, mkdirSync } from "node:fs"
+import { join } from "node:path"
 import { GatewayConfig } from "../Config.ts"
 import { Migrations } from "./Migrations.ts"
-import { pgliteDuplex } from "./PgliteDuplex.ts"
+import * as SqliteClient from "./SqliteClient.ts"
+
+/** The embedded store's file in a data folder. */
+export const sqliteFile = (dataDir: string): string => join(dataDir, "gateway.db")
 
 /**
- * Embedded Postgres in `dataDir` (kept across restarts), or in memory for `memory://` or undefined.
- * PGlite's modules load only here: a gateway on PostgreSQL never holds their code (a few MiB).
+ * The embedded store in `dataDir` (kept across restarts), or in memory for `memory://`. Releases before
+ * 0.2 kept an embedded PostgreSQL (PGlite) in `<dataDir>/pg`; its data is not read, and the start says so.
  */
-export const pgliteLayer = (dataDir: string | undefined) =>
+export const sqliteLayer = (dataDir: string): Layer.Layer<SqlClient.SqlClient, SqlError.SqlError> =>
   Layer.unwrap(Effect.gen(function*() {
-    const db = yield* Effect.acquireRelease(
-      Effect.promise(async () => {
-        if (dataDir !== undefined && !dataDir.startsWith("memory://")) mkdirSync(dataDir, { recursive: true })
-        const { PGlite } = await import("@electric-sql/pglite")
-        return PGlite.create(dataDir)
-      }),
-      (db) => Effect.promise(() => db.close())
-    )
-    return PgClient.layer({
-      stream: pgliteDuplex(db),
-      ssl: false,
-      username: "postgres",
-      database: "postgres",
-      maxConnections: 1
-    })
+    if (dataDir.startsWith("memory://")) return SqliteClient.layer({ filename: ":memory:" })
+    const file = sqliteFile(dataDir)
+    if (!existsSync(file) && existsSync(join(dataDir, "pg"))) {
+      yield* Console.error(
+        `Note: ${join(dataDir, "pg")} holds an earlier release's embedded PostgreSQL store, which this release ` +
+          `does not read; the embedded store is now ${file}.`
+      )
+    }
+    yield* Effect.sync(() => mkdirSync(dataDir, { recursive: true }))
+    return SqliteClient.layer({ filename: file })
   }))
 
 export const postgresLayer = (url: PgClient.PgClientConfig["url"]) =>
   PgClient.layer({ url, maxConnections: 10 })
 
 const migrated = <A extends SqlClient.SqlClient, E, R>(client: Layer.Layer<A, E, R>) =>
-  Migrations.pipe(Layer.provide(NodeServices.layer), Layer.provideMerge(client))
+  Layer.provideMerge(Migrations, client)
 
 /** The store the settings ask for, migrated. */
 export const DatabaseLive = Layer.unwrap(Effect.gen(function*() {
   const config = yield* GatewayConfig
   return Option.match(config.databaseUrl, {
-    onNone: () =>
-      migrated(pgliteLayer(config.dataDir.startsWith("memory://") ? config.dataDir : `${config.dataDir}/pg`)),
+    onNone: () => migrated(sqliteLayer(config.dataDir)),
     onSome: (url) => migrated(postgresLayer(url))
   })
 }))

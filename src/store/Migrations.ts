@@ -1,114 +1,16 @@
 /**
- * The one schema, for PostgreSQL and PGlite alike. Migrations are applied in id order, once; never edit
- * a shipped one: add the next number.
+ * Brings the store's schema up to date before anything uses it: PostgreSQL's migrations or SQLite's,
+ * whichever engine the client is. Both sets have the same ids and names, so `effect_sql_migrations`
+ * reads the same on either.
  */
-import { PgMigrator } from "@effect/sql-pg"
-import { Effect } from "effect"
-import { SqlClient } from "effect/sql"
+import { Effect, Layer } from "effect"
+import { Migrator, SqlClient } from "effect/sql"
+import { PgSchema } from "./PgSchema.ts"
+import { SqliteSchema } from "./SqliteSchema.ts"
 
-export const Migrations = PgMigrator.layer({
-  loader: PgMigrator.fromRecord({
-    "0001_orgs_and_keys": Effect.gen(function*() {
-      const sql = yield* SqlClient.SqlClient
-      yield* sql`CREATE TABLE orgs (
-        id TEXT PRIMARY KEY,
-        name TEXT NOT NULL,
-        created_at TIMESTAMPTZ NOT NULL DEFAULT now()
-      )`
-      yield* sql`CREATE TABLE api_keys (
-        id TEXT PRIMARY KEY,
-        org_id TEXT NOT NULL REFERENCES orgs(id),
-        name TEXT NOT NULL,
-        key_hash TEXT NOT NULL UNIQUE,
-        prefix TEXT NOT NULL,
-        created_at TIMESTAMPTZ NOT NULL DEFAULT now(),
-        expires_at TIMESTAMPTZ,
-        revoked_at TIMESTAMPTZ,
-        last_used_at TIMESTAMPTZ
-      )`
-      yield* sql`CREATE INDEX api_keys_org_id ON api_keys (org_id, created_at)`
-      yield* sql`CREATE TABLE gateway_settings (
-        name TEXT PRIMARY KEY,
-        value TEXT NOT NULL,
-        updated_at TIMESTAMPTZ NOT NULL DEFAULT now()
-      )`
-    }),
-    "0002_svc_tools": Effect.gen(function*() {
-      const sql = yield* SqlClient.SqlClient
-      // NULL: every tool activated for the org is allowed; an array: only those ids
-      yield* sql`ALTER TABLE api_keys ADD COLUMN allowed_svc_tool_ids JSONB`
-      yield* sql`CREATE TABLE org_svc_tools (
-        org_id TEXT NOT NULL REFERENCES orgs(id),
-        tool_id TEXT NOT NULL,
-        activated BOOLEAN NOT NULL DEFAULT false,
-        hydrate_org BOOLEAN NOT NULL DEFAULT false,
-        hydrate_key_ids JSONB NOT NULL DEFAULT '[]'::jsonb,
-        updated_at TIMESTAMPTZ NOT NULL DEFAULT now(),
-        PRIMARY KEY (org_id, tool_id)
-      )`
-      yield* sql`CREATE TABLE svc_pending (
-        id TEXT PRIMARY KEY,
-        org_id TEXT NOT NULL,
-        key_id TEXT NOT NULL,
-        state JSONB NOT NULL,
-        created_at TIMESTAMPTZ NOT NULL DEFAULT now(),
-        expires_at TIMESTAMPTZ NOT NULL
-      )`
-      yield* sql`CREATE INDEX svc_pending_expires_at ON svc_pending (expires_at)`
-    }),
-    "0003_request_log": Effect.gen(function*() {
-      const sql = yield* SqlClient.SqlClient
-      // append-only: rows are inserted once, in batches, and deleted only by retention
-      yield* sql`CREATE TABLE request_log (
-        id TEXT PRIMARY KEY,
-        created_at TIMESTAMPTZ NOT NULL,
-        org_id TEXT,
-        key_id TEXT,
-        requested_model TEXT,
-        model TEXT,
-        provider TEXT,
-        status INTEGER NOT NULL,
-        error_code TEXT,
-        stream BOOLEAN NOT NULL,
-        tags TEXT[] NOT NULL DEFAULT '{}',
-        prompt_tokens INTEGER NOT NULL DEFAULT 0,
-        completion_tokens INTEGER NOT NULL DEFAULT 0,
-        cached_tokens INTEGER NOT NULL DEFAULT 0,
-        reasoning_tokens INTEGER NOT NULL DEFAULT 0,
-        svc_tools TEXT[] NOT NULL DEFAULT '{}',
-        attempts INTEGER NOT NULL DEFAULT 0,
-        latency_ms DOUBLE PRECISION NOT NULL,
-        ttft_ms DOUBLE PRECISION,
-        compression_saved_tokens INTEGER,
-        user_agent TEXT,
-        prompt_text TEXT,
-        completion_text TEXT
-      )`
-      yield* sql`CREATE INDEX request_log_org_time ON request_log (org_id, created_at DESC, id DESC)`
-      yield* sql`CREATE INDEX request_log_time ON request_log (created_at)`
-      yield* sql`CREATE INDEX request_log_tags ON request_log USING GIN (tags)`
-      // opt-in per org: prompt and completion text are stored only when set
-      yield* sql`ALTER TABLE orgs ADD COLUMN log_content BOOLEAN NOT NULL DEFAULT false`
-    }),
-    "0004_request_log_reads": Effect.gen(function*() {
-      const sql = yield* SqlClient.SqlClient
-      // "show me the errors" is the log's everyday question and errors are rare: without this index a
-      // newest-first page of errors walks every success in between (bench/logs-bench.ts, 1M rows: a
-      // 0.01% status took ~80 ms, ~5 ms with it). Partial, so successful requests never touch it.
-      yield* sql`CREATE INDEX request_log_org_errors ON request_log (org_id, created_at DESC, id DESC)
-        WHERE status >= 400`
-      // The planner guesses 0.5% of rows for a tag missing from its sampled most-common-elements list,
-      // and then walks the time index instead of the GIN index: a rare or unknown tag read the whole
-      // org (~145-290 ms at 1M rows). A larger sample keeps rare tags in that list, so tag filters use
-      // the GIN index when it pays (~5 ms). Only ANALYZE gets slower (a bigger sample).
-      yield* sql`ALTER TABLE request_log ALTER COLUMN tags SET STATISTICS 1000`
-    }),
-    "0005_request_log_sessions": Effect.gen(function*() {
-      const sql = yield* SqlClient.SqlClient
-      // a coding client's session (Claude Code's X-Claude-Code-Session-Id): its requests found together
-      yield* sql`ALTER TABLE request_log ADD COLUMN session_id TEXT`
-      yield* sql`CREATE INDEX request_log_org_session ON request_log (org_id, session_id, created_at DESC, id DESC)
-        WHERE session_id IS NOT NULL`
-    })
-  })
-})
+const migrate = Migrator.make({})
+
+export const Migrations = Layer.effectDiscard(Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  yield* migrate({ loader: sql.onDialectOrElse({ sqlite: () => SqliteSchema, orElse: () => PgSchema }) })
+}))

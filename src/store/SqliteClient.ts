@@ -1,16 +1,17 @@
 /**
  * An `effect/sql` client over Node's built-in `node:sqlite` (in the pinned Node 24, no native download):
- * the embedded engine issue 14 measured at a tenth of PGlite's memory (67 MiB in a bare process after
- * 100,000 log-like rows, against PGlite's 324 MiB and more). One connection, shared through a semaphore
+ * the embedded store's engine, at a tenth of the memory of the embedded PostgreSQL (PGlite) it replaced
+ * (67 MiB in a bare process after 100,000 log-like rows, against PGlite's 324 MiB and more). One connection, shared through a semaphore
  * by `SqlClient.makeSqliteAcquirers` (SQLite serialises writers anyway), statements prepared once and
- * cached, WAL journal on disk. Not wired into `Database.ts` yet: the store's SQL is PostgreSQL's, and
- * moving the embedded default to this engine takes a SQLite set of migrations and queries.
+ * cached, WAL journal on disk. The embedded store (`Database.ts`); where its SQL differs from
+ * PostgreSQL's, the repositories say so with `sql.onDialectOrElse`.
  */
 import { Cache, Duration, Effect, Layer, Semaphore, Stream } from "effect"
 import { Reactivity } from "effect/reactivity"
 import { SqlClient, SqlError, Statement } from "effect/sql"
 import type { SqlConnection } from "effect/sql"
 import { DatabaseSync, type StatementSync } from "node:sqlite"
+import { toStoredTime } from "./Rows.ts"
 
 export interface SqliteOptions {
   /** A file, or `:memory:`. */
@@ -26,12 +27,19 @@ const withErrno = (cause: unknown): unknown =>
 const sqlError = (cause: unknown, message: string, operation: string) =>
   new SqlError.SqlError({ reason: SqlError.classifySqliteError(withErrno(cause), { message, operation }) })
 
+/**
+ * A parameter as SQLite stores it: times as the store's ISO 8601 text (`toStoredTime`, which sorts as
+ * time does and is what the schema's defaults write), booleans as 0 and 1. node:sqlite refuses both.
+ */
+const bindable = (value: unknown): unknown =>
+  value instanceof Date ? toStoredTime(value) : typeof value === "boolean" ? (value ? 1 : 0) : value
+
 /** One statement run: its rows when it returns any, else nothing (or, raw, what it changed). */
 const runStatement = (statement: StatementSync, params: ReadonlyArray<unknown>, raw: boolean, arrays: boolean) =>
   Effect.try({
     try: (): unknown => {
       statement.setReturnArrays(arrays)
-      const values = params as Array<never>
+      const values = params.map(bindable) as Array<never>
       if (statement.columns().length > 0) return statement.all(...values)
       const result = statement.run(...values)
       return raw ? { changes: result.changes, lastInsertRowid: result.lastInsertRowid } : []
@@ -48,7 +56,9 @@ const connect = (options: SqliteOptions) =>
       }),
       (db) => Effect.sync(() => db.close())
     )
-    if (options.filename !== ":memory:") db.exec("PRAGMA journal_mode = WAL")
+    // WAL: readers never wait for the writer; NORMAL: a commit survives the process dying (not, for the
+    // last few, a power cut) without an fsync per commit
+    if (options.filename !== ":memory:") db.exec("PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL")
     db.exec("PRAGMA foreign_keys = ON")
     const prepared = yield* Cache.make({
       capacity: 200,

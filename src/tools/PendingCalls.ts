@@ -12,6 +12,8 @@ import { ChatMessage, ContentPart, ToolCall } from "../kernel/ChatWire.ts"
 import { GatewayConfig } from "../Config.ts"
 import { InvalidSvcPendingId, RequestError } from "../kernel/RequestError.ts"
 import { newId } from "../Ids.ts"
+import { fromJson } from "../store/Rows.ts"
+import { json, now, nowPlus } from "../store/SqlParts.ts"
 
 export const PendingState = Schema.Struct({
   /** The ids of the client tool calls returned with the pending id: they find the assistant message again. */
@@ -50,8 +52,7 @@ export class PendingCalls extends Context.Service<PendingCalls, {
       const id = newId("svcpend")
       // expiry on the database's clock, the one `load` and `sweep` compare against
       yield* sql`INSERT INTO svc_pending (id, org_id, key_id, state, expires_at)
-        VALUES (${id}, ${caller.orgId}, ${caller.keyId}, ${JSON.stringify(state)}::jsonb,
-          now() + ${ttlMs} * interval '1 millisecond')`
+        VALUES (${id}, ${caller.orgId}, ${caller.keyId}, ${json(sql, state)}, ${nowPlus(sql, ttlMs)})`
       return id
     })
 
@@ -59,15 +60,18 @@ export class PendingCalls extends Context.Service<PendingCalls, {
 
     const load = Effect.fn("PendingCalls.load")(function*(caller: Caller, id: string) {
       const rows = yield* sql<{ readonly state: unknown }>`SELECT state FROM svc_pending
-        WHERE id = ${id} AND org_id = ${caller.orgId} AND key_id = ${caller.keyId} AND expires_at > now()`
+        WHERE id = ${id} AND org_id = ${caller.orgId} AND key_id = ${caller.keyId} AND expires_at > ${now(sql)}`
       const row = rows[0]
       if (row === undefined) return yield* invalid(id)
       // a record this version cannot read is as good as unknown
-      return yield* decodeState(row.state).pipe(Effect.mapError(() => invalid(id)))
+      return yield* Effect.try(() => fromJson(row.state)).pipe(
+        Effect.flatMap(decodeState),
+        Effect.mapError(() => invalid(id))
+      )
     })
 
     const sweep = sql<{ readonly id: string }>`DELETE FROM svc_pending WHERE id IN (
-        SELECT id FROM svc_pending WHERE expires_at <= now() LIMIT 500) RETURNING id`.pipe(
+        SELECT id FROM svc_pending WHERE expires_at <= ${now(sql)} LIMIT 500) RETURNING id`.pipe(
       Effect.map((rows) => rows.length)
     )
 

@@ -19,6 +19,8 @@ import type { ToolChoice } from "../kernel/ChatCall.ts"
 import { GatewayConfig } from "../Config.ts"
 import { InvalidSvcToolIds, RequestError } from "../kernel/RequestError.ts"
 import { ApiKeys } from "../keys/ApiKeys.ts"
+import { fromJson, toBool } from "../store/Rows.ts"
+import { json, now } from "../store/SqlParts.ts"
 import { hotSpan } from "../Tracing.ts"
 import type { SvcTool } from "./SvcTool.ts"
 import { ToolRegistry } from "./ToolRegistry.ts"
@@ -39,9 +41,10 @@ export interface OrgToolChange {
 
 interface SettingRow {
   readonly tool_id: string
-  readonly activated: boolean
-  readonly hydrate_org: boolean
-  readonly hydrate_key_ids: ReadonlyArray<string>
+  readonly activated: boolean | number
+  readonly hydrate_org: boolean | number
+  /** JSON: parsed (PostgreSQL) or text (SQLite). */
+  readonly hydrate_key_ids: ReadonlyArray<string> | string
 }
 
 const inactive = (id: string): OrgToolSetting => ({ id, activated: false, hydrate_org: false, hydrate_key_ids: [] })
@@ -112,9 +115,9 @@ export class Policy extends Context.Service<Policy, {
         Effect.map((rows) =>
           new Map(rows.map((row) => [row.tool_id, {
             id: row.tool_id,
-            activated: row.activated,
-            hydrate_org: row.hydrate_org,
-            hydrate_key_ids: row.hydrate_key_ids
+            activated: toBool(row.activated),
+            hydrate_org: toBool(row.hydrate_org),
+            hydrate_key_ids: fromJson(row.hydrate_key_ids)
           }]))
         )
       )
@@ -177,9 +180,9 @@ export class Policy extends Context.Service<Policy, {
         hydrate_key_ids: hydrateKeyIds
       }
       yield* sql`INSERT INTO org_svc_tools (org_id, tool_id, activated, hydrate_org, hydrate_key_ids)
-        VALUES (${orgId}, ${toolId}, ${next.activated}, ${next.hydrate_org}, ${JSON.stringify(next.hydrate_key_ids)}::jsonb)
+        VALUES (${orgId}, ${toolId}, ${next.activated}, ${next.hydrate_org}, ${json(sql, next.hydrate_key_ids)})
         ON CONFLICT (org_id, tool_id) DO UPDATE SET activated = EXCLUDED.activated,
-          hydrate_org = EXCLUDED.hydrate_org, hydrate_key_ids = EXCLUDED.hydrate_key_ids, updated_at = now()`
+          hydrate_org = EXCLUDED.hydrate_org, hydrate_key_ids = EXCLUDED.hydrate_key_ids, updated_at = ${now(sql)}`
       generation++
       cache.delete(orgId)
       return next

@@ -1,5 +1,5 @@
 /**
- * The commands against a real store (in-memory PGlite, or PostgreSQL when DATABASE_URL is set, hence
+ * The commands against a real store (the in-memory embedded store, or PostgreSQL when DATABASE_URL is set, hence
  * unique names and no assumption that the store starts empty): text and `--json` output, and every
  * kind of failure with its message and exit code.
  */

@@ -4,7 +4,7 @@
  * request-log queries, and request-log rows are seeded straight into its store. So one command can run
  * both ways, on the same data, and the two answers must be identical, byte for byte.
  *
- * `startGateway()` serves the same app, but keeps its store to itself (in-memory PGlite by default),
+ * `startGateway()` serves the same app, but keeps its store to itself (the in-memory embedded store by default),
  * which leaves no way to seed the log rows these tests need.
  */
 import { NodeHttpServer } from "@effect/platform-node"

@@ -1,5 +1,5 @@
 /**
- * The shared-tools commands on a real store (in-memory PGlite, or PostgreSQL when DATABASE_URL is set,
+ * The shared-tools commands on a real store (the in-memory embedded store, or PostgreSQL when DATABASE_URL is set,
  * hence unique names): `tools list|org|set`, `keys update`, and the allow-list of `keys create|list`.
  * Text and `--json` output, and every failure with the admin API's message and its exit code.
  */

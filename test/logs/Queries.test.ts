@@ -1,5 +1,5 @@
 /**
- * RequestQueries on the real store (PGlite, or PostgreSQL with DATABASE_URL): every filter, tag any/all,
+ * RequestQueries on the real store (embedded SQLite, or PostgreSQL with DATABASE_URL): every filter, tag any/all,
  * detail, cross-org isolation, and analytics checked against figures worked out by hand from the seed
  * (see `QueriesSeed.ts` for the table they come from).
  */

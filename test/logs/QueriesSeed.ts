@@ -107,18 +107,30 @@ export const pagingSeed = (count: number): ReadonlyArray<SeedRow> =>
     }
   })
 
+/** `2026-03-04T00:00:00.0005Z` with six fractional digits, the embedded store's time text (`toStoredTime`). */
+const storedText = (iso: string): string => {
+  const [, whole, fraction = ""] = /^(.*?:\d\d)(?:\.(\d+))?Z$/.exec(iso) ?? []
+  if (whole === undefined) throw new Error(`not a seed time: ${iso}`)
+  return `${whole}.${fraction.padEnd(6, "0")}Z`
+}
+
 /** Inserts `rows` for `orgId`; the ids are `<orgId>-<suffix>`. */
 export const insertRows = (orgId: string, rows: ReadonlyArray<SeedRow>) =>
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
+    // times and lists as each engine holds them: timestamptz and text[], or ISO text and JSON text
+    const time = (iso: string) =>
+      sql.onDialectOrElse({ sqlite: () => sql`${storedText(iso)}`, orElse: () => sql`${iso}::timestamptz` })
+    const list = (values: ReadonlyArray<string>) =>
+      sql.onDialectOrElse({ sqlite: () => sql`${JSON.stringify(values)}`, orElse: () => sql`${values}::text[]` })
     for (const r of rows) {
       yield* sql`INSERT INTO request_log (id, created_at, org_id, key_id, requested_model, model, provider, status,
           error_code, stream, tags, prompt_tokens, completion_tokens, cached_tokens, reasoning_tokens, svc_tools,
           attempts, latency_ms, ttft_ms, user_agent, session_id, prompt_text, completion_text)
-        VALUES (${`${orgId}-${r.suffix}`}, ${r.createdAt}::timestamptz, ${orgId}, ${r.keyId}, ${r.requestedModel},
+        VALUES (${`${orgId}-${r.suffix}`}, ${time(r.createdAt)}, ${orgId}, ${r.keyId}, ${r.requestedModel},
           ${r.model}, ${r.model === null ? null : "test"}, ${r.status}, ${r.status >= 400 ? "some_error" : null},
-          ${false}, ${r.tags}::text[], ${r.promptTokens}, ${r.completionTokens}, ${r.cachedTokens},
-          ${r.reasoningTokens}, ${[]}::text[], ${1}, ${r.latencyMs}, ${null}, ${"seed"}, ${r.sessionId ?? null}, ${r.promptText ?? null},
+          ${false}, ${list(r.tags)}, ${r.promptTokens}, ${r.completionTokens}, ${r.cachedTokens},
+          ${r.reasoningTokens}, ${list([])}, ${1}, ${r.latencyMs}, ${null}, ${"seed"}, ${r.sessionId ?? null}, ${r.promptText ?? null},
           ${r.completionText ?? null})`
     }
   })

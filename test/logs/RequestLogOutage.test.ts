@@ -6,6 +6,7 @@
  */
 import { assert, layer } from "@effect/vitest"
 import { Effect } from "effect"
+import { SqlClient } from "effect/sql"
 import { randomBytes } from "node:crypto"
 import { existsSync, mkdirSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
@@ -25,7 +26,7 @@ import {
   tempSpillFile,
   withRequestLog
 } from "../utils/RequestLogHarness.ts"
-import { StoreLive } from "../utils/TestStore.ts"
+import { StoreLive, unique } from "../utils/TestStore.ts"
 
 const recordAll = (log: RequestLog["Service"], rows: ReadonlyArray<RequestRecord>) =>
   Effect.forEach(rows, (row) => log.record(row), { discard: true })
@@ -246,8 +247,18 @@ layer(StoreLive, { excludeTestServices: true })("RequestLog outages", (it) => {
 
   it.effect("a row the store rejects is dropped alone; the rest of its batch is stored", () =>
     Effect.gen(function*() {
-      // a tag too large for the GIN index: PostgreSQL refuses the whole statement (54000)
-      const poison = makeRecord({ tags: [randomBytes(8000).toString("hex")] })
+      // PostgreSQL: a tag too large for the GIN index, refused with the whole statement (54000). SQLite
+      // stores any size, so there a trigger refuses the row as a constraint would (SQLITE_CONSTRAINT).
+      const sql = yield* SqlClient.SqlClient
+      const refusedAgent = unique("refused-agent")
+      const poison = yield* sql.onDialectOrElse({
+        sqlite: () =>
+          sql`CREATE TRIGGER ${sql(unique("refuse"))} BEFORE INSERT ON request_log
+            WHEN NEW.user_agent = ${sql.literal(`'${refusedAgent}'`)} BEGIN SELECT RAISE(ABORT, 'refused'); END`.pipe(
+            Effect.as(makeRecord({ userAgent: refusedAgent }))
+          ),
+        orElse: () => Effect.succeed(makeRecord({ tags: [randomBytes(8000).toString("hex")] }))
+      })
       const rows = [...makeRecords(6), poison, ...makeRecords(3)]
       const { log } = yield* withRequestLog(logEnv({ GATEWAY_LOG_BATCH_SIZE: "10" }), (log) => recordAll(log, rows))
       const stored = yield* rowsOf(idsOf(rows))

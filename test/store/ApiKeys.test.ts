@@ -9,6 +9,7 @@ import { createHash } from "node:crypto"
 import { Orgs } from "../../src/admin/Orgs.ts"
 import { ApiKeys } from "../../src/keys/ApiKeys.ts"
 import { notFoundOf, RepositoriesLive, unique } from "../utils/TestStore.ts"
+import { toDateOrNull } from "../../src/store/Rows.ts"
 
 const SECRET = /^sk-svc-[0-9A-Za-z]{40}$/
 const pause = Effect.promise(() => new Promise<void>((resolve) => setTimeout(resolve, 20)))
@@ -31,9 +32,9 @@ const rowOf = (keyId: string) =>
 const lastUsedOf = (keyIds: ReadonlyArray<string>) =>
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
-    const rows = yield* sql<{ readonly id: string; readonly last_used_at: Date | null }>`
+    const rows = yield* sql<{ readonly id: string; readonly last_used_at: Date | string | null }>`
       SELECT id, last_used_at FROM api_keys WHERE id IN ${sql.in(keyIds)}`
-    return new Map(rows.map((row) => [row.id, row.last_used_at]))
+    return new Map(rows.map((row) => [row.id, toDateOrNull(row.last_used_at)]))
   })
 
 /** Runs `effect` and returns the SQL text of every statement it executed. */
@@ -92,7 +93,7 @@ layer(RepositoriesLive)("ApiKeys", (it) => {
     Effect.gen(function*() {
       const { keys, org } = yield* setup
       const first = yield* keys.create(org.id, { name: "first", expiresAt: null })
-      yield* pause // PGlite's now() has millisecond resolution; equal times would order by the random id
+      yield* pause // the embedded store's clock has millisecond resolution; equal times would order by the random id
       const second = yield* keys.create(org.id, { name: "second", expiresAt: null })
       const listed = yield* keys.list(org.id)
       assert.deepStrictEqual(listed.map((key) => key.id), [first.id, second.id])

@@ -12,14 +12,17 @@ const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/
 
 /**
  * Runs `effect` in a REPEATABLE READ transaction: it sees its own writes but none committed by tests
- * running at the same time against the shared database, so counts can be compared exactly.
+ * running at the same time against the shared database, so counts can be compared exactly. (SQLite's
+ * in-memory store is this file's alone, and its transactions are serialisable anyway.)
  */
 const isolated = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
-    return yield* sql.withTransaction(
-      Effect.andThen(sql`SET TRANSACTION ISOLATION LEVEL REPEATABLE READ`, effect)
-    )
+    const setIsolation = sql.onDialectOrElse({
+      pg: () => Effect.asVoid(sql`SET TRANSACTION ISOLATION LEVEL REPEATABLE READ`),
+      orElse: () => Effect.void
+    })
+    return yield* sql.withTransaction(Effect.andThen(setIsolation, effect))
   })
 
 layer(Orgs.layer.pipe(Layer.provideMerge(StoreLive)))("Orgs", (it) => {
@@ -57,7 +60,7 @@ layer(Orgs.layer.pipe(Layer.provideMerge(StoreLive)))("Orgs", (it) => {
       const created: Array<Org> = []
       for (const label of ["first", "second", "third"]) {
         created.push(yield* orgs.create(unique(label)))
-        yield* pause // PGlite's now() has millisecond resolution; equal times would order by the random id
+        yield* pause // the embedded store's clock has millisecond resolution; equal times would order by the random id
       }
       const ids = new Set(created.map((org) => org.id))
       const listed = (yield* orgs.list).filter((org) => ids.has(org.id))

@@ -1,5 +1,5 @@
 /**
- * The `node:sqlite` client (groundwork for an embedded store lighter than PGlite): statements and
+ * The `node:sqlite` client (the embedded store's engine): statements and
  * parameters, inserts with RETURNING and ON CONFLICT, transactions that commit and roll back, nested
  * ones as savepoints, errors as typed `SqlError`s with SQLite's reason, and data kept on disk across
  * reopenings (WAL).
@@ -61,7 +61,23 @@ describe("SqliteClient over node:sqlite", () => {
       assert.strictEqual(bad._tag, "SqlError")
     }).pipe(Effect.provide(Sqlite.layer({ filename: ":memory:" })))))
 
-  it.effect("a file keeps its data when it is opened again", () =>
+  it.effect("dates bind as the store's time text, which sorts as time does; booleans bind as 0 and 1", () =>
+    Effect.scoped(Effect.gen(function*() {
+      const sql = yield* SqlClient.SqlClient
+      yield* sql`CREATE TABLE t (at TEXT NOT NULL, flag INTEGER NOT NULL) STRICT`
+      const times = [new Date("2026-11-24T10:00:00.5Z"), new Date("2026-11-24T09:59:59.999Z"), new Date("2026-11-24T10:00:00Z")]
+      for (const [i, at] of times.entries()) yield* sql`INSERT INTO t VALUES (${at}, ${i === 0})`
+      const rows = yield* sql<{ at: string; flag: number }>`SELECT at, flag FROM t ORDER BY at`
+      assert.deepStrictEqual(rows, [
+        { at: "2026-11-24T09:59:59.999000Z", flag: 0 },
+        { at: "2026-11-24T10:00:00.000000Z", flag: 0 },
+        { at: "2026-11-24T10:00:00.500000Z", flag: 1 }
+      ])
+      const later = yield* sql<{ n: number }>`SELECT count(*) AS n FROM t WHERE at >= ${new Date("2026-11-24T10:00:00Z")}`
+      assert.strictEqual(later[0]?.n, 2)
+    }).pipe(Effect.provide(Sqlite.layer({ filename: ":memory:" })))))
+
+  it.effect("a file keeps its data when it is opened again, in WAL mode", () =>
     Effect.gen(function*() {
       const dir = mkdtempSync(join(tmpdir(), "svc-gateway-sqlite-"))
       const filename = join(dir, "store.db")
@@ -73,6 +89,8 @@ describe("SqliteClient over node:sqlite", () => {
         }).pipe(Effect.provide(Sqlite.layer({ filename }))))
         const names = yield* Effect.scoped(Effect.gen(function*() {
           const sql = yield* SqlClient.SqlClient
+          const [mode] = yield* sql<{ journal_mode: string }>`PRAGMA journal_mode`
+          assert.strictEqual(mode?.journal_mode, "wal")
           return yield* sql<{ name: string }>`SELECT name FROM orgs`
         }).pipe(Effect.provide(Sqlite.layer({ filename }))))
         assert.deepStrictEqual(names, [{ name: "kept" }])

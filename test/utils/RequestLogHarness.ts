@@ -12,6 +12,7 @@ import { RequestLog } from "../../src/logs/RequestLog.ts"
 import { replayPathOf } from "../../src/logs/RequestLogSpill.ts"
 import { RequestLogStore } from "../../src/logs/RequestLogStore.ts"
 import type { RequestRecord } from "../../src/logs/RequestRecord.ts"
+import { fromJson, toBool, toDate } from "../../src/store/Rows.ts"
 import { unique } from "./TestStore.ts"
 import type { LogRow as QueryRow } from "../../src/logs/RequestQueries.ts"
 
@@ -190,15 +191,29 @@ export const eventually = <E, R>(what: string, check: Effect.Effect<boolean, E, 
     Effect.asVoid
   )
 
-/** A stored row, as the queries read it (without their cursor column). */
-export type LogRow = Omit<QueryRow, "cursor_time">
+/**
+ * A stored row (without the queries' cursor column), in PostgreSQL's types whichever engine stored it:
+ * SQLite's ISO text, 0/1 and JSON text read back as a `Date`, a boolean and lists.
+ */
+export type LogRow = Omit<QueryRow, "cursor_time" | "created_at" | "stream" | "tags" | "svc_tools"> & {
+  readonly created_at: Date
+  readonly stream: boolean
+  readonly tags: ReadonlyArray<string>
+  readonly svc_tools: ReadonlyArray<string>
+}
 
 /** The stored rows among `ids`, by id. */
 export const rowsOf = (ids: ReadonlyArray<string>) =>
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
-    const rows = yield* sql<LogRow>`SELECT * FROM request_log WHERE id = ANY(${[...ids]}::text[]) ORDER BY id`
-    return rows
+    const rows = yield* sql<Omit<QueryRow, "cursor_time">>`SELECT * FROM request_log WHERE id IN ${sql.in(ids)} ORDER BY id`
+    return rows.map((row): LogRow => ({
+      ...row,
+      created_at: toDate(row.created_at),
+      stream: toBool(row.stream),
+      tags: fromJson(row.tags),
+      svc_tools: fromJson(row.svc_tools)
+    }))
   })
 
 /** How many of `ids` are stored. */
@@ -206,6 +221,6 @@ export const countOf = (ids: ReadonlyArray<string>) =>
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const rows = yield* sql<{ readonly n: number }>`
-      SELECT count(*)::int AS n FROM request_log WHERE id = ANY(${[...ids]}::text[])`
+      SELECT CAST(count(*) AS INTEGER) AS n FROM request_log WHERE id IN ${sql.in(ids)}`
     return rows[0]?.n ?? 0
   })

@@ -1,6 +1,6 @@
 /**
  * Starts the real gateway (every production layer) on 127.0.0.1 and a random port, for end-to-end
- * tests. The store is in-memory PGlite, or the PostgreSQL server named by `DATABASE_URL` when the
+ * tests. The store is the in-memory embedded store (SQLite), or the PostgreSQL server named by `DATABASE_URL` when the
  * suite runs against it. Tests talk to it over real sockets, with fetch or the official SDK.
  */
 import { NodeHttpServer } from "@effect/platform-node"

@@ -1,5 +1,5 @@
 /**
- * The store the store suite runs against: embedded PGlite in memory, or the PostgreSQL server named by
+ * The store the store suite runs against: the embedded store (SQLite) in memory, or the PostgreSQL server named by
  * `DATABASE_URL` when it is set (CI runs the suite both ways). Layers here go through the production
  * `DatabaseLive`, so migrations run exactly as they do in the gateway.
  *
@@ -21,7 +21,7 @@ import { DatabaseLive } from "../../src/store/Database.ts"
 export const databaseUrl: string | undefined = process.env.DATABASE_URL || undefined
 export const usingPostgres = databaseUrl !== undefined
 
-/** Settings for a store test: in-memory PGlite unless `DATABASE_URL` is set; `extra` adds or overrides. */
+/** Settings for a store test: the in-memory embedded store unless `DATABASE_URL` is set; `extra` adds or overrides. */
 export const storeEnv = (extra: Record<string, string> = {}): Record<string, string> => ({
   GATEWAY_DATA_DIR: "memory://",
   ...(databaseUrl === undefined ? {} : { DATABASE_URL: databaseUrl }),

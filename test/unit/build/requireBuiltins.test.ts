@@ -31,7 +31,7 @@ describe("requireBuiltins", () => {
 
   it("leaves alone what is not a one-line import of a built-in", () => {
     const code = [
-      `import { PGlite } from "@electric-sql/pglite";`,
+      `import { encode } from "gpt-tokenizer";`,
       `const s = 'import * as OS from "node:os";';`,
       `  import * as OS from "node:os";`,
       `import {`,

@@ -1,5 +1,5 @@
 /**
- * Pending shared-tool turns on the real store (in-memory PGlite): a saved turn loads back whole, only
+ * Pending shared-tool turns on the real store (the in-memory embedded store, or PostgreSQL with DATABASE_URL): a saved turn loads back whole, only
  * for the org and key that made it, as many times as the client retries, until it expires; `sweep`
  * deletes expired records and only those.
  */
@@ -9,6 +9,7 @@ import { SqlClient } from "effect/sql"
 import { PendingCalls, type PendingState } from "../../../src/tools/PendingCalls.ts"
 import { FreshStore, unique } from "../../utils/TestStore.ts"
 import { callOf, testCaller } from "../../utils/ToolFixtures.ts"
+import { json, nowPlus } from "../../../src/store/SqlParts.ts"
 
 const state: PendingState = {
   clientToolCallIds: ["call_client_1", "call_client_2"],
@@ -96,9 +97,17 @@ layer(PendingCalls.layer.pipe(Layer.provideMerge(FreshStore())))("PendingCalls (
       const sql = yield* SqlClient.SqlClient
       const caller = ownCaller()
       const id = yield* pending.save(caller, state)
-      yield* sql`UPDATE svc_pending SET state = '{"unexpected": true}'::jsonb WHERE id = ${id}`
+      yield* sql`UPDATE svc_pending SET state = ${json(sql, { unexpected: true })} WHERE id = ${id}`
       const error = yield* Effect.flip(pending.load(caller, id))
       assert.deepStrictEqual(invalidIdOf(error), { reason: "InvalidSvcPendingId", id })
+      // SQLite keeps the state as text, which could be anything: text that is not JSON is just as unknown
+      const text = yield* pending.save(caller, state)
+      const notJson = sql.onDialectOrElse({ sqlite: () => "{not json", orElse: () => null })
+      if (notJson !== null) {
+        yield* sql`UPDATE svc_pending SET state = ${notJson} WHERE id = ${text}`
+        const unreadable = yield* Effect.flip(pending.load(caller, text))
+        assert.deepStrictEqual(invalidIdOf(unreadable), { reason: "InvalidSvcPendingId", id: text })
+      }
     }))
 
   it.effect("sweep keeps records that have not expired", () =>
@@ -138,7 +147,7 @@ layer(
         yield* Effect.sleep("120 millis")
         // a fresh record: moved an hour ahead so it cannot expire during the test
         const fresh = yield* pending.save(caller, state)
-        yield* sql`UPDATE svc_pending SET expires_at = now() + interval '1 hour' WHERE id = ${fresh}`
+        yield* sql`UPDATE svc_pending SET expires_at = ${nowPlus(sql, 3_600_000)} WHERE id = ${fresh}`
         const deleted = yield* pending.sweep
         assert.isAtLeast(deleted, 2)
         assert.deepStrictEqual(yield* remainingIds([...expired, fresh]), [fresh])

@@ -1,7 +1,7 @@
 /**
  * Which shared tools a request gets. The pure `selectTools`, one rule per test (validation of listed
  * ids, hydration for the org and for a key, the key's allow-list, `tool_choice: "none"`, carried ids of
- * a continued turn); then the store-backed `Policy` on in-memory PGlite: the org's settings, their
+ * a continued turn); then the store-backed `Policy` on the in-memory embedded store: the org's settings, their
  * upsert and its errors, and that a change is seen by the next request at once.
  */
 import { assert, describe, it, layer } from "@effect/vitest"

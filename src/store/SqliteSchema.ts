@@ -1,0 +1,111 @@
+/**
+ * The schema on the embedded store (SQLite), migration for migration the same as `PgSchema.ts`: the
+ * same ids, names, tables, columns and indexes, in SQLite's spelling. Times are ISO 8601 UTC text with
+ * six fractional digits (`toStoredTime`: they sort as time does), booleans 0/1, JSON and lists JSON text. Tables are STRICT, so a value of the wrong type is refused, not stored.
+ * Applied in id order, once; never edit a shipped one.
+ */
+import { Effect } from "effect"
+import { Migrator, SqlClient } from "effect/sql"
+import { SQLITE_NOW_FORMAT } from "./SqlParts.ts"
+
+/** A column default: the time of the insert, in the format the store's times are in. */
+const NOW = `(strftime('${SQLITE_NOW_FORMAT}', 'now'))`
+
+export const SqliteSchema = Migrator.fromRecord({
+  "0001_orgs_and_keys": Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const now = sql.literal(NOW)
+    yield* sql`CREATE TABLE orgs (
+      id TEXT PRIMARY KEY,
+      name TEXT NOT NULL,
+      created_at TEXT NOT NULL DEFAULT ${now}
+    ) STRICT`
+    yield* sql`CREATE TABLE api_keys (
+      id TEXT PRIMARY KEY,
+      org_id TEXT NOT NULL REFERENCES orgs(id),
+      name TEXT NOT NULL,
+      key_hash TEXT NOT NULL UNIQUE,
+      prefix TEXT NOT NULL,
+      created_at TEXT NOT NULL DEFAULT ${now},
+      expires_at TEXT,
+      revoked_at TEXT,
+      last_used_at TEXT
+    ) STRICT`
+    yield* sql`CREATE INDEX api_keys_org_id ON api_keys (org_id, created_at)`
+    yield* sql`CREATE TABLE gateway_settings (
+      name TEXT PRIMARY KEY,
+      value TEXT NOT NULL,
+      updated_at TEXT NOT NULL DEFAULT ${now}
+    ) STRICT`
+  }),
+  "0002_svc_tools": Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const now = sql.literal(NOW)
+    // NULL: every tool activated for the org is allowed; a JSON array: only those ids
+    yield* sql`ALTER TABLE api_keys ADD COLUMN allowed_svc_tool_ids TEXT`
+    yield* sql`CREATE TABLE org_svc_tools (
+      org_id TEXT NOT NULL REFERENCES orgs(id),
+      tool_id TEXT NOT NULL,
+      activated INTEGER NOT NULL DEFAULT 0,
+      hydrate_org INTEGER NOT NULL DEFAULT 0,
+      hydrate_key_ids TEXT NOT NULL DEFAULT '[]',
+      updated_at TEXT NOT NULL DEFAULT ${now},
+      PRIMARY KEY (org_id, tool_id)
+    ) STRICT`
+    yield* sql`CREATE TABLE svc_pending (
+      id TEXT PRIMARY KEY,
+      org_id TEXT NOT NULL,
+      key_id TEXT NOT NULL,
+      state TEXT NOT NULL,
+      created_at TEXT NOT NULL DEFAULT ${now},
+      expires_at TEXT NOT NULL
+    ) STRICT`
+    yield* sql`CREATE INDEX svc_pending_expires_at ON svc_pending (expires_at)`
+  }),
+  "0003_request_log": Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    // append-only: rows are inserted once, in batches, and deleted only by retention
+    yield* sql`CREATE TABLE request_log (
+      id TEXT PRIMARY KEY,
+      created_at TEXT NOT NULL,
+      org_id TEXT,
+      key_id TEXT,
+      requested_model TEXT,
+      model TEXT,
+      provider TEXT,
+      status INTEGER NOT NULL,
+      error_code TEXT,
+      stream INTEGER NOT NULL,
+      tags TEXT NOT NULL DEFAULT '[]',
+      prompt_tokens INTEGER NOT NULL DEFAULT 0,
+      completion_tokens INTEGER NOT NULL DEFAULT 0,
+      cached_tokens INTEGER NOT NULL DEFAULT 0,
+      reasoning_tokens INTEGER NOT NULL DEFAULT 0,
+      svc_tools TEXT NOT NULL DEFAULT '[]',
+      attempts INTEGER NOT NULL DEFAULT 0,
+      latency_ms REAL NOT NULL,
+      ttft_ms REAL,
+      compression_saved_tokens INTEGER,
+      user_agent TEXT,
+      prompt_text TEXT,
+      completion_text TEXT
+    ) STRICT`
+    yield* sql`CREATE INDEX request_log_org_time ON request_log (org_id, created_at DESC, id DESC)`
+    yield* sql`CREATE INDEX request_log_time ON request_log (created_at)`
+    // no index on tags: SQLite has no inverted index; a tag filter reads the org's rows in the range
+    // opt-in per org: prompt and completion text are stored only when set
+    yield* sql`ALTER TABLE orgs ADD COLUMN log_content INTEGER NOT NULL DEFAULT 0`
+  }),
+  "0004_request_log_reads": Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    // errors are rare: a newest-first page of them should not walk every success in between
+    yield* sql`CREATE INDEX request_log_org_errors ON request_log (org_id, created_at DESC, id DESC)
+      WHERE status >= 400`
+  }),
+  "0005_request_log_sessions": Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    yield* sql`ALTER TABLE request_log ADD COLUMN session_id TEXT`
+    yield* sql`CREATE INDEX request_log_org_session ON request_log (org_id, session_id, created_at DESC, id DESC)
+      WHERE session_id IS NOT NULL`
+  })
+})
