@@ -5,6 +5,7 @@
  */
 import { Config, ConfigProvider, Context, Duration, Layer, Option, Redacted } from "effect"
 import { fileURLToPath } from "node:url"
+import { COMPRESSION_LEVELS, type CompressionLevel } from "./kernel/CompressionLevel.ts"
 
 /** Where `npm run build` writes the console (see src/console/vite.config.ts). */
 const BUILT_CONSOLE = fileURLToPath(new URL("../dist/console", import.meta.url))
@@ -31,7 +32,8 @@ const settings = Config.all({
   toolMaxOutputBytes: Config.Int("GATEWAY_SVC_TOOL_MAX_OUTPUT_BYTES").pipe(Config.withDefault(64 * 1024)),
   toolMaxRounds: Config.Int("GATEWAY_SVC_TOOL_MAX_ROUNDS").pipe(Config.withDefault(5)),
   pendingTtl: Config.Duration("GATEWAY_SVC_PENDING_TTL").pipe(Config.withDefault(Duration.hours(1))),
-  consoleDir: Config.String("GATEWAY_CONSOLE_DIR").pipe(Config.withDefault(BUILT_CONSOLE))
+  consoleDir: Config.String("GATEWAY_CONSOLE_DIR").pipe(Config.withDefault(BUILT_CONSOLE)),
+  compression: Config.Literals(COMPRESSION_LEVELS, "GATEWAY_COMPRESSION").pipe(Config.withDefault("safe" as const))
 })
 
 export interface GatewaySettings {
@@ -65,6 +67,8 @@ export interface GatewaySettings {
   readonly pendingTtl: Duration.Duration
   /** The built console's files, served at `/console`. */
   readonly consoleDir: string
+  /** The compression level of organizations that chose none, for requests that ask for none. */
+  readonly compression: CompressionLevel
 }
 
 export class GatewayConfig extends Context.Service<GatewayConfig, GatewaySettings>()("svc-gateway/GatewayConfig") {

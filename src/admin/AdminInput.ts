@@ -3,7 +3,10 @@
  * words.
  */
 import { Effect, Schema } from "effect"
+import { COMPRESSION_LEVELS } from "../kernel/CompressionLevel.ts"
+import { decodeInput } from "../kernel/DecodeInput.ts"
 import { RequestError } from "../kernel/RequestError.ts"
+import type { OrgChanges } from "./Orgs.ts"
 import { ToolRegistry } from "../tools/ToolRegistry.ts"
 
 /** A display name: trimmed, 1 to 200 characters. */
@@ -45,3 +48,23 @@ export const checkAllowedTools = (
     }
     return [...new Set(ids)]
   })
+
+/** `PATCH /admin/v1/orgs/{org_id}`'s body: each field optional, at least one present. */
+const OrgUpdate = Schema.Struct({
+  log_content: Schema.optionalKey(Schema.Boolean),
+  // null: back to the gateway's level (GATEWAY_COMPRESSION)
+  compression: Schema.optionalKey(Schema.NullOr(Schema.Literals(COMPRESSION_LEVELS)))
+})
+
+/** An org update as the admin API and the CLI read it; nothing to change is a 400 too. */
+export const parseOrgUpdate = (body: unknown): Effect.Effect<OrgChanges, RequestError> =>
+  Effect.flatMap(decodeInput(OrgUpdate)(body), (input) =>
+    input.log_content === undefined && input.compression === undefined
+      ? Effect.fail(RequestError.invalidField(
+        "body",
+        "Nothing to change: send 'log_content' (true or false), 'compression' (off, shadow, safe, aggressive, or null for the gateway's level), or both."
+      ))
+      : Effect.succeed({
+        ...(input.log_content === undefined ? {} : { logContent: input.log_content }),
+        ...(input.compression === undefined ? {} : { compression: input.compression })
+      }))

@@ -2,6 +2,7 @@
 import { Context, Effect, Layer } from "effect"
 import { SqlClient, type SqlError } from "effect/sql"
 import { newId } from "../Ids.ts"
+import { type CompressionLevel, isCompressionLevel } from "../kernel/CompressionLevel.ts"
 import { toBool, toIso } from "../store/Rows.ts"
 import { AdminError } from "./AdminError.ts"
 
@@ -11,6 +12,14 @@ export interface Org {
   readonly created_at: string
   /** Whether the request log keeps prompt and completion text for this org (opt-in, off by default). */
   readonly log_content: boolean
+  /** The org's compression level; `null`: the gateway's (`GATEWAY_COMPRESSION`). */
+  readonly compression: CompressionLevel | null
+}
+
+/** An org edit: only the fields present change; `compression: null` goes back to the gateway's level. */
+export interface OrgChanges {
+  readonly logContent?: boolean
+  readonly compression?: CompressionLevel | null
 }
 
 interface OrgRow {
@@ -18,39 +27,43 @@ interface OrgRow {
   readonly name: string
   readonly created_at: Date | string
   readonly log_content: boolean | number
+  readonly compression: string | null
 }
 
 const toOrg = (row: OrgRow): Org => ({
   id: row.id,
   name: row.name,
   created_at: toIso(row.created_at),
-  log_content: toBool(row.log_content)
+  log_content: toBool(row.log_content),
+  compression: isCompressionLevel(row.compression) ? row.compression : null
 })
+
+const COLUMNS = "id, name, created_at, log_content, compression"
 
 export class Orgs extends Context.Service<Orgs, {
   readonly create: (name: string) => Effect.Effect<Org, SqlError.SqlError>
   readonly list: Effect.Effect<ReadonlyArray<Org>, SqlError.SqlError>
   readonly get: (id: string) => Effect.Effect<Org, SqlError.SqlError | AdminError>
   readonly count: Effect.Effect<number, SqlError.SqlError>
-  /** Turns storing prompt/completion text in the request log on or off; the org as it now is. */
-  readonly setLogContent: (id: string, enabled: boolean) => Effect.Effect<Org, SqlError.SqlError | AdminError>
+  /** Changes the org's settings (storing request text, compression); the org as it now is. */
+  readonly update: (id: string, changes: OrgChanges) => Effect.Effect<Org, SqlError.SqlError | AdminError>
 }>()("svc-gateway/Orgs") {
   static readonly layer = Layer.effect(Orgs, Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
 
     const create = Effect.fn("Orgs.create")(function*(name: string) {
       const rows = yield* sql<OrgRow>`INSERT INTO orgs (id, name) VALUES (${newId("org")}, ${name})
-        RETURNING id, name, created_at, log_content`
+        RETURNING ${sql.literal(COLUMNS)}`
       return toOrg(rows[0]!)
     })
 
-    const list = sql<OrgRow>`SELECT id, name, created_at, log_content FROM orgs ORDER BY created_at, id`.pipe(
+    const list = sql<OrgRow>`SELECT ${sql.literal(COLUMNS)} FROM orgs ORDER BY created_at, id`.pipe(
       Effect.map((rows) => rows.map(toOrg)),
       Effect.withSpan("Orgs.list")
     )
 
     const get = Effect.fn("Orgs.get")(function*(id: string) {
-      const rows = yield* sql<OrgRow>`SELECT id, name, created_at, log_content FROM orgs WHERE id = ${id}`
+      const rows = yield* sql<OrgRow>`SELECT ${sql.literal(COLUMNS)} FROM orgs WHERE id = ${id}`
       const row = rows[0]
       if (row === undefined) return yield* AdminError.notFound("organization", id)
       return toOrg(row)
@@ -60,14 +73,16 @@ export class Orgs extends Context.Service<Orgs, {
       Effect.map((rows) => rows[0]?.n ?? 0)
     )
 
-    const setLogContent = Effect.fn("Orgs.setLogContent")(function*(id: string, enabled: boolean) {
-      const rows = yield* sql<OrgRow>`UPDATE orgs SET log_content = ${enabled} WHERE id = ${id}
-        RETURNING id, name, created_at, log_content`
+    const update = Effect.fn("Orgs.update")(function*(id: string, changes: OrgChanges) {
+      const rows = yield* sql<OrgRow>`UPDATE orgs SET
+        log_content = ${changes.logContent === undefined ? sql`log_content` : sql`${changes.logContent}`},
+        compression = ${changes.compression === undefined ? sql`compression` : sql`${changes.compression}`}
+        WHERE id = ${id} RETURNING ${sql.literal(COLUMNS)}`
       const row = rows[0]
       if (row === undefined) return yield* AdminError.notFound("organization", id)
       return toOrg(row)
     })
 
-    return Orgs.of({ create, list, get, count, setLogContent })
+    return Orgs.of({ create, list, get, count, update })
   }))
 }

@@ -52,7 +52,8 @@ export class Auth extends Context.Service<Auth, {
         keyName: record.name,
         orgId: record.orgId,
         allowedSvcToolIds: record.allowedSvcToolIds,
-        logContent: record.logContent
+        logContent: record.logContent,
+        compression: record.compression
       },
       until: Date.now() + ttlMs
     })

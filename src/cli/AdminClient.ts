@@ -15,7 +15,8 @@ import { type Org, Orgs } from "../admin/Orgs.ts"
 import { GatewayConfig } from "../Config.ts"
 import { decodeInput } from "../kernel/DecodeInput.ts"
 import { describeError } from "../http/ErrorResponse.ts"
-import { checkAllowedTools, Name, parseExpiry } from "../admin/AdminInput.ts"
+import { checkAllowedTools, Name, parseExpiry, parseOrgUpdate } from "../admin/AdminInput.ts"
+import type { CompressionLevel } from "../kernel/CompressionLevel.ts"
 import type { RequestError } from "../kernel/RequestError.ts"
 import { type ApiKeyInfo, ApiKeys, type CreatedApiKey } from "../keys/ApiKeys.ts"
 import { type Analytics, type RequestLogEntry, type RequestPage, RequestQueries } from "../logs/RequestQueries.ts"
@@ -46,6 +47,13 @@ export interface KeyUpdate {
 }
 
 /** An installed shared tool as `GET /admin/v1/svc-tools` lists it. */
+/** An org update in the admin API's words; the fields left out stay as they are. */
+export interface OrgUpdateBody {
+  readonly log_content?: boolean
+  /** `null`: back to the gateway's level. */
+  readonly compression?: CompressionLevel | null
+}
+
 export interface SvcToolInfo {
   readonly id: string
   readonly description: string
@@ -72,7 +80,8 @@ export interface AdminClientShape {
     change: OrgToolChange
   ) => Effect.Effect<OrgToolSetting, AdminClientError>
   /** Turns storing prompt and completion text in the request log on or off; the org as it now is. */
-  readonly setOrgLogContent: (orgId: string, enabled: boolean) => Effect.Effect<Org, AdminClientError>
+  /** `PATCH /admin/v1/orgs/{org_id}`'s body, as the API reads it. */
+  readonly updateOrg: (orgId: string, update: OrgUpdateBody) => Effect.Effect<Org, AdminClientError>
   /** A page of the org's request log, newest first; the filters are checked as the admin API checks them. */
   readonly listRequests: (orgId: string, input: RequestListInput) => Effect.Effect<RequestPage, AdminClientError>
   /** One request of the org; NotFound when it is not the org's. */
@@ -88,7 +97,6 @@ export interface AdminClientShape {
 // the admin API's input checks, so the store path refuses exactly what the API refuses, in its words
 const decodeName = decodeInput(Schema.Struct({ name: Name }))
 const decodeRename = decodeInput(Schema.Struct({ name: Schema.optionalKey(Name) }))
-const decodeLogContent = decodeInput(Schema.Struct({ log_content: Schema.Boolean }))
 
 /** Store failures in the admin API's words: the same message whichever way the CLI went. */
 const fromStore = (error: RequestError | AdminError | SqlError.SqlError): AdminClientError => {
@@ -171,9 +179,8 @@ export class AdminClient extends Context.Service<AdminClient, AdminClientShape>(
       }, Effect.mapError(fromStore))
 
       // the request-log routes' steps in their order: the query first, then the org, so the first refusal is the same
-      const setOrgLogContent = Effect.fn("AdminClient.setOrgLogContent")(function*(orgId: string, enabled: boolean) {
-        const input = yield* decodeLogContent({ log_content: enabled })
-        return yield* orgs.setLogContent(orgId, input.log_content)
+      const updateOrg = Effect.fn("AdminClient.updateOrg")(function*(orgId: string, update: OrgUpdateBody) {
+        return yield* orgs.update(orgId, yield* parseOrgUpdate(update))
       }, Effect.mapError(fromStore))
 
       const listRequests = Effect.fn("AdminClient.listRequests")(function*(orgId: string, input: RequestListInput) {
@@ -213,7 +220,7 @@ export class AdminClient extends Context.Service<AdminClient, AdminClientShape>(
         listTools: Effect.succeed(catalogue),
         orgTools: (orgId) => policy.orgTools(orgId).pipe(Effect.mapError(fromStore)),
         setOrgTool: (orgId, toolId, change) => policy.setOrgTool(orgId, toolId, change).pipe(Effect.mapError(fromStore)),
-        setOrgLogContent,
+        updateOrg,
         listRequests,
         getRequest,
         analytics

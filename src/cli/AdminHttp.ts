@@ -5,6 +5,7 @@
  */
 import { Duration, Effect, Redacted, Schema } from "effect"
 import { HttpClient, type HttpClientError, HttpClientRequest, type HttpClientResponse } from "effect/http"
+import { COMPRESSION_LEVELS } from "../kernel/CompressionLevel.ts"
 import { GROUP_BY } from "../logs/RequestFilter.ts"
 import { AdminClientError } from "./AdminClientError.ts"
 import type { AdminClientShape, KeyInput, KeyUpdate } from "./AdminClient.ts"
@@ -23,7 +24,8 @@ export const OrgWire = Schema.Struct({
   id: Schema.String,
   name: Schema.String,
   created_at: Schema.String,
-  log_content: Schema.Boolean
+  log_content: Schema.Boolean,
+  compression: Schema.NullOr(Schema.Literals(COMPRESSION_LEVELS))
 })
 
 const keyInfoFields = {
@@ -77,7 +79,11 @@ export const RequestWire = Schema.Struct({
   attempts: Schema.Number,
   latency_ms: Schema.Number,
   ttft_ms: Schema.NullOr(Schema.Number),
-  compression_saved_tokens: Schema.NullOr(Schema.Number),
+  compression_level: Schema.NullOr(Schema.String),
+  prompt_tokens_saved: Schema.NullOr(Schema.Number),
+  prompt_tokens_saved_net: Schema.NullOr(Schema.Number),
+  shadow_tokens_saved_safe: Schema.NullOr(Schema.Number),
+  shadow_tokens_saved_aggressive: Schema.NullOr(Schema.Number),
   user_agent: Schema.NullOr(Schema.String),
   session_id: Schema.NullOr(Schema.String),
   prompt_text: Schema.optionalKey(Schema.String),
@@ -102,6 +108,10 @@ export const AnalyticsWire = Schema.Struct({
     cached_tokens: Schema.Number,
     reasoning_tokens: Schema.Number,
     total_tokens: Schema.Number,
+    prompt_tokens_saved: Schema.Number,
+    prompt_tokens_saved_net: Schema.Number,
+    shadow_tokens_saved_safe: Schema.Number,
+    shadow_tokens_saved_aggressive: Schema.Number,
     p50_latency_ms: Schema.Number,
     p95_latency_ms: Schema.Number
   })),
@@ -240,10 +250,8 @@ export const makeHttpAdmin = (options: HttpOptions) =>
           ...(change.hydrateOrg === undefined ? {} : { hydrate_org: change.hydrateOrg }),
           ...(change.hydrateKeyIds === undefined ? {} : { hydrate_key_ids: change.hydrateKeyIds })
         }).pipe(Effect.withSpan("AdminClient.setOrgTool")),
-      setOrgLogContent: (orgId, enabled) =>
-        call(OrgWire, "PATCH", `/orgs/${id(orgId)}`, { log_content: enabled }).pipe(
-          Effect.withSpan("AdminClient.setOrgLogContent")
-        ),
+      updateOrg: (orgId, update) =>
+        call(OrgWire, "PATCH", `/orgs/${id(orgId)}`, update).pipe(Effect.withSpan("AdminClient.updateOrg")),
       listRequests: (orgId, input) =>
         call(RequestPageWire, "GET", `/orgs/${id(orgId)}/requests${queryString(listParams(input))}`).pipe(
           Effect.withSpan("AdminClient.listRequests")

@@ -1,9 +1,11 @@
-/** `svc-gateway orgs ...`: create and list organizations, and turn storing request text on or off. */
-import { Console, Effect } from "effect"
+/** `svc-gateway orgs ...`: create and list organizations, and change their settings. */
+import { Console, Effect, Option } from "effect"
 import { Command, Flag } from "effect/cli"
 import type { Org } from "../admin/Orgs.ts"
-import { AdminClient } from "./AdminClient.ts"
-import { json, withAdminClient } from "./Connection.ts"
+import { COMPRESSION_LEVELS } from "../kernel/CompressionLevel.ts"
+import { AdminClient, type OrgUpdateBody } from "./AdminClient.ts"
+import { AdminClientError } from "./AdminClientError.ts"
+import { AdminClientFromFlags, json, withAdminClient } from "./Connection.ts"
 import { org, trueOrFalse } from "./Flags.ts"
 import { fields, listBody, printJson, table, time, yesNo } from "./Output.ts"
 
@@ -16,13 +18,21 @@ export const formatOrgs = (orgs: ReadonlyArray<Org>): string =>
     ? "No organizations yet. Create one with: svc-gateway orgs create --name <name>"
     : table(["ID", "NAME", "CREATED"], orgs.map((org) => [org.id, org.name, time(org.created_at)]))
 
-export const formatLogContent = (org: Org): string =>
+export const NOTHING_TO_CHANGE = "Nothing to change: pass --log-content, --compression or both."
+
+/** What an update changed, and what that means for the org's new requests. */
+export const formatOrgUpdate = (org: Org, update: OrgUpdateBody): string =>
   [
     `Updated organization '${org.name}' (${org.id}).`,
-    fields([["log content", yesNo(org.log_content)]]),
-    org.log_content
-      ? "The request log keeps the prompt and completion text of the organization's new requests (see svc-gateway requests get)."
-      : "The request log no longer keeps prompt and completion text of the organization's new requests; text already stored stays.",
+    fields([
+      ["log content", yesNo(org.log_content)],
+      ["compression", org.compression ?? "the gateway's (GATEWAY_COMPRESSION)"]
+    ]),
+    ...(update.log_content === undefined ? [] : [
+      org.log_content
+        ? "The request log keeps the prompt and completion text of the organization's new requests (see svc-gateway requests get)."
+        : "The request log no longer keeps prompt and completion text of the organization's new requests; text already stored stays."
+    ]),
     "Running gateways apply this within GATEWAY_KEY_CACHE_TTL."
   ].join("\n")
 
@@ -56,18 +66,39 @@ const update = Command.make(
   {
     org,
     logContent: trueOrFalse("log-content").pipe(
-      Flag.withDescription("Whether the request log keeps the prompt and completion text of the organization's requests")
+      Flag.withDescription("Whether the request log keeps the prompt and completion text of the organization's requests"),
+      Flag.optional
+    ),
+    compression: Flag.ChoiceWithValue("compression", [
+      ...COMPRESSION_LEVELS.map((level) => [level, level] as const),
+      ["default", null] as const
+    ]).pipe(
+      Flag.withDescription("How much of what goes upstream is compressed; default: the gateway's GATEWAY_COMPRESSION"),
+      Flag.withMetavar("off|shadow|safe|aggressive|default"),
+      Flag.optional
     ),
     json
   },
   Effect.fn("cli.orgs.update")(function*(input) {
-    const updated = yield* (yield* AdminClient).setOrgLogContent(input.org, input.logContent)
-    yield* input.json ? printJson(updated) : Console.log(formatLogContent(updated))
+    const update: OrgUpdateBody = {
+      ...Option.match(input.logContent, { onNone: () => ({}), onSome: (logContent) => ({ log_content: logContent }) }),
+      ...Option.match(input.compression, { onNone: () => ({}), onSome: (compression) => ({ compression }) })
+    }
+    // refused before the store is opened or the gateway called: it is a mistake in what was typed
+    if (Object.keys(update).length === 0) return yield* AdminClientError.invalidInput(NOTHING_TO_CHANGE)
+    const updated = yield* AdminClient.use((admin) => admin.updateOrg(input.org, update)).pipe(
+      Effect.provide(AdminClientFromFlags)
+    )
+    yield* input.json ? printJson(updated) : Console.log(formatOrgUpdate(updated, update))
   })
 ).pipe(
-  Command.withDescription("Turn storing prompt and completion text in the request log on or off for an organization"),
-  Command.withExamples([{ command: "svc-gateway orgs update --org org_123 --log-content true" }]),
-  withAdminClient
+  Command.withDescription(
+    "Change an organization's settings: storing prompt and completion text in the request log, and compression"
+  ),
+  Command.withExamples([
+    { command: "svc-gateway orgs update --org org_123 --log-content true" },
+    { command: "svc-gateway orgs update --org org_123 --compression shadow" }
+  ])
 )
 
 export const OrgsCommand = Command.make("orgs").pipe(

@@ -40,6 +40,16 @@ export const formatRequests = (orgId: string, page: RequestPage, filtered: boole
 
 const optional = (value: string | null, suffix = ""): string => value === null ? "-" : `${value}${suffix}`
 
+/** The level and what it saved: `safe, 1234 tokens saved (net 456)`; under shadow, what each level would have. */
+export const compressionLine = (entry: RequestLogEntry): string => {
+  if (entry.compression_level === null) return "-"
+  if (entry.compression_level === "shadow") {
+    return `shadow: safe would have saved ${entry.shadow_tokens_saved_safe ?? 0} tokens, aggressive ${entry.shadow_tokens_saved_aggressive ?? 0}`
+  }
+  if (entry.prompt_tokens_saved === null) return entry.compression_level
+  return `${entry.compression_level}, ${entry.prompt_tokens_saved} tokens saved (net ${entry.prompt_tokens_saved_net ?? 0})`
+}
+
 export const NOT_STORED = (orgId: string) =>
   "Prompt and completion text were not stored for this request; to store them for new requests: " +
   `svc-gateway orgs update --org ${orgId} --log-content true`
@@ -68,7 +78,7 @@ export const formatRequest = (orgId: string, entry: RequestLogEntry): string => 
       ["attempts", String(entry.attempts)],
       ["latency", `${ms(entry.latency_ms)} ms`],
       ["first token", entry.ttft_ms === null ? "-" : `${ms(entry.ttft_ms)} ms`],
-      ["compression saved", entry.compression_saved_tokens === null ? "-" : `${entry.compression_saved_tokens} tokens`],
+      ["compression", compressionLine(entry)],
       ["user agent", optional(entry.user_agent)]
     ]),
     ...(text.length === 0 ? ["", NOT_STORED(orgId)] : text)

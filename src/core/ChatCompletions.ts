@@ -11,6 +11,8 @@ import { GatewayConfig } from "../Config.ts"
 import type { Caller } from "../kernel/Caller.ts"
 import type { ChatCall, ToolChoice } from "../kernel/ChatCall.ts"
 import type { ChatMessage } from "../kernel/ChatWire.ts"
+import type { CompressionLevel } from "../kernel/CompressionLevel.ts"
+import { requestCompression } from "../compression/RequestCompression.ts"
 import { pullFirst } from "../kernel/ChunkPull.ts"
 import { RequestError } from "../kernel/RequestError.ts"
 import { Metrics, type MetricsShape } from "../observability/Metrics.ts"
@@ -32,6 +34,8 @@ export interface ChatContext {
   readonly call: ChatCall
   readonly caller: Caller
   readonly requestId: string
+  /** How much of what goes upstream is compressed (the request's, the org's or the gateway's level). */
+  readonly compression: CompressionLevel
 }
 
 export type ChatError = RequestError | ProviderError | ToolLoopError | SqlError.SqlError
@@ -127,7 +131,7 @@ export class ChatCompletions extends Context.Service<ChatCompletions, {
     const metrics = yield* Metrics
 
     /** The conversation to send, the shared tools to offer and the targets, pending turn restored. */
-    const prepare = Effect.fnUntraced(function*({ call, caller, requestId }: ChatContext) {
+    const prepare = Effect.fnUntraced(function*({ call, caller, compression: level, requestId }: ChatContext) {
       let messages = call.messages
       let carried: ReadonlyArray<string> = []
       if (call.svcPendingId !== undefined) {
@@ -156,13 +160,19 @@ export class ChatCompletions extends Context.Service<ChatCompletions, {
       // a restored pending turn rewrote the client's history: the client's own request no longer matches it
       const native = messages === call.messages && call.native !== undefined
       const later = laterToolChoice(call.toolChoice)
-      const callFor = (history: ReadonlyArray<ChatMessage>) => (target: Target) =>
-        toProviderCall(call, target.modelId, requestId, history, svcTools, native, history === messages ? call.toolChoice : later)
-      return { messages, settings, targets, callFor }
+      // only what goes upstream is compressed: the tool loop, shared tools and pending turns keep `history`
+      const compression = requestCompression(level)
+      const callFor = (history: ReadonlyArray<ChatMessage>) => {
+        const sent = compression.wire(history)
+        const sentCall = native && call.native !== undefined ? { ...call, native: compression.native(call.native) } : call
+        const choice = history === messages ? call.toolChoice : later
+        return (target: Target) => toProviderCall(sentCall, target.modelId, requestId, sent, svcTools, native, choice)
+      }
+      return { messages, settings, targets, callFor, compression }
     })
 
     const complete = Effect.fnUntraced(function*(context: ChatContext) {
-      const { callFor, messages, settings, targets } = yield* prepare(context)
+      const { callFor, compression, messages, settings, targets } = yield* prepare(context)
       let first: { readonly target: Target; readonly call: ProviderCall } | undefined
       const outcome = yield* completeWithTools(settings, messages, (history) => {
         const callOf = callFor(history)
@@ -179,7 +189,8 @@ export class ChatCompletions extends Context.Service<ChatCompletions, {
         usage: outcome.completion.usage,
         provider: answered.target.provider.name,
         model: outcome.completion.model,
-        dropped: droppedFor(context.call, answered.target, answered.call)
+        dropped: droppedFor(context.call, answered.target, answered.call),
+        compression: compression.report()
       }
       return answer
     }, hotSpan("ChatCompletions.complete"))
@@ -189,7 +200,7 @@ export class ChatCompletions extends Context.Service<ChatCompletions, {
       withFailover(targets, (target) => pullFirst(openAttempt(target.provider, callOf(target)), scope), metrics)
 
     const stream = Effect.fnUntraced(function*(context: ChatContext) {
-      const { callFor, messages, settings, targets } = yield* prepare(context)
+      const { callFor, compression, messages, settings, targets } = yield* prepare(context)
       const scope = yield* Effect.scope
       const callOf = callFor(messages)
       const opened = yield* openRound(targets, callOf, scope)
@@ -205,7 +216,7 @@ export class ChatCompletions extends Context.Service<ChatCompletions, {
       const answer: StreamAnswer<ChatError> = {
         provider,
         chunks: loop.chunks,
-        outcome: () => ({ ...loop.progress(), provider, dropped })
+        outcome: () => ({ ...loop.progress(), provider, dropped, compression: compression.report() })
       }
       return answer
     }, hotSpan("ChatCompletions.stream"))

@@ -4,6 +4,7 @@
  * of a mixed turn, and which provider and model answered. A whole answer carries it with its
  * completion; a streamed one hands it over once its last chunk has gone (`StreamAnswer.outcome`).
  */
+import type { CompressionReport } from "../compression/RequestCompression.ts"
 import type { Completion, CompletionChunk, Usage } from "../kernel/ChatWire.ts"
 import type { ChunkPull } from "../kernel/ChunkPull.ts"
 import type { ToolRunResult } from "../tools/ToolRunner.ts"
@@ -32,6 +33,8 @@ export interface Outcome {
    * cannot carry, and what the answering target cannot take (`x-svc-dropped-fields`).
    */
   readonly dropped: ReadonlyArray<string>
+  /** What compressing the upstream requests saved (counted while the upstream works); absent: off. */
+  readonly compression?: CompressionReport | undefined
 }
 
 /** A whole answer: the last round's completion (its usage summed over every round) and the outcome. */

@@ -1,20 +1,12 @@
 /**
- * Counting tokens with a real tokenizer, for what an upstream cannot count itself (`count_tokens` on a
- * non-Anthropic target, an input estimate). OpenAI's o200k encoding (`gpt-tokenizer`), loaded on first
- * use only: its table is megabytes that a gateway that never counts should not hold. The count of a
+ * Counting tokens with a real tokenizer (o200k, `kernel/Tokenizer.ts`), for what an upstream cannot
+ * count itself (`count_tokens` on a non-Anthropic target, an input estimate). The count of a
  * conversation follows OpenAI's documented accounting for chat messages: each message's text plus three
  * tokens, and three to prime the answer; tool definitions count as their JSON.
  */
 import { Effect } from "effect"
 import type { ChatMessage, ToolDefinition } from "../kernel/ChatWire.ts"
-
-type Encoder = (text: string) => number
-
-let encoder: Promise<Encoder> | undefined
-
-/** The o200k counter, loaded once. */
-const load = (): Promise<Encoder> =>
-  encoder ??= import("gpt-tokenizer/encoding/o200k_base").then((module) => (text: string) => module.countTokens(text))
+import { loadTokenizer as load } from "../kernel/Tokenizer.ts"
 
 export const countText = (text: string): Effect.Effect<number> =>
   Effect.promise(() => load().then((count) => count(text)))

@@ -18,21 +18,20 @@
  *   the requested one. `none`: one null group, the totals. By hour: `YYYY-MM-DDTHH:00:00Z`; by day: the UTC
  *   date `YYYY-MM-DD`. Hours, days and statuses come in order, the other
  *   groupings busiest first; at most 1000 groups (`has_more` says when there are more).
- * - `PATCH /admin/v1/orgs/{org_id}` `{"log_content": boolean}` → the org: turns storing prompt and
- *   completion text in the log on or off for the org.
+ * - `PATCH /admin/v1/orgs/{org_id}` `{"log_content": boolean, "compression": level | null}` (either or
+ *   both) → the org: turns storing prompt and completion text in the log on or off for the org, and sets
+ *   its compression level (`off`, `shadow`, `safe`, `aggressive`; `null`: the gateway's).
  *
  * A bad or unknown query parameter is a 400 naming it; an unknown org is a 404.
  */
-import { Effect, Layer, Schema } from "effect"
+import { Effect, Layer } from "effect"
 import { HttpServerRequest, HttpServerResponse } from "effect/http"
+import { parseOrgUpdate } from "../admin/AdminInput.ts"
 import { Orgs } from "../admin/Orgs.ts"
 import { RequestQueries } from "../logs/RequestQueries.ts"
 import { parseAnalyticsParams, parseListParams } from "../logs/RequestQueryParams.ts"
 import { adminRoute, pathParam } from "./AdminRoute.ts"
-import { decodeInput } from "../kernel/DecodeInput.ts"
 import { readJsonBody } from "./JsonBody.ts"
-
-const SetLogContent = Schema.Struct({ log_content: Schema.Boolean })
 
 /** The org of the path, checked to exist so an unknown org is a 404 rather than an empty list. */
 const knownOrg = Effect.gen(function*() {
@@ -73,14 +72,14 @@ const analytics = adminRoute(
   })
 )
 
-/** `PATCH /admin/v1/orgs/{org_id}` `{"log_content": true}`: the org as it now is. */
+/** `PATCH /admin/v1/orgs/{org_id}` `{"log_content": true, "compression": "safe"}`: the org as it now is. */
 const updateOrg = adminRoute(
   "PATCH",
   "/orgs/:org_id",
   Effect.gen(function*() {
     const orgId = yield* pathParam("org_id")
-    const input = yield* decodeInput(SetLogContent)(yield* readJsonBody)
-    return HttpServerResponse.jsonUnsafe(yield* (yield* Orgs).setLogContent(orgId, input.log_content))
+    const changes = yield* parseOrgUpdate(yield* readJsonBody)
+    return HttpServerResponse.jsonUnsafe(yield* (yield* Orgs).update(orgId, changes))
   })
 )
 

@@ -9,7 +9,13 @@
 import { Effect } from "effect"
 import { HttpServerRequest, HttpServerResponse } from "effect/http"
 import { Auth } from "../auth/Auth.ts"
+import { type CompressionFacts, factsOf, isCounting, uncountedFacts } from "../compression/RequestCompression.ts"
+import { GatewayConfig, type GatewaySettings } from "../Config.ts"
 import { ChatCompletions } from "../core/ChatCompletions.ts"
+import type { Outcome } from "../core/Outcome.ts"
+import type { Caller } from "../kernel/Caller.ts"
+import { COMPRESSION_LEVELS, type CompressionLevel, isCompressionLevel } from "../kernel/CompressionLevel.ts"
+import { RequestError } from "../kernel/RequestError.ts"
 import type { Dialect } from "../core/Dialect.ts"
 import { describeError, type EdgeError } from "../core/Problem.ts"
 import { mergeTags } from "../core/Tags.ts"
@@ -31,9 +37,44 @@ const finish = (log: RequestLog["Service"], metrics: Metrics["Service"]) => (rec
   return log.record(record)
 }
 
-/** The headers of an answer: the request ids, and the fields left out on the way when there are any. */
-const answerHeaders = (base: Record<string, string>, dropped: ReadonlyArray<string>): Record<string, string> =>
-  dropped.length === 0 ? base : { ...base, "x-svc-dropped-fields": dropped.join(", ") }
+/**
+ * The headers of an answer: the request ids, what compression saved (o200k tokens, `0` when nothing),
+ * and the fields left out on the way when there are any.
+ */
+const answerHeaders = (
+  base: Record<string, string>,
+  dropped: ReadonlyArray<string>,
+  compression: CompressionFacts
+): Record<string, string> => {
+  const headers = { ...base, "x-svc-compression": compression.level, "x-svc-tokens-saved": String(compression.saved) }
+  return dropped.length === 0 ? headers : { ...headers, "x-svc-dropped-fields": dropped.join(", ") }
+}
+
+/** The request's compression level: its header's, else its org's, else the gateway's; a bad header is a 400. */
+const compressionLevel = (
+  header: string | undefined,
+  caller: Caller,
+  fallback: CompressionLevel
+): Effect.Effect<CompressionLevel, RequestError> => {
+  if (header === undefined) return Effect.succeed(caller.compression ?? fallback)
+  const value = header.trim().toLowerCase()
+  return isCompressionLevel(value)
+    ? Effect.succeed(value)
+    : Effect.fail(RequestError.invalidField(
+      COMPRESSION_HEADER,
+      `Invalid value for header '${COMPRESSION_HEADER}': ${JSON.stringify(header.slice(0, 40))}; expected one of ${COMPRESSION_LEVELS.join(", ")}.`,
+      "invalid_compression"
+    ))
+}
+
+const COMPRESSION_HEADER = "x-svc-compression"
+
+/** What compression came to, counted; without waiting when there was nothing to count. */
+const compressionFactsOf = (answer: Outcome, level: CompressionLevel): Effect.Effect<CompressionFacts> => {
+  const report = answer.compression
+  if (report === undefined) return Effect.succeed(uncountedFacts({ level, savings: undefined, shadow: undefined }))
+  return isCounting(report) ? Effect.promise(() => factsOf(report, answer.usage)) : Effect.succeed(uncountedFacts(report))
+}
 
 /**
  * The handler of one dialect's route. Its per-request body is a generator function made once per
@@ -44,6 +85,7 @@ const answerHeaders = (base: Record<string, string>, dropped: ReadonlyArray<stri
  */
 export const pipeline = (dialect: Dialect) => {
   const answer = Effect.fnUntraced(function*(
+    config: GatewaySettings,
     entry: RequestEntry,
     requestId: string,
     headers: Record<string, string>,
@@ -52,6 +94,8 @@ export const pipeline = (dialect: Dialect) => {
     const request = yield* HttpServerRequest.HttpServerRequest
     const caller = yield* (yield* Auth).authenticateKey(dialect.apiKey(request.headers))
     entry.setCaller(caller)
+    const compression = yield* compressionLevel(request.headers[COMPRESSION_HEADER], caller, config.compression)
+    entry.compressionLevel = compression
     const call = yield* dialect.decode(yield* readJsonBody, request.headers)
     entry.requestedModel = call.model
     entry.stream = call.stream
@@ -60,37 +104,47 @@ export const pipeline = (dialect: Dialect) => {
     if (entry.keepContent) entry.promptText = JSON.stringify(call.messages)
     const chat = yield* ChatCompletions
     const identity = dialect.identity(call)
-    const context = { call, caller, requestId }
+    const context = { call, caller, requestId, compression }
     if (!call.stream) {
       const answered = yield* chat.complete(context)
       const content = answered.completion.choices[0]?.message.content
-      yield* done(entry.finish(200, null, { ...answered, text: typeof content === "string" ? content : undefined }))
+      const compressionFacts = yield* compressionFactsOf(answered, compression)
+      yield* done(entry.finish(200, null, { ...answered, text: typeof content === "string" ? content : undefined, compressionFacts }))
       return HttpServerResponse.jsonUnsafe(dialect.encodeAnswer(identity, call, answered), {
-        headers: answerHeaders(headers, answered.dropped)
+        headers: answerHeaders(headers, answered.dropped, compressionFacts)
       })
     }
     const streaming = yield* chat.stream(context)
     entry.provider = streaming.provider
     const frames = dialect.encodeStream(identity, call, streaming.chunks, streaming.outcome)
+    // counted while the upstream worked on the first round: the headers say what it saved
+    const firstRound = yield* compressionFactsOf(streaming.outcome(), compression)
     // the row is written when the stream ends, whichever way: its last frame, an error frame, the client gone
     return yield* sseResponse(
       frames,
       (problem) => dialect.streamError(problem, identity),
-      answerHeaders(headers, streaming.outcome().dropped),
-      (status, code) => done(entry.finish(status, code, streaming.outcome()))
+      answerHeaders(headers, streaming.outcome().dropped, firstRound),
+      (status, code) => {
+        const outcome = streaming.outcome()
+        return Effect.flatMap(
+          compressionFactsOf(outcome, compression),
+          (compressionFacts) => done(entry.finish(status, code, { ...outcome, compressionFacts }))
+        )
+      }
     )
   })
 
   return Effect.gen(function*() {
     const request = yield* HttpServerRequest.HttpServerRequest
     const done = finish(yield* RequestLog, yield* Metrics)
+    const config = yield* GatewayConfig
     const entry = new RequestEntry(newTimeOrderedId("req"), request.headers["user-agent"])
     entry.sessionId = sessionIdOf(request.headers["x-claude-code-session-id"])
     const requestId = requestIdOf(request.headers["x-request-id"]) ?? entry.id
     // `x-svc-request-id` finds the request in the log, whatever id the client sent
     const headers = { "x-request-id": requestId, "x-svc-request-id": entry.id }
     yield* Effect.annotateCurrentSpan("svc.request.id", entry.id)
-    return yield* answer(entry, requestId, headers, done).pipe(
+    return yield* answer(config, entry, requestId, headers, done).pipe(
       Effect.catch((error: EdgeError) => {
         // a known key refused (expired, revoked): its org's log has the refusal
         if (error._tag === "AuthError" && "orgId" in error.reason && error.reason.orgId !== undefined) {

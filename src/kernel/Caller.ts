@@ -3,6 +3,8 @@
  * organization, and what the key and organization allow.
  */
 
+import type { CompressionLevel } from "./CompressionLevel.ts"
+
 export interface Caller {
   readonly keyId: string
   readonly keyName: string
@@ -11,4 +13,6 @@ export interface Caller {
   readonly allowedSvcToolIds: ReadonlyArray<string> | null
   /** The org opted in to storing prompt and completion text in the request log. */
   readonly logContent: boolean
+  /** The org's compression level; `null`: the gateway's (`GATEWAY_COMPRESSION`). */
+  readonly compression: CompressionLevel | null
 }

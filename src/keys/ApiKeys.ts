@@ -10,6 +10,7 @@ import { Orgs } from "../admin/Orgs.ts"
 import { newId } from "../Ids.ts"
 import { fromJson, toBool, toDateOrNull, toIso, toIsoOrNull, toStoredTime } from "../store/Rows.ts"
 import { json, now } from "../store/SqlParts.ts"
+import { type CompressionLevel, isCompressionLevel } from "../kernel/CompressionLevel.ts"
 import { generateSecret } from "./ApiKeySecret.ts"
 
 /** A key as listings show it: never the secret. */
@@ -41,6 +42,8 @@ export interface KeyRecord {
   readonly allowedSvcToolIds: ReadonlyArray<string> | null
   /** The org's opt-in to storing prompt and completion text in the request log. */
   readonly logContent: boolean
+  /** The org's compression level; `null`: the gateway's. */
+  readonly compression: CompressionLevel | null
 }
 
 export interface NewKey {
@@ -151,9 +154,14 @@ export class ApiKeys extends Context.Service<ApiKeys, {
     })
 
     const findByHash = Effect.fn("ApiKeys.findByHash")(function*(hash: string) {
-      // the org's log setting rides along, so it is cached with the key
-      const rows = yield* sql<Omit<KeyRow, "prefix" | "created_at" | "last_used_at"> & { readonly log_content: boolean | number }>`
-        SELECT k.id, k.org_id, k.name, k.expires_at, k.revoked_at, k.allowed_svc_tool_ids, o.log_content
+      // the org's log and compression settings ride along, so they are cached with the key
+      const rows = yield* sql<
+        Omit<KeyRow, "prefix" | "created_at" | "last_used_at"> & {
+          readonly log_content: boolean | number
+          readonly compression: string | null
+        }
+      >`
+        SELECT k.id, k.org_id, k.name, k.expires_at, k.revoked_at, k.allowed_svc_tool_ids, o.log_content, o.compression
         FROM api_keys k JOIN orgs o ON o.id = k.org_id WHERE k.key_hash = ${hash}`
       const row = rows[0]
       if (row === undefined) return undefined
@@ -164,7 +172,9 @@ export class ApiKeys extends Context.Service<ApiKeys, {
         expiresAt: toDateOrNull(row.expires_at),
         revokedAt: toDateOrNull(row.revoked_at),
         allowedSvcToolIds: row.allowed_svc_tool_ids === null ? null : fromJson(row.allowed_svc_tool_ids),
-        logContent: toBool(row.log_content)
+        logContent: toBool(row.log_content),
+        // a value this version does not know is as good as none: the gateway's default applies
+        compression: isCompressionLevel(row.compression) ? row.compression : null
       }
     })
 

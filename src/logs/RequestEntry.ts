@@ -3,7 +3,9 @@
  * tags), turned into a `RequestRecord` once the response is finished, whole, streamed, failed or
  * abandoned by the client, together with what the request came to (the core's outcome).
  */
+import type { CompressionFacts } from "../compression/RequestCompression.ts"
 import type { Caller } from "../kernel/Caller.ts"
+import type { CompressionLevel } from "../kernel/CompressionLevel.ts"
 import { emptyUsage, type Usage } from "../kernel/ChatWire.ts"
 import type { RequestRecord } from "./RequestRecord.ts"
 
@@ -18,6 +20,8 @@ export interface AnswerFacts {
   readonly firstOutputAt?: number | undefined
   /** The answer's text, for orgs that keep content. */
   readonly text?: string | undefined
+  /** What compression saved, once counted. */
+  readonly compressionFacts?: CompressionFacts | undefined
 }
 
 /** A client's session id as the log keeps it: up to 128 of `[\w.:-]`, else none. */
@@ -43,6 +47,8 @@ export class RequestEntry {
   /** The client's session id, when it sends one (`sessionIdOf`). */
   sessionId: string | null = null
   promptText: string | null = null
+  /** The compression level, once chosen. */
+  compressionLevel: CompressionLevel | null = null
 
   constructor(id: string, userAgent: string | undefined) {
     this.id = id
@@ -78,7 +84,11 @@ export class RequestEntry {
       attempts: answer?.attempts ?? 0,
       latencyMs: performance.now() - this.started,
       ttftMs: answer?.firstOutputAt === undefined ? null : answer.firstOutputAt - this.started,
-      compressionSavedTokens: null,
+      compressionLevel: this.compressionLevel,
+      promptTokensSaved: answer?.compressionFacts?.saved ?? null,
+      promptTokensSavedNet: answer?.compressionFacts?.savedNet ?? null,
+      shadowTokensSavedSafe: answer?.compressionFacts?.shadowSafe ?? null,
+      shadowTokensSavedAggressive: answer?.compressionFacts?.shadowAggressive ?? null,
       userAgent: this.userAgent,
       sessionId: this.sessionId,
       promptText: this.keepContent ? this.promptText : null,

@@ -10,6 +10,7 @@ import { appendFileSync, createReadStream, existsSync, mkdirSync } from "node:fs
 import { appendFile, mkdir, rename, rm } from "node:fs/promises"
 import { dirname } from "node:path"
 import { createInterface } from "node:readline"
+import { COMPRESSION_LEVELS } from "../kernel/CompressionLevel.ts"
 import type { RequestRecord } from "./RequestRecord.ts"
 
 /** The spill file could not be written, renamed or read. */
@@ -44,7 +45,12 @@ const RecordLine = Schema.fromJsonString(Schema.Struct({
   // JSON has no NaN or Infinity: `JSON.stringify` wrote them as null
   latencyMs: Schema.NullOr(Schema.Number),
   ttftMs: Schema.NullOr(Schema.Number),
-  compressionSavedTokens: Schema.NullOr(Schema.Number),
+  // absent in lines spilled before compression was logged
+  compressionLevel: Schema.optionalKey(Schema.NullOr(Schema.Literals(COMPRESSION_LEVELS))),
+  promptTokensSaved: Schema.optionalKey(Schema.NullOr(Schema.Number)),
+  promptTokensSavedNet: Schema.optionalKey(Schema.NullOr(Schema.Number)),
+  shadowTokensSavedSafe: Schema.optionalKey(Schema.NullOr(Schema.Number)),
+  shadowTokensSavedAggressive: Schema.optionalKey(Schema.NullOr(Schema.Number)),
   userAgent: Schema.NullOr(Schema.String),
   promptText: Schema.NullOr(Schema.String),
   completionText: Schema.NullOr(Schema.String),
@@ -56,7 +62,16 @@ const decodeLine = Schema.decodeUnknownOption(RecordLine)
 
 /** A spilled line back as a record; `None` for a line that is not one (e.g. cut short by a crash). */
 export const parseLine = (line: string): Option.Option<RequestRecord> =>
-  Option.map(decodeLine(line), (record) => ({ ...record, latencyMs: record.latencyMs ?? 0, sessionId: record.sessionId ?? null }))
+  Option.map(decodeLine(line), (record) => ({
+    ...record,
+    latencyMs: record.latencyMs ?? 0,
+    sessionId: record.sessionId ?? null,
+    compressionLevel: record.compressionLevel ?? null,
+    promptTokensSaved: record.promptTokensSaved ?? null,
+    promptTokensSavedNet: record.promptTokensSavedNet ?? null,
+    shadowTokensSavedSafe: record.shadowTokensSavedSafe ?? null,
+    shadowTokensSavedAggressive: record.shadowTokensSavedAggressive ?? null
+  }))
 
 const LINES_PER_WRITE = 1000
 

@@ -30,14 +30,17 @@ export class RequestLogStore extends Context.Service<RequestLogStore, {
         id, created_at, org_id, key_id, requested_model, model, provider, status, error_code, stream,
         COALESCE(tags, '{}'), COALESCE(prompt_tokens, 0), COALESCE(completion_tokens, 0),
         COALESCE(cached_tokens, 0), COALESCE(reasoning_tokens, 0), COALESCE(svc_tools, '{}'),
-        COALESCE(attempts, 0), latency_ms, ttft_ms, compression_saved_tokens, user_agent, prompt_text,
-        completion_text, session_id
+        COALESCE(attempts, 0), latency_ms, ttft_ms, prompt_tokens_saved, user_agent, prompt_text,
+        completion_text, session_id, compression_level, prompt_tokens_saved_net, shadow_tokens_saved_safe,
+        shadow_tokens_saved_aggressive
       FROM json_to_recordset(${batch}::json) AS r(
         id TEXT, created_at TIMESTAMPTZ, org_id TEXT, key_id TEXT, requested_model TEXT, model TEXT,
         provider TEXT, status INTEGER, error_code TEXT, stream BOOLEAN, tags TEXT[], prompt_tokens INTEGER,
         completion_tokens INTEGER, cached_tokens INTEGER, reasoning_tokens INTEGER, svc_tools TEXT[],
         attempts INTEGER, latency_ms DOUBLE PRECISION, ttft_ms DOUBLE PRECISION,
-        compression_saved_tokens INTEGER, user_agent TEXT, prompt_text TEXT, completion_text TEXT, session_id TEXT)
+        prompt_tokens_saved INTEGER, user_agent TEXT, prompt_text TEXT, completion_text TEXT, session_id TEXT,
+        compression_level TEXT, prompt_tokens_saved_net INTEGER, shadow_tokens_saved_safe INTEGER,
+        shadow_tokens_saved_aggressive INTEGER)
       ON CONFLICT (id) DO NOTHING`
 
     // SQLite reads the same JSON with json_each; list columns hold JSON text. `WHERE true` tells its
@@ -51,8 +54,10 @@ export class RequestLogStore extends Context.Service<RequestLogStore, {
         COALESCE(r.value ->> 'prompt_tokens', 0), COALESCE(r.value ->> 'completion_tokens', 0),
         COALESCE(r.value ->> 'cached_tokens', 0), COALESCE(r.value ->> 'reasoning_tokens', 0),
         COALESCE(r.value ->> 'svc_tools', '[]'), COALESCE(r.value ->> 'attempts', 0), r.value ->> 'latency_ms',
-        r.value ->> 'ttft_ms', r.value ->> 'compression_saved_tokens', r.value ->> 'user_agent',
-        r.value ->> 'prompt_text', r.value ->> 'completion_text', r.value ->> 'session_id'
+        r.value ->> 'ttft_ms', r.value ->> 'prompt_tokens_saved', r.value ->> 'user_agent',
+        r.value ->> 'prompt_text', r.value ->> 'completion_text', r.value ->> 'session_id',
+        r.value ->> 'compression_level', r.value ->> 'prompt_tokens_saved_net',
+        r.value ->> 'shadow_tokens_saved_safe', r.value ->> 'shadow_tokens_saved_aggressive'
       FROM json_each(${batch}) AS r WHERE true
       ON CONFLICT (id) DO NOTHING`
 
@@ -94,7 +99,8 @@ export class RequestLogStore extends Context.Service<RequestLogStore, {
 /** The columns a batch fills, in the order both engines' SELECTs give them. */
 const INSERTED = `id, created_at, org_id, key_id, requested_model, model, provider, status, error_code, stream, tags,
   prompt_tokens, completion_tokens, cached_tokens, reasoning_tokens, svc_tools, attempts, latency_ms, ttft_ms,
-  compression_saved_tokens, user_agent, prompt_text, completion_text, session_id`
+  prompt_tokens_saved, user_agent, prompt_text, completion_text, session_id, compression_level,
+  prompt_tokens_saved_net, shadow_tokens_saved_safe, shadow_tokens_saved_aggressive`
 
 /** A defect while sending a statement, as a failure the writer retries rather than a crash. */
 const asSqlError = (defect: unknown) =>
@@ -182,7 +188,11 @@ const toRow = (record: RequestRecord) => ({
   attempts: countOrAbsent(record.attempts),
   latency_ms: float(record.latencyMs),
   ttft_ms: floatOrAbsent(record.ttftMs),
-  compression_saved_tokens: intOrAbsent(record.compressionSavedTokens),
+  prompt_tokens_saved: intOrAbsent(record.promptTokensSaved),
+  compression_level: textOrAbsent(record.compressionLevel),
+  prompt_tokens_saved_net: intOrAbsent(record.promptTokensSavedNet),
+  shadow_tokens_saved_safe: intOrAbsent(record.shadowTokensSavedSafe),
+  shadow_tokens_saved_aggressive: intOrAbsent(record.shadowTokensSavedAggressive),
   user_agent: textOrAbsent(record.userAgent),
   prompt_text: textOrAbsent(record.promptText),
   completion_text: textOrAbsent(record.completionText),

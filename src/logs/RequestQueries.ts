@@ -44,6 +44,12 @@ export interface AnalyticsGroup {
   readonly cached_tokens: number
   readonly reasoning_tokens: number
   readonly total_tokens: number
+  /** o200k prompt tokens compression saved on the wire, raw and priced as a bill prices it. */
+  readonly prompt_tokens_saved: number
+  readonly prompt_tokens_saved_net: number
+  /** What `safe` and `aggressive` would have saved on the requests that ran at `shadow`. */
+  readonly shadow_tokens_saved_safe: number
+  readonly shadow_tokens_saved_aggressive: number
   readonly p50_latency_ms: number
   readonly p95_latency_ms: number
 }
@@ -83,7 +89,11 @@ export interface LogRow {
   readonly attempts: number
   readonly latency_ms: number
   readonly ttft_ms: number | null
-  readonly compression_saved_tokens: number | null
+  readonly compression_level: string | null
+  readonly prompt_tokens_saved: number | null
+  readonly prompt_tokens_saved_net: number | null
+  readonly shadow_tokens_saved_safe: number | null
+  readonly shadow_tokens_saved_aggressive: number | null
   readonly user_agent: string | null
   readonly session_id: string | null
   readonly prompt_text: string | null
@@ -102,13 +112,18 @@ interface GroupRow {
   readonly cached_tokens: bigint | number
   readonly reasoning_tokens: bigint | number
   readonly total_tokens: bigint | number
+  readonly prompt_tokens_saved: bigint | number
+  readonly prompt_tokens_saved_net: bigint | number
+  readonly shadow_tokens_saved_safe: bigint | number
+  readonly shadow_tokens_saved_aggressive: bigint | number
   readonly p50: number
   readonly p95: number
 }
 
 const STORED = `id, created_at, org_id, key_id, requested_model, model, provider, status, error_code, stream, tags,
   prompt_tokens, completion_tokens, cached_tokens, reasoning_tokens, svc_tools, attempts, latency_ms, ttft_ms,
-  compression_saved_tokens, user_agent, session_id, prompt_text, completion_text`
+  compression_level, prompt_tokens_saved, prompt_tokens_saved_net, shadow_tokens_saved_safe,
+  shadow_tokens_saved_aggressive, user_agent, session_id, prompt_text, completion_text`
 
 /** The stored columns and the cursor's time: SQLite's text already is the exact stored time. */
 const columns = (sql: SqlClient.SqlClient) =>
@@ -138,7 +153,11 @@ const toEntry = (row: LogRow): RequestLogEntry => ({
   attempts: row.attempts,
   latency_ms: row.latency_ms,
   ttft_ms: row.ttft_ms,
-  compression_saved_tokens: row.compression_saved_tokens,
+  compression_level: row.compression_level,
+  prompt_tokens_saved: row.prompt_tokens_saved,
+  prompt_tokens_saved_net: row.prompt_tokens_saved_net,
+  shadow_tokens_saved_safe: row.shadow_tokens_saved_safe,
+  shadow_tokens_saved_aggressive: row.shadow_tokens_saved_aggressive,
   user_agent: row.user_agent,
   session_id: row.session_id,
   ...(row.prompt_text === null ? {} : { prompt_text: row.prompt_text }),
@@ -243,6 +262,10 @@ export const analyticsStatement = (
           coalesce(sum(cached_tokens), 0) AS cached_tokens,
           coalesce(sum(reasoning_tokens), 0) AS reasoning_tokens,
           coalesce(sum(prompt_tokens + completion_tokens), 0) AS total_tokens,
+          coalesce(sum(prompt_tokens_saved), 0) AS prompt_tokens_saved,
+          coalesce(sum(prompt_tokens_saved_net), 0) AS prompt_tokens_saved_net,
+          coalesce(sum(shadow_tokens_saved_safe), 0) AS shadow_tokens_saved_safe,
+          coalesce(sum(shadow_tokens_saved_aggressive), 0) AS shadow_tokens_saved_aggressive,
           percentile_cont(latency_ms, 0.5) AS p50,
           percentile_cont(latency_ms, 0.95) AS p95
         FROM ${groupBy === "tag" ? sql`request_log LEFT JOIN json_each(request_log.tags) AS t` : sql`request_log`}
@@ -259,6 +282,10 @@ export const analyticsStatement = (
           coalesce(sum(cached_tokens), 0)::int8 AS cached_tokens,
           coalesce(sum(reasoning_tokens), 0)::int8 AS reasoning_tokens,
           coalesce(sum(prompt_tokens::int8 + completion_tokens), 0)::int8 AS total_tokens,
+          coalesce(sum(prompt_tokens_saved), 0)::int8 AS prompt_tokens_saved,
+          coalesce(sum(prompt_tokens_saved_net), 0)::int8 AS prompt_tokens_saved_net,
+          coalesce(sum(shadow_tokens_saved_safe), 0)::int8 AS shadow_tokens_saved_safe,
+          coalesce(sum(shadow_tokens_saved_aggressive), 0)::int8 AS shadow_tokens_saved_aggressive,
           percentile_cont(0.5) WITHIN GROUP (ORDER BY latency_ms) AS p50,
           percentile_cont(0.95) WITHIN GROUP (ORDER BY latency_ms) AS p95
         FROM ${groupBy === "tag" ? sql`request_log LEFT JOIN LATERAL unnest(tags) AS t(tag) ON true` : sql`request_log`}
@@ -278,6 +305,10 @@ const toGroup = (row: GroupRow): AnalyticsGroup => ({
   cached_tokens: Number(row.cached_tokens),
   reasoning_tokens: Number(row.reasoning_tokens),
   total_tokens: Number(row.total_tokens),
+  prompt_tokens_saved: Number(row.prompt_tokens_saved),
+  prompt_tokens_saved_net: Number(row.prompt_tokens_saved_net),
+  shadow_tokens_saved_safe: Number(row.shadow_tokens_saved_safe),
+  shadow_tokens_saved_aggressive: Number(row.shadow_tokens_saved_aggressive),
   p50_latency_ms: row.p50,
   p95_latency_ms: row.p95
 })

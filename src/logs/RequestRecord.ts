@@ -3,6 +3,8 @@
  * what it cost and how long it took. Built once per request at the edge, recorded off the hot path.
  */
 
+import type { CompressionLevel } from "../kernel/CompressionLevel.ts"
+
 export interface RequestRecord {
   /** The request id (`x-request-id`), unique: a replayed row is inserted once. */
   readonly id: string
@@ -32,8 +34,15 @@ export interface RequestRecord {
   readonly latencyMs: number
   /** Time to the first streamed content; null when not streamed or nothing came. */
   readonly ttftMs: number | null
-  /** Tokens saved by prompt compression; null until compression exists. */
-  readonly compressionSavedTokens: number | null
+  /** The compression level the request ran at; null when it was refused before one was chosen. */
+  readonly compressionLevel: CompressionLevel | null
+  /** o200k prompt tokens compression saved on the wire; null when no answer came. */
+  readonly promptTokensSaved: number | null
+  /** The same priced with the answer's cache reads at a tenth, in fresh-input tokens. */
+  readonly promptTokensSavedNet: number | null
+  /** Under `shadow`: what `safe` and `aggressive` would have saved; null at other levels. */
+  readonly shadowTokensSavedSafe: number | null
+  readonly shadowTokensSavedAggressive: number | null
   readonly userAgent: string | null
   /** The client's session: Claude Code's `X-Claude-Code-Session-Id`; null when it sent none. */
   readonly sessionId: string | null

@@ -5,7 +5,7 @@
  *
  * What is recorded where:
  * - `observeRequest(record)` once per chat request, with the request-log record (`RequestRecord` fits
- *   as is): request count, duration, time to first token and tokens.
+ *   as is): request count, duration, time to first token, tokens, and what compression saved.
  * - `providerError(error)` once per failed upstream attempt (failed-over attempts included).
  * - `failover(from, to)` each time the core moves to the next target.
  * - `setLogStats(read)` once, by whoever owns the request log: its queue depth and dropped rows are read
@@ -17,6 +17,7 @@
  * default) and folds the rest into `other`.
  */
 import { Context, Layer } from "effect"
+import type { CompressionLevel } from "../kernel/CompressionLevel.ts"
 import type { ProviderError } from "../providers/ProviderError.ts"
 import { type Counter, type CounterCell, type Histogram, type HistogramCell, Registry } from "./Prometheus.ts"
 
@@ -35,6 +36,14 @@ export interface RequestObservation {
   readonly completionTokens: number
   readonly cachedTokens: number
   readonly reasoningTokens: number
+  /** The compression level the request ran at; null when refused before one was chosen. */
+  readonly compressionLevel: CompressionLevel | null
+  /** Prompt tokens compression saved on the wire, raw and priced with cache reads; null: no answer. */
+  readonly promptTokensSaved: number | null
+  readonly promptTokensSavedNet: number | null
+  /** Under `shadow`: what `safe` and `aggressive` would have saved. */
+  readonly shadowTokensSavedSafe: number | null
+  readonly shadowTokensSavedAggressive: number | null
 }
 
 /** What the request log reports about itself. */
@@ -133,6 +142,18 @@ export const makeMetrics = (options: MetricsOptions = {}): MetricsShape => {
     "Tokens reported by the providers, by kind (prompt, completion, cached, reasoning) and model address.",
     ["kind", "model"]
   )
+  const saved: Counter = registry.counter(
+    "svc_gateway_prompt_tokens_saved_total",
+    "Prompt tokens (o200k) compression saved on the wire, by level and kind: raw, or net (cache reads priced at a tenth).",
+    ["level", "kind"]
+  )
+  const shadowSaved: Counter = registry.counter(
+    "svc_gateway_shadow_tokens_saved_total",
+    "Prompt tokens (o200k) each level would have saved on requests that ran at shadow.",
+    ["level"]
+  )
+  const savedCells = new Map<string, readonly [CounterCell, CounterCell]>()
+  const shadowCells = [shadowSaved.labels(["safe"]), shadowSaved.labels(["aggressive"])] as const
   const upstreamErrors: Counter = registry.counter(
     "svc_gateway_upstream_errors_total",
     "Failed upstream attempts (failed-over attempts included), by provider and reason.",
@@ -180,6 +201,24 @@ export const makeMetrics = (options: MetricsOptions = {}): MetricsShape => {
     return cells
   }
 
+  const observeCompression = (request: RequestObservation): void => {
+    const level = request.compressionLevel
+    if (level === null || request.promptTokensSaved === null) return
+    if (level === "shadow") {
+      shadowCells[0].inc(request.shadowTokensSavedSafe ?? 0)
+      shadowCells[1].inc(request.shadowTokensSavedAggressive ?? 0)
+      return
+    }
+    let cells = savedCells.get(level)
+    if (cells === undefined) {
+      cells = [saved.labels([level, "raw"]), saved.labels([level, "net"])]
+      savedCells.set(level, cells)
+    }
+    // a text can count more tokens compressed than not (rare): the counters only grow
+    cells[0].inc(Math.max(0, request.promptTokensSaved))
+    cells[1].inc(Math.max(0, request.promptTokensSavedNet ?? 0))
+  }
+
   const observeRequest = (request: RequestObservation): void => {
     const provider = request.provider ?? NONE
     const model = request.provider === null ? NONE : request.requestedModel ?? NONE
@@ -198,6 +237,7 @@ export const makeMetrics = (options: MetricsOptions = {}): MetricsShape => {
     cells.tokens[1].inc(request.completionTokens)
     cells.tokens[2].inc(request.cachedTokens)
     cells.tokens[3].inc(request.reasoningTokens)
+    observeCompression(request)
   }
 
   const upstreamError = (provider: string, reason: string): void => upstreamErrors.inc([provider, reason])

@@ -107,5 +107,18 @@ export const SqliteSchema = Migrator.fromRecord({
     yield* sql`ALTER TABLE request_log ADD COLUMN session_id TEXT`
     yield* sql`CREATE INDEX request_log_org_session ON request_log (org_id, session_id, created_at DESC, id DESC)
       WHERE session_id IS NOT NULL`
+  }),
+  "0006_compression": Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    // NULL: the gateway's default (GATEWAY_COMPRESSION)
+    yield* sql`ALTER TABLE orgs ADD COLUMN compression TEXT`
+    // the placeholder column of 0003, named for what it now holds: o200k tokens saved on the wire
+    yield* sql`ALTER TABLE request_log RENAME COLUMN compression_saved_tokens TO prompt_tokens_saved`
+    yield* sql`ALTER TABLE request_log ADD COLUMN compression_level TEXT`
+    // the saving priced as a bill prices it: cache reads at a tenth, in fresh-input tokens
+    yield* sql`ALTER TABLE request_log ADD COLUMN prompt_tokens_saved_net INTEGER`
+    // shadow: what each level would have saved
+    yield* sql`ALTER TABLE request_log ADD COLUMN shadow_tokens_saved_safe INTEGER`
+    yield* sql`ALTER TABLE request_log ADD COLUMN shadow_tokens_saved_aggressive INTEGER`
   })
 })

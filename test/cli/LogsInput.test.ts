@@ -9,6 +9,7 @@ import { Effect, Layer, Redacted, Result, Schema } from "effect"
 import { FetchHttpClient } from "effect/http"
 import { AdminClient } from "../../src/cli/AdminClient.ts"
 import { OrgWire, RequestPageWire } from "../../src/cli/AdminHttp.ts"
+import { NOTHING_TO_CHANGE } from "../../src/cli/OrgsCommand.ts"
 import { NOT_STORED } from "../../src/cli/RequestsCommand.ts"
 import { GatewayConfig } from "../../src/Config.ts"
 import { describeError } from "../../src/http/ErrorResponse.ts"
@@ -44,6 +45,35 @@ const paramsMessage = (
   if (Result.isSuccess(result)) throw new Error(`${JSON.stringify(params)} should be refused`)
   return describeError(result.failure).body.error.message
 }
+
+describe("svc-gateway orgs update --compression", () => {
+  it.live("sets the org's level, and default goes back to the gateway's; the API and the list show it", () =>
+    Effect.gen(function*() {
+      const orgId = yield* newOrg("compression")
+      const compressionOf = (result: CliResult) =>
+        decode(Schema.Struct({ data: Schema.Array(OrgWire) }), stdoutJson(ok(result))).data.find((o) => o.id === orgId)?.compression
+      assert.isNull(compressionOf(yield* onStore(gw, ["orgs", "list", "--json"])))
+      const shadow = ok(yield* onStore(gw, ["orgs", "update", "--org", orgId, "--compression", "shadow"]))
+      assert.match(shadow.stdout, /\n {2}compression: +shadow\n/)
+      assert.notInclude(shadow.stdout, "prompt and completion text")
+      assert.strictEqual(compressionOf(yield* viaUrl(gw, ["orgs", "list", "--json"])), "shadow")
+      const viaApi = ok(yield* viaUrl(gw, ["orgs", "update", "--org", orgId, "--compression", "default", "--json"]))
+      assert.strictEqual(viaApi.stdout, yield* Effect.promise(() => gw.adminText(`/orgs/${orgId}`)))
+      assert.isNull(decode(OrgWire, stdoutJson(viaApi)).compression)
+      const text = ok(yield* both("orgs", "update", "--org", orgId, "--compression", "default"))
+      assert.match(text.stdout, /\n {2}compression: +the gateway's \(GATEWAY_COMPRESSION\)\n/)
+    }))
+
+  it.live("nothing to change: a short note, exit 2, neither the store nor the gateway touched", () =>
+    Effect.gen(function*() {
+      for (const prefix of [[], ["--url", "http://127.0.0.1:9", "--admin-token", "t"]]) {
+        const result = yield* untouched([...prefix, "orgs", "update", "--org", "org_1"])
+        assert.strictEqual(result.code, 2, result.stderr)
+        assert.isTrue(result.stderr.startsWith(`Error: ${NOTHING_TO_CHANGE}`), result.stderr)
+        assert.strictEqual(result.stdout, "")
+      }
+    }))
+})
 
 describe("svc-gateway orgs update --log-content", () => {
   it.live("turns storing text on and off; orgs list and the admin API show it either way", () =>
@@ -183,7 +213,7 @@ describe("bad input: the same message both ways, and an exit code", () => {
         [["analytics", "--org", "org_1"], "Error: Missing required flag: --group-by"],
         [["requests", "get", "--org", "org_1"], "Error: Missing required flag: --request"],
         [["requests", "list"], "Error: Missing required flag: --org"],
-        [["orgs", "update", "--org", "org_1"], "Error: Missing required flag: --log-content"],
+        [["orgs", "update", "--org", "org_1", "--compression", "max"], "Error: "],
         [["orgs", "update", "--org", "org_1", "--log-content", "maybe"], "Error: "],
         [["requests", "list", "--org", "org_1", "--limit", "many"], "Error: "],
         [["requests", "list", "--org", "org_1", "--stauts", "4xx"], "Error: Unrecognized flag: --stauts"]
@@ -231,8 +261,13 @@ describe("AdminClient: the request-log operations", () => {
       const chatAndBatch = yield* admin.analytics(org, "none", { tags: ["chat", "batch"], tagMode: "all" })
       assert.deepStrictEqual(chatAndBatch.data.map((g) => [g.group, g.requests, g.total_tokens]), [[null, 1, 100]])
 
-      assert.isTrue((yield* admin.setOrgLogContent(org, true)).log_content)
-      assert.isFalse((yield* admin.setOrgLogContent(org, false)).log_content)
+      assert.isTrue((yield* admin.updateOrg(org, { log_content: true })).log_content)
+      const both = yield* admin.updateOrg(org, { log_content: false, compression: "aggressive" })
+      assert.deepStrictEqual([both.log_content, both.compression], [false, "aggressive"])
+      assert.isNull((yield* admin.updateOrg(org, { compression: null })).compression)
+      const nothing = yield* Effect.flip(admin.updateOrg(org, {}))
+      assert.strictEqual(nothing.reason._tag, "InvalidInput")
+      assert.match(nothing.message, /^Nothing to change: send 'log_content'/)
 
       const refused = yield* Effect.flip(admin.analytics(org, "week", {}))
       assert.strictEqual(refused.reason._tag, "InvalidInput")

@@ -69,7 +69,13 @@ describe("admin API", () => {
       const name = unique("acme")
       const created = await gw.admin("POST", "/orgs", { name })
       expect(created.status).toBe(201)
-      expect(created.json).toEqual({ id: expect.stringMatching(/^org_/), name, created_at: expect.any(String), log_content: false })
+      expect(created.json).toEqual({
+        id: expect.stringMatching(/^org_/),
+        name,
+        created_at: expect.any(String),
+        log_content: false,
+        compression: null
+      })
       expect(Number.isNaN(Date.parse(created.json.created_at))).toBe(false)
 
       const listed = await gw.admin("GET", "/orgs")

@@ -97,18 +97,25 @@ describe("request log admin API", () => {
 
   it("PATCH /orgs/{id} turns log_content on and off", async () => {
     const on = await json("PATCH", `/orgs/${org}`, { log_content: true })
-    expect(on).toEqual({ id: org, name: "logs e2e", created_at: expect.any(String), log_content: true })
+    expect(on).toEqual({ id: org, name: "logs e2e", created_at: expect.any(String), log_content: true, compression: null })
     expect((await json("GET", `/orgs/${org}`)).log_content).toBe(true)
     expect((await json("PATCH", `/orgs/${org}`, { log_content: false })).log_content).toBe(false)
     expect((await json("GET", "/orgs")).data.find((o: { id: string }) => o.id === org).log_content).toBe(false)
   })
 
+  it("PATCH /orgs/{id} sets the compression level, null going back to the gateway's, leaving log_content", async () => {
+    const set = await json("PATCH", `/orgs/${org}`, { compression: "shadow" })
+    expect([set.compression, set.log_content]).toEqual(["shadow", false])
+    expect((await json("GET", `/orgs/${org}`)).compression).toBe("shadow")
+    const both = await json("PATCH", `/orgs/${org}`, { compression: "aggressive", log_content: true })
+    expect([both.compression, both.log_content]).toEqual(["aggressive", true])
+    expect((await json("PATCH", `/orgs/${org}`, { compression: null, log_content: false })).compression).toBeNull()
+  })
+
   it("PATCH refuses bad bodies and unknown orgs", async () => {
     await expectError(await call("PATCH", `/orgs/${org}`, { body: { log_content: "yes" } }), 400, { param: "log_content" })
-    await expectError(await call("PATCH", `/orgs/${org}`, { body: {} }), 400, {
-      param: "log_content",
-      code: "missing_required_parameter"
-    })
+    await expectError(await call("PATCH", `/orgs/${org}`, { body: { compression: "max" } }), 400, { param: "compression" })
+    await expectError(await call("PATCH", `/orgs/${org}`, { body: {} }), 400, { param: "body" })
     await expectError(await call("PATCH", "/orgs/org_missing", { body: { log_content: true } }), 404, { code: "not_found" })
   })
 
@@ -168,6 +175,10 @@ describe("request log admin API", () => {
       cached_tokens: 110,
       reasoning_tokens: 70,
       total_tokens: 1070,
+      prompt_tokens_saved: 0,
+      prompt_tokens_saved_net: 0,
+      shadow_tokens_saved_safe: 0,
+      shadow_tokens_saved_aggressive: 0,
       p50_latency_ms: 100,
       p95_latency_ms: 360
     })

@@ -93,7 +93,11 @@ layer(Live)("RequestQueries", (it) => {
         attempts: 1,
         latency_ms: 2,
         ttft_ms: null,
-        compression_saved_tokens: null,
+        compression_level: null,
+        prompt_tokens_saved: null,
+        prompt_tokens_saved_net: null,
+        shadow_tokens_saved_safe: null,
+        shadow_tokens_saved_aggressive: null,
         user_agent: "seed",
         session_id: null
       })

@@ -50,7 +50,11 @@ layer(StoreLive, { excludeTestServices: true })("RequestLog", (it) => {
         attempts: 3,
         latencyMs: 1234.5,
         ttftMs: 87.25,
-        compressionSavedTokens: 42,
+        compressionLevel: "safe",
+        promptTokensSaved: 42,
+        promptTokensSavedNet: 30,
+        shadowTokensSavedSafe: null,
+        shadowTokensSavedAggressive: null,
         userAgent: "OpenAI/JS 7.57.0",
         sessionId: "9f4e2c1a-session",
         promptText: "What is 2+2? 😀\nline two",
@@ -66,7 +70,11 @@ layer(StoreLive, { excludeTestServices: true })("RequestLog", (it) => {
         tags: [],
         svcTools: [],
         ttftMs: null,
-        compressionSavedTokens: null,
+        compressionLevel: null,
+        promptTokensSaved: null,
+        promptTokensSavedNet: null,
+        shadowTokensSavedSafe: null,
+        shadowTokensSavedAggressive: null,
         userAgent: null,
         promptText: null,
         completionText: null
@@ -79,7 +87,7 @@ layer(StoreLive, { excludeTestServices: true })("RequestLog", (it) => {
         reasoningTokens: 0,
         attempts: 0,
         latencyMs: 0,
-        compressionSavedTokens: 0
+        promptTokensSaved: 0
       })
       yield* withRequestLog(logEnv(), (log) => recordAll(log, [full, empty, zeros]))
       const rows = yield* rowsOf([full.id, empty.id, zeros.id])
@@ -104,7 +112,11 @@ layer(StoreLive, { excludeTestServices: true })("RequestLog", (it) => {
         attempts: 3,
         latency_ms: 1234.5,
         ttft_ms: 87.25,
-        compression_saved_tokens: 42,
+        compression_level: "safe",
+        prompt_tokens_saved: 42,
+        prompt_tokens_saved_net: 30,
+        shadow_tokens_saved_safe: null,
+        shadow_tokens_saved_aggressive: null,
         user_agent: "OpenAI/JS 7.57.0",
         prompt_text: "What is 2+2? 😀\nline two",
         completion_text: "4",
@@ -114,14 +126,14 @@ layer(StoreLive, { excludeTestServices: true })("RequestLog", (it) => {
       assert.isDefined(stored)
       assert.deepStrictEqual([stored.org_id, stored.key_id, stored.model, stored.user_agent], [null, null, null, null])
       assert.deepStrictEqual([stored.tags, stored.svc_tools], [[], []])
-      assert.deepStrictEqual([stored.ttft_ms, stored.compression_saved_tokens, stored.prompt_text], [null, null, null])
+      assert.deepStrictEqual([stored.ttft_ms, stored.prompt_tokens_saved, stored.prompt_text], [null, null, null])
       const zero = byId.get(zeros.id)
       assert.isDefined(zero)
       assert.deepStrictEqual(
         [zero.prompt_tokens, zero.completion_tokens, zero.cached_tokens, zero.reasoning_tokens, zero.attempts],
         [0, 0, 0, 0, 0]
       )
-      assert.deepStrictEqual([zero.latency_ms, zero.compression_saved_tokens], [0, 0])
+      assert.deepStrictEqual([zero.latency_ms, zero.prompt_tokens_saved], [0, 0])
     }))
 
   it.effect("text PostgreSQL cannot hold and numbers its columns cannot hold are coerced, not lost", () =>

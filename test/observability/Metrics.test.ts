@@ -17,6 +17,11 @@ const request = (overrides: Partial<RequestObservation> = {}): RequestObservatio
   completionTokens: 20,
   cachedTokens: 4,
   reasoningTokens: 2,
+  compressionLevel: "safe",
+  promptTokensSaved: 0,
+  promptTokensSavedNet: 0,
+  shadowTokensSavedSafe: null,
+  shadowTokensSavedAggressive: null,
   ...overrides
 })
 
@@ -44,6 +49,20 @@ describe("Metrics", () => {
     for (const [kind, value] of [["prompt", 10], ["completion", 20], ["cached", 4], ["reasoning", 2]] as const) {
       expect(sampleValue(f, "svc_gateway_tokens_total", { kind, model: "openai/gpt-4o" }), kind).toBe(value)
     }
+  })
+
+  it("compression's savings by level, raw and net; shadow's would-be savings by level", () => {
+    const metrics = makeMetrics()
+    metrics.observeRequest(request({ promptTokensSaved: 120, promptTokensSavedNet: 30 }))
+    metrics.observeRequest(request({ promptTokensSaved: 80, promptTokensSavedNet: 80 }))
+    metrics.observeRequest(request({ compressionLevel: "shadow", shadowTokensSavedSafe: 50, shadowTokensSavedAggressive: 400 }))
+    // refused before an answer: nothing counted
+    metrics.observeRequest(request({ status: 401, provider: null, compressionLevel: null, promptTokensSaved: null }))
+    const f = scrape(metrics)
+    expect(sampleValue(f, "svc_gateway_prompt_tokens_saved_total", { level: "safe", kind: "raw" })).toBe(200)
+    expect(sampleValue(f, "svc_gateway_prompt_tokens_saved_total", { level: "safe", kind: "net" })).toBe(110)
+    expect(sampleValue(f, "svc_gateway_shadow_tokens_saved_total", { level: "safe" })).toBe(50)
+    expect(sampleValue(f, "svc_gateway_shadow_tokens_saved_total", { level: "aggressive" })).toBe(400)
   })
 
   it("a request that reached no provider counts under model and provider `none`, without tokens", () => {

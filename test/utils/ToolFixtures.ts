@@ -12,6 +12,7 @@ import { defineTool, type SvcTool, ToolError } from "../../src/tools/SvcTool.ts"
 
 export const testCaller = (overrides: Partial<Caller> = {}): Caller => ({
   logContent: false,
+  compression: null,
   keyId: "key_1",
   keyName: "test key",
   orgId: "org_1",

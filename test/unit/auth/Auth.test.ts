@@ -12,6 +12,7 @@ import { makeTestLayer } from "../../utils/TestLayer.ts"
 
 const record = (id: string, overrides: Partial<KeyRecord> = {}): KeyRecord => ({
   logContent: false,
+  compression: null,
   id,
   orgId: "org_1",
   name: `name of ${id}`,
@@ -83,6 +84,7 @@ describe("Auth.authenticate", () => {
         const caller = yield* auth.authenticate(`Bearer ${SECRETS.valid}`)
         assert.deepStrictEqual(caller, {
           logContent: false,
+          compression: null,
           keyId: "key_valid",
           keyName: "name of key_valid",
           orgId: "org_1",

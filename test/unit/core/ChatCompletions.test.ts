@@ -42,8 +42,8 @@ const call = (overrides: Partial<ChatCall> = {}): ChatCall => ({
   ...overrides
 })
 
-const caller: Caller = { keyId: "key_1", keyName: "k", orgId: "org_1", allowedSvcToolIds: null, logContent: false }
-const context = (overrides: Partial<ChatCall> = {}): ChatContext => ({ call: call(overrides), caller, requestId: "req-1" })
+const caller: Caller = { keyId: "key_1", keyName: "k", orgId: "org_1", allowedSvcToolIds: null, logContent: false, compression: null }
+const context = (overrides: Partial<ChatCall> = {}): ChatContext => ({ call: call(overrides), caller, requestId: "req-1", compression: "safe" })
 
 /**
  * ChatCompletions over the given fakes; `openai/gpt-4o` falls back to `groq/llama` then `local/echo`.

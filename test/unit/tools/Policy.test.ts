@@ -197,7 +197,7 @@ const PolicyLive = Policy.layer.pipe(
 const newOrg = Effect.gen(function*() {
   const org = yield* (yield* Orgs).create(unique("policy-org"))
   const key = yield* (yield* ApiKeys).create(org.id, { name: "k", expiresAt: null })
-  const caller: Caller = { keyId: key.id, keyName: key.name, orgId: org.id, allowedSvcToolIds: null, logContent: false }
+  const caller: Caller = { keyId: key.id, keyName: key.name, orgId: org.id, allowedSvcToolIds: null, logContent: false, compression: null }
   return { org, key, caller, policy: yield* Policy }
 })
 

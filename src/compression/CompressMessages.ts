@@ -1,0 +1,138 @@
+/**
+ * Compression of what goes upstream, message by message: tool results (`tool` messages' text) and tool
+ * calls' JSON arguments. Nothing else is touched: not the system prompt, not the tool definitions, not
+ * what the user or the model wrote. Each message is compressed on its own, so how one is compressed
+ * never depends on the messages after it (a provider's prompt cache still hits on the next turn), and
+ * the same message always gives the same bytes; results are remembered per message object, so a tool
+ * loop's later rounds do not compress the history again.
+ *
+ * A client's own request (`NativeRequest`, sent as it came to an upstream of its format) holds the same
+ * texts the messages were decoded from: `compressNative` replaces those strings wherever they stand in
+ * its conversation, whatever the format, and leaves its system prompt and tools alone.
+ */
+import type { NativeRequest } from "../kernel/ChatCall.ts"
+import type { ChatMessage, ContentPart } from "../kernel/ChatWire.ts"
+import { compressArguments, compressSafe } from "./Safe.ts"
+
+/** A level that changes what is sent. */
+export type WireLevel = "safe" | "aggressive"
+
+/** One text that compression changed. */
+export interface Change {
+  readonly before: string
+  readonly after: string
+}
+
+/** What compressing one message did. */
+interface Compressed {
+  readonly message: ChatMessage
+  readonly changes: ReadonlyArray<Change>
+}
+
+export type TextCompressor = (text: string) => string
+
+const compressParts = (parts: ReadonlyArray<ContentPart>, compress: TextCompressor, changes: Array<Change>) => {
+  let changed = false
+  const out = parts.map((part) => {
+    const text = part["text"]
+    if (part.type !== "text" || typeof text !== "string") return part
+    const after = compress(text)
+    if (after === text) return part
+    changed = true
+    changes.push({ before: text, after })
+    return { ...part, text: after }
+  })
+  return changed ? out : parts
+}
+
+const compressMessage = (message: ChatMessage, compress: TextCompressor): Compressed => {
+  const changes: Array<Change> = []
+  let next = message
+  if (message.role === "tool") {
+    const content = message.content
+    if (typeof content === "string") {
+      const after = compress(content)
+      if (after !== content) {
+        changes.push({ before: content, after })
+        next = { ...message, content: after }
+      }
+    } else if (Array.isArray(content)) {
+      const parts = compressParts(content, compress, changes)
+      if (parts !== content) next = { ...message, content: parts }
+    }
+  } else if (message.role === "assistant" && message.tool_calls !== undefined) {
+    let changed = false
+    const calls = message.tool_calls.map((call) => {
+      const after = compressArguments(call.function.arguments)
+      if (after === call.function.arguments) return call
+      changed = true
+      changes.push({ before: call.function.arguments, after })
+      return { ...call, function: { ...call.function, arguments: after } }
+    })
+    if (changed) next = { ...message, tool_calls: calls }
+  }
+  return { message: next, changes }
+}
+
+/** A compressor for one level, remembering what it did per message object. */
+export const messageCompressor = (compress: TextCompressor) => {
+  const memo = new WeakMap<ChatMessage, Compressed>()
+  return (message: ChatMessage): Compressed => {
+    let done = memo.get(message)
+    if (done === undefined) {
+      done = compressMessage(message, compress)
+      memo.set(message, done)
+    }
+    return done
+  }
+}
+
+const SAFE = messageCompressor(compressSafe)
+
+/** The compressor of a level. */
+export const compressorOf = (level: WireLevel): ((message: ChatMessage) => Compressed) => {
+  // aggressive adds to safe; until it has its own transforms it is safe
+  void level
+  return SAFE
+}
+
+/** Keys of a client's request that hold no conversation: never walked, never changed. */
+const UNTOUCHED = new Set(["system", "instructions", "tools", "tool_choice", "model", "metadata"])
+
+/**
+ * `native` with every string that compression changed in the messages replaced by its compressed
+ * form; the request itself when none of them occurs in it.
+ */
+export const compressNative = (native: NativeRequest, changes: ReadonlyArray<Change>): NativeRequest => {
+  if (changes.length === 0) return native
+  const replacements = new Map(changes.map((change) => [change.before, change.after]))
+  let changed = false
+  const walk = (value: unknown): unknown => {
+    if (typeof value === "string") {
+      const after = replacements.get(value)
+      if (after === undefined) return value
+      changed = true
+      return after
+    }
+    if (Array.isArray(value)) {
+      let out: Array<unknown> | undefined
+      value.forEach((item, index) => {
+        const next = walk(item)
+        if (next !== item) (out ??= [...value])[index] = next
+      })
+      return out ?? value
+    }
+    if (typeof value === "object" && value !== null) {
+      let out: Record<string, unknown> | undefined
+      for (const [key, item] of Object.entries(value)) {
+        const next = walk(item)
+        if (next !== item) (out ??= { ...value })[key] = next
+      }
+      return out ?? value
+    }
+    return value
+  }
+  const body: Record<string, unknown> = { ...native.body }
+  for (const [key, value] of Object.entries(native.body)) if (!UNTOUCHED.has(key)) body[key] = walk(value)
+  return changed ? { ...native, body } : native
+}

@@ -1,0 +1,43 @@
+/**
+ * Line-level changes that keep what a text says: whitespace at line ends dropped, runs of blank lines
+ * made one, and a run of identical lines written once with a count. For tool output only (in prose two
+ * trailing spaces are a Markdown line break).
+ */
+
+/** The marker after a line written once for a run of `more + 1` identical lines. */
+export const repeatMarker = (more: number): string =>
+  `[previous line repeated ${more} more time${more === 1 ? "" : "s"}]`
+
+const TRAILING = /[ \t]+$/
+
+/**
+ * `lines` with trailing whitespace removed, blank runs made one blank line (none at the start or the
+ * end), and identical runs folded where the marker is shorter than the lines it replaces.
+ */
+export const tidyLines = (lines: ReadonlyArray<string>): Array<string> => {
+  const out: Array<string> = []
+  let i = 0
+  const n = lines.length
+  while (i < n) {
+    const line = lines[i]!.replace(TRAILING, "")
+    if (line === "") {
+      // one blank line between non-blank ones; none leading
+      if (out.length > 0 && out[out.length - 1] !== "") out.push("")
+      i++
+      continue
+    }
+    let j = i + 1
+    while (j < n && lines[j]!.replace(TRAILING, "") === line) j++
+    const more = j - i - 1
+    out.push(line)
+    if (more > 0) {
+      const marker = repeatMarker(more)
+      // only when shorter: two copies of "ok" stay two lines
+      if (marker.length + 1 < more * (line.length + 1)) out.push(marker)
+      else for (let k = 0; k < more; k++) out.push(line)
+    }
+    i = j
+  }
+  while (out.length > 0 && out[out.length - 1] === "") out.pop()
+  return out
+}

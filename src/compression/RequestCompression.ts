@@ -1,0 +1,155 @@
+/**
+ * Compression for one request, at one level: what each round sends upstream (`wire`), the client's own
+ * request when it goes out as it came (`native`), and what it saved (`report`). The core keeps the
+ * original conversation for everything else (shared tools, pending turns, the request log's text);
+ * only what goes upstream changes. Under `shadow` nothing changes on the wire, and what `safe` and
+ * `aggressive` would have changed is counted instead.
+ */
+import type { NativeRequest } from "../kernel/ChatCall.ts"
+import type { ChatMessage } from "../kernel/ChatWire.ts"
+import type { CompressionLevel } from "../kernel/CompressionLevel.ts"
+import { type Change, compressNative, compressorOf, type WireLevel } from "./CompressMessages.ts"
+import { countSavings, netSaved, type PlacedChange, type Saving, totalSaved } from "./Savings.ts"
+
+export interface CompressionReport {
+  readonly level: CompressionLevel
+  /** What the changes sent upstream saved, per change; `undefined` when nothing changed. */
+  readonly savings: Promise<ReadonlyArray<Saving>> | undefined
+  /** `shadow` only: what each level would have saved. */
+  readonly shadow: {
+    readonly safe: Promise<ReadonlyArray<Saving>> | undefined
+    readonly aggressive: Promise<ReadonlyArray<Saving>> | undefined
+  } | undefined
+}
+
+export interface RequestCompression {
+  readonly level: CompressionLevel
+  /** The history as it goes upstream. */
+  readonly wire: (history: ReadonlyArray<ChatMessage>) => ReadonlyArray<ChatMessage>
+  /** The client's own request as it goes upstream. */
+  readonly native: (native: NativeRequest) => NativeRequest
+  readonly report: () => CompressionReport
+}
+
+/** A message's size, for where a change sits in the conversation. */
+const sizeOf = (message: ChatMessage): number => {
+  let size = 16
+  const content = message.content
+  if (typeof content === "string") size += content.length
+  else if (Array.isArray(content)) for (const part of content) size += typeof part["text"] === "string" ? part["text"].length : 64
+  for (const call of message.tool_calls ?? []) size += call.function.arguments.length + call.function.name.length
+  return size
+}
+
+/**
+ * Watches the histories a request sends and compresses each message once at `level`: the changes of
+ * messages not seen before are placed (where they sit in that history) and counted.
+ */
+const tracker = (level: WireLevel) => {
+  const compress = compressorOf(level)
+  const seen = new WeakSet<ChatMessage>()
+  const counted: Array<Promise<ReadonlyArray<Saving>>> = []
+  const nativeChanges: Array<Change> = []
+  const track = (history: ReadonlyArray<ChatMessage>): ReadonlyArray<ChatMessage> => {
+    const total = history.reduce((sum, message) => sum + sizeOf(message), 0)
+    const placed: Array<PlacedChange> = []
+    let offset = 0
+    let changed = false
+    const out = history.map((message) => {
+      const done = compress(message)
+      if (!seen.has(message)) {
+        seen.add(message)
+        for (const change of done.changes) {
+          placed.push({ ...change, at: total === 0 ? 0 : offset / total })
+          nativeChanges.push(change)
+        }
+      }
+      offset += sizeOf(message)
+      if (done.message !== message) changed = true
+      return done.message
+    })
+    if (placed.length > 0) counted.push(countSavings(placed))
+    return changed ? out : history
+  }
+  const savings = () => counted.length === 0 ? undefined : Promise.all(counted).then((all) => all.flat())
+  return { track, savings, nativeChanges }
+}
+
+/** Compression for a request at `level`. */
+export const requestCompression = (level: CompressionLevel): RequestCompression => {
+  if (level === "off") {
+    return { level, wire: (history) => history, native: (native) => native, report: () => ({ level, savings: undefined, shadow: undefined }) }
+  }
+  if (level === "shadow") {
+    const safe = tracker("safe")
+    const aggressive = tracker("aggressive")
+    return {
+      level,
+      wire: (history) => {
+        safe.track(history)
+        aggressive.track(history)
+        return history
+      },
+      native: (native) => native,
+      report: () => ({ level, savings: undefined, shadow: { safe: safe.savings(), aggressive: aggressive.savings() } })
+    }
+  }
+  const active = tracker(level)
+  let nativeDone: { readonly from: NativeRequest; readonly to: NativeRequest } | undefined
+  return {
+    level,
+    wire: active.track,
+    // the client's request holds the texts of its own messages: the changes tracked so far cover them
+    native: (native) => {
+      if (nativeDone?.from !== native) nativeDone = { from: native, to: compressNative(native, active.nativeChanges) }
+      return nativeDone.to
+    },
+    report: () => ({ level, savings: active.savings(), shadow: undefined })
+  }
+}
+
+/** What compression came to for one request, as the log, the metrics and `x-svc-tokens-saved` report it. */
+export interface CompressionFacts {
+  readonly level: CompressionLevel
+  /** o200k tokens saved on the wire (0 for `off` and `shadow`). */
+  readonly saved: number
+  /** The same priced as a bill prices it, in fresh-input tokens (`netSaved`). */
+  readonly savedNet: number
+  /** `shadow` only: what `safe` and `aggressive` would have saved. */
+  readonly shadowSafe: number | null
+  readonly shadowAggressive: number | null
+}
+
+/** Whether the report's figures are still being counted (else `factsOf` needs no waiting). */
+export const isCounting = (report: CompressionReport): boolean =>
+  report.savings !== undefined || report.shadow?.safe !== undefined || report.shadow?.aggressive !== undefined
+
+type Usage = { readonly promptTokens: number; readonly cachedTokens: number }
+
+const facts = (
+  level: CompressionLevel,
+  savings: ReadonlyArray<Saving>,
+  shadow: readonly [ReadonlyArray<Saving>, ReadonlyArray<Saving>] | undefined,
+  usage: Usage
+): CompressionFacts => ({
+  level,
+  saved: totalSaved(savings),
+  savedNet: netSaved(savings, usage),
+  shadowSafe: shadow === undefined ? null : totalSaved(shadow[0]),
+  shadowAggressive: shadow === undefined ? null : totalSaved(shadow[1])
+})
+
+/** The figures of a report with nothing to count. */
+export const uncountedFacts = (report: CompressionReport): CompressionFacts =>
+  facts(report.level, [], report.shadow === undefined ? undefined : [[], []], { promptTokens: 0, cachedTokens: 0 })
+
+/** The report's savings, once counted, priced with the answer's usage. */
+export const factsOf = async (report: CompressionReport, usage: Usage): Promise<CompressionFacts> => {
+  const none: Promise<ReadonlyArray<Saving>> = Promise.resolve([])
+  const [savings, safe, aggressive] = await Promise.all([
+    report.savings ?? none,
+    report.shadow?.safe ?? none,
+    report.shadow?.aggressive ?? none
+  ])
+  return facts(report.level, savings, report.shadow === undefined ? undefined : [safe, aggressive], usage)
+}
