@@ -4,6 +4,7 @@
  */
 import type { SvcTool } from "../src/tools/SvcTool.ts"
 import { CurrentTime } from "./svc_current_time/index.ts"
+import { ExpandOutput } from "./svc_expand_output/index.ts"
 import { GenerateUuid } from "./svc_generate_uuid/index.ts"
 
-export const plugins: ReadonlyArray<SvcTool> = [CurrentTime, GenerateUuid]
+export const plugins: ReadonlyArray<SvcTool> = [CurrentTime, ExpandOutput, GenerateUuid]

@@ -29,6 +29,7 @@ import { TraceIdHeader } from "./observability/TraceHeaders.ts"
 import { Providers } from "./providers/Providers.ts"
 import { UpstreamTransport } from "./providers/UpstreamTransport.ts"
 import { DatabaseLive } from "./store/Database.ts"
+import { CutOutputs } from "./tools/CutOutputs.ts"
 import { PendingCalls } from "./tools/PendingCalls.ts"
 import { Policy } from "./tools/Policy.ts"
 import { ToolRegistry } from "./tools/ToolRegistry.ts"
@@ -51,7 +52,7 @@ export const StoreServices = Layer.mergeAll(AdminAuth.layer, Auth.layer, Request
 
 /** Shared tools over a catalogue: the org/key policy and pending mixed turns. */
 export const toolServices = <E, R>(registry: Layer.Layer<ToolRegistry, E, R>) =>
-  Layer.mergeAll(Policy.layer, PendingCalls.layer).pipe(Layer.provideMerge(registry))
+  Layer.mergeAll(Policy.layer, PendingCalls.layer, CutOutputs.layer).pipe(Layer.provideMerge(registry))
 
 /** Provider registry and chat core; needs the store, the tool services and an upstream HTTP client. */
 export const ChatServices = ChatCompletions.layer.pipe(Layer.provideMerge(Providers.layer))

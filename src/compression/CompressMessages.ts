@@ -1,10 +1,11 @@
 /**
  * Compression of what goes upstream, message by message: tool results (`tool` messages' text) and tool
  * calls' JSON arguments. Nothing else is touched: not the system prompt, not the tool definitions, not
- * what the user or the model wrote. Each message is compressed on its own, so how one is compressed
- * never depends on the messages after it (a provider's prompt cache still hits on the next turn), and
- * the same message always gives the same bytes; results are remembered per message object, so a tool
- * loop's later rounds do not compress the history again.
+ * what the user or the model wrote. How a message is compressed depends on it and, under `aggressive`,
+ * on the tool results before it, never on the messages after it (a provider's prompt cache still hits
+ * on the next turn), and the same conversation always gives the same bytes. A compressor takes a
+ * conversation's messages in order and remembers each message object, so a tool loop's later rounds do
+ * not compress the history again.
  *
  * A client's own request (`NativeRequest`, sent as it came to an upstream of its format) holds the same
  * texts the messages were decoded from: `compressNative` replaces those strings wherever they stand in
@@ -12,6 +13,7 @@
  */
 import type { NativeRequest } from "../kernel/ChatCall.ts"
 import type { ChatMessage, ContentPart } from "../kernel/ChatWire.ts"
+import { compressAggressive, type Cut, EXPAND_TOOL_ID, seenLinesOf } from "./Aggressive.ts"
 import { compressArguments, compressSafe } from "./Safe.ts"
 
 /** A level that changes what is sent. */
@@ -24,12 +26,14 @@ export interface Change {
 }
 
 /** What compressing one message did. */
-interface Compressed {
+export interface Compressed {
   readonly message: ChatMessage
   readonly changes: ReadonlyArray<Change>
+  /** What `aggressive` cut from it, for `svc_expand_output`. */
+  readonly cuts: ReadonlyArray<Cut>
 }
 
-export type TextCompressor = (text: string) => string
+type TextCompressor = (text: string) => string
 
 const compressParts = (parts: ReadonlyArray<ContentPart>, compress: TextCompressor, changes: Array<Change>) => {
   let changed = false
@@ -45,7 +49,7 @@ const compressParts = (parts: ReadonlyArray<ContentPart>, compress: TextCompress
   return changed ? out : parts
 }
 
-const compressMessage = (message: ChatMessage, compress: TextCompressor): Compressed => {
+const compressMessage = (message: ChatMessage, compress: TextCompressor, cuts: ReadonlyArray<Cut>): Compressed => {
   const changes: Array<Change> = []
   let next = message
   if (message.role === "tool") {
@@ -71,29 +75,44 @@ const compressMessage = (message: ChatMessage, compress: TextCompressor): Compre
     })
     if (changed) next = { ...message, tool_calls: calls }
   }
-  return { message: next, changes }
+  return { message: next, changes, cuts }
 }
 
-/** A compressor for one level, remembering what it did per message object. */
-export const messageCompressor = (compress: TextCompressor) => {
+/** The texts of a tool message. */
+const toolTexts = (message: ChatMessage): ReadonlyArray<string> => {
+  const content = message.content
+  if (typeof content === "string") return [content]
+  if (!Array.isArray(content)) return []
+  return content.flatMap((part) => (typeof part["text"] === "string" ? [part["text"]] : []))
+}
+
+/**
+ * A compressor for one conversation at `level`: call it on the messages in their order. Under
+ * `aggressive` it keeps the lines of the tool results as they went upstream (what the model saw),
+ * which later results may cut; what `svc_expand_output` returned is never cut again.
+ */
+export const compressorOf = (level: WireLevel): ((message: ChatMessage) => Compressed) => {
   const memo = new WeakMap<ChatMessage, Compressed>()
-  return (message: ChatMessage): Compressed => {
+  const seen = new Set<string>()
+  const expandCalls = new Set<string>()
+  return (message) => {
     let done = memo.get(message)
-    if (done === undefined) {
-      done = compressMessage(message, compress)
-      memo.set(message, done)
+    if (done !== undefined) return done
+    for (const call of message.tool_calls ?? []) if (call.function.name === EXPAND_TOOL_ID) expandCalls.add(call.id)
+    const expanded = typeof message["tool_call_id"] === "string" && expandCalls.has(message["tool_call_id"])
+    if (level === "safe" || message.role !== "tool" || expanded) done = compressMessage(message, compressSafe, [])
+    else {
+      const cuts: Array<Cut> = []
+      done = compressMessage(message, (text) => {
+        const result = compressAggressive(text, seen)
+        cuts.push(...result.cuts)
+        return result.text
+      }, cuts)
+      for (const text of toolTexts(done.message)) for (const line of seenLinesOf(text)) seen.add(line)
     }
+    memo.set(message, done)
     return done
   }
-}
-
-const SAFE = messageCompressor(compressSafe)
-
-/** The compressor of a level. */
-export const compressorOf = (level: WireLevel): ((message: ChatMessage) => Compressed) => {
-  // aggressive adds to safe; until it has its own transforms it is safe
-  void level
-  return SAFE
 }
 
 /** Keys of a client's request that hold no conversation: never walked, never changed. */

@@ -8,6 +8,7 @@
 import type { NativeRequest } from "../kernel/ChatCall.ts"
 import type { ChatMessage } from "../kernel/ChatWire.ts"
 import type { CompressionLevel } from "../kernel/CompressionLevel.ts"
+import type { Cut } from "./Aggressive.ts"
 import { type Change, compressNative, compressorOf, type WireLevel } from "./CompressMessages.ts"
 import { countSavings, netSaved, type PlacedChange, type Saving, totalSaved } from "./Savings.ts"
 
@@ -29,6 +30,8 @@ export interface RequestCompression {
   /** The client's own request as it goes upstream. */
   readonly native: (native: NativeRequest) => NativeRequest
   readonly report: () => CompressionReport
+  /** What `aggressive` cut since the last call, each once, for `svc_expand_output` to return. */
+  readonly takeCuts: () => ReadonlyArray<Cut>
 }
 
 /** A message's size, for where a change sits in the conversation. */
@@ -50,6 +53,8 @@ const tracker = (level: WireLevel) => {
   const seen = new WeakSet<ChatMessage>()
   const counted: Array<Promise<ReadonlyArray<Saving>>> = []
   const nativeChanges: Array<Change> = []
+  const cuts = new Map<string, Cut>()
+  let taken = 0
   const track = (history: ReadonlyArray<ChatMessage>): ReadonlyArray<ChatMessage> => {
     const total = history.reduce((sum, message) => sum + sizeOf(message), 0)
     const placed: Array<PlacedChange> = []
@@ -63,6 +68,7 @@ const tracker = (level: WireLevel) => {
           placed.push({ ...change, at: total === 0 ? 0 : offset / total })
           nativeChanges.push(change)
         }
+        for (const cut of done.cuts) if (!cuts.has(cut.id)) cuts.set(cut.id, cut)
       }
       offset += sizeOf(message)
       if (done.message !== message) changed = true
@@ -72,13 +78,26 @@ const tracker = (level: WireLevel) => {
     return changed ? out : history
   }
   const savings = () => counted.length === 0 ? undefined : Promise.all(counted).then((all) => all.flat())
-  return { track, savings, nativeChanges }
+  const takeCuts = (): ReadonlyArray<Cut> => {
+    const fresh = [...cuts.values()].slice(taken)
+    taken = cuts.size
+    return fresh
+  }
+  return { track, savings, nativeChanges, takeCuts }
 }
+
+const NO_CUTS = (): ReadonlyArray<Cut> => []
 
 /** Compression for a request at `level`. */
 export const requestCompression = (level: CompressionLevel): RequestCompression => {
   if (level === "off") {
-    return { level, wire: (history) => history, native: (native) => native, report: () => ({ level, savings: undefined, shadow: undefined }) }
+    return {
+      level,
+      wire: (history) => history,
+      native: (native) => native,
+      report: () => ({ level, savings: undefined, shadow: undefined }),
+      takeCuts: NO_CUTS
+    }
   }
   if (level === "shadow") {
     const safe = tracker("safe")
@@ -91,7 +110,9 @@ export const requestCompression = (level: CompressionLevel): RequestCompression 
         return history
       },
       native: (native) => native,
-      report: () => ({ level, savings: undefined, shadow: { safe: safe.savings(), aggressive: aggressive.savings() } })
+      report: () => ({ level, savings: undefined, shadow: { safe: safe.savings(), aggressive: aggressive.savings() } }),
+      // nothing was cut from what went upstream
+      takeCuts: NO_CUTS
     }
   }
   const active = tracker(level)
@@ -104,7 +125,8 @@ export const requestCompression = (level: CompressionLevel): RequestCompression 
       if (nativeDone?.from !== native) nativeDone = { from: native, to: compressNative(native, active.nativeChanges) }
       return nativeDone.to
     },
-    report: () => ({ level, savings: active.savings(), shadow: undefined })
+    report: () => ({ level, savings: active.savings(), shadow: undefined }),
+    takeCuts: active.takeCuts
   }
 }
 

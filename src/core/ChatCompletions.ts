@@ -12,7 +12,11 @@ import type { Caller } from "../kernel/Caller.ts"
 import type { ChatCall, ToolChoice } from "../kernel/ChatCall.ts"
 import type { ChatMessage } from "../kernel/ChatWire.ts"
 import type { CompressionLevel } from "../kernel/CompressionLevel.ts"
+import { EXPAND_TOOL_ID } from "../compression/Aggressive.ts"
 import { requestCompression } from "../compression/RequestCompression.ts"
+import { CutOutputs } from "../tools/CutOutputs.ts"
+import { ToolError } from "../tools/SvcTool.ts"
+import { ToolRegistry } from "../tools/ToolRegistry.ts"
 import { pullFirst } from "../kernel/ChunkPull.ts"
 import { RequestError } from "../kernel/RequestError.ts"
 import { Metrics, type MetricsShape } from "../observability/Metrics.ts"
@@ -129,6 +133,8 @@ export class ChatCompletions extends Context.Service<ChatCompletions, {
     const pending = yield* PendingCalls
     const config = yield* GatewayConfig
     const metrics = yield* Metrics
+    const cutOutputs = yield* CutOutputs
+    const expandTool = (yield* ToolRegistry).get(EXPAND_TOOL_ID)
 
     /** The conversation to send, the shared tools to offer and the targets, pending turn restored. */
     const prepare = Effect.fnUntraced(function*({ call, caller, compression: level, requestId }: ChatContext) {
@@ -147,23 +153,40 @@ export class ChatCompletions extends Context.Service<ChatCompletions, {
         messages = restored
         carried = state.injectedToolIds
       }
-      const svcTools = yield* policy.toolsFor(caller, call.svcToolIds, call.toolChoice, carried)
+      const allowed = yield* policy.toolsFor(caller, call.svcToolIds, call.toolChoice, carried)
+      // only what goes upstream is compressed: the tool loop, shared tools and pending turns keep `history`.
+      // The first round is compressed now: what it cut decides whether svc_expand_output is offered.
+      const compression = requestCompression(level)
+      compression.wire(messages)
+      const remember = () => {
+        const cuts = compression.takeCuts()
+        if (cuts.length > 0) cutOutputs.remember(caller, cuts)
+        return cuts.length > 0
+      }
+      const svcTools = remember() && expandTool !== undefined && call.toolChoice !== "none" &&
+          !allowed.includes(expandTool)
+        ? [...allowed, expandTool]
+        : allowed
       const settings: LoopSettings = {
         caller,
         requestId,
         svcTools,
         limits: { defaultTimeout: config.toolTimeout, maxOutputBytes: config.toolMaxOutputBytes },
         maxRounds: Math.max(1, config.toolMaxRounds),
-        pending
+        pending,
+        cutOutput: (id) =>
+          cutOutputs.get(caller, id).pipe(
+            Effect.mapError(() => new ToolError({ message: "The cut output could not be read just now; try again." }))
+          )
       }
       const targets = yield* providers.resolve(call.model, call.bareModelAuthor)
       // a restored pending turn rewrote the client's history: the client's own request no longer matches it
       const native = messages === call.messages && call.native !== undefined
       const later = laterToolChoice(call.toolChoice)
-      // only what goes upstream is compressed: the tool loop, shared tools and pending turns keep `history`
-      const compression = requestCompression(level)
       const callFor = (history: ReadonlyArray<ChatMessage>) => {
         const sent = compression.wire(history)
+        // a later round's new tool results may be cut too: kept for the caller's next turn
+        remember()
         const sentCall = native && call.native !== undefined ? { ...call, native: compression.native(call.native) } : call
         const choice = history === messages ? call.toolChoice : later
         return (target: Target) => toProviderCall(sentCall, target.modelId, requestId, sent, svcTools, native, choice)

@@ -11,7 +11,7 @@ import type { Caller } from "../kernel/Caller.ts"
 import type { ToolRunRecord } from "./Outcome.ts"
 import type { ProviderError } from "../providers/ProviderError.ts"
 import type { PendingCalls } from "../tools/PendingCalls.ts"
-import type { SvcTool } from "../tools/SvcTool.ts"
+import type { SvcTool, ToolContext } from "../tools/SvcTool.ts"
 import { type ToolRunLimits, type ToolRunResult, runToolCalls } from "../tools/ToolRunner.ts"
 import { addUsage, type ChatMessage, type Completion, emptyUsage, type ToolCall, type Usage } from "../kernel/ChatWire.ts"
 import type { ToolLoopError } from "./ToolLoopError.ts"
@@ -27,6 +27,8 @@ export interface LoopSettings {
   readonly limits: ToolRunLimits
   readonly maxRounds: number
   readonly pending: PendingCalls["Service"]
+  /** Reads what compression cut from the caller's tool results (`svc_expand_output`). */
+  readonly cutOutput: ToolContext["cutOutput"]
 }
 
 export interface ModelAnswer {
@@ -53,7 +55,7 @@ export const runSharedTurn = (
   runToolCalls(
     shared,
     new Map(settings.svcTools.map((tool) => [tool.id, tool])),
-    { orgId: settings.caller.orgId, keyId: settings.caller.keyId, requestId: settings.requestId },
+    { orgId: settings.caller.orgId, keyId: settings.caller.keyId, requestId: settings.requestId, cutOutput: settings.cutOutput },
     settings.limits
   ).pipe(
     Effect.tap((results) =>

@@ -120,5 +120,19 @@ export const PgSchema = Migrator.fromRecord({
     // shadow: what each level would have saved
     yield* sql`ALTER TABLE request_log ADD COLUMN shadow_tokens_saved_safe INTEGER`
     yield* sql`ALTER TABLE request_log ADD COLUMN shadow_tokens_saved_aggressive INTEGER`
+  }),
+  "0007_cut_outputs": Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    // what aggressive compression cut from a caller's tool results, for svc_expand_output, until it expires
+    yield* sql`CREATE TABLE svc_cut_outputs (
+      org_id TEXT NOT NULL,
+      key_id TEXT NOT NULL,
+      id TEXT NOT NULL,
+      text TEXT NOT NULL,
+      created_at TIMESTAMPTZ NOT NULL DEFAULT now(),
+      expires_at TIMESTAMPTZ NOT NULL,
+      PRIMARY KEY (org_id, key_id, id)
+    )`
+    yield* sql`CREATE INDEX svc_cut_outputs_expires_at ON svc_cut_outputs (expires_at)`
   })
 })

@@ -21,6 +21,11 @@ export interface ToolContext {
   readonly orgId: string
   readonly keyId: string
   readonly requestId: string
+  /**
+   * A text that `aggressive` compression cut from this caller's tool results, by the id its marker
+   * names; undefined when unknown, expired or another caller's.
+   */
+  readonly cutOutput: (id: string) => Effect.Effect<string | undefined, ToolError>
 }
 
 /** A failure the model should see, in words it can act on. */

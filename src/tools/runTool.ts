@@ -2,10 +2,15 @@
  * Runs one shared tool alone, as the gateway would (arguments encoded as JSON, decoded by the tool's
  * schema, then run): the helper every plugin test uses.
  */
-import type { Effect } from "effect"
+import { Effect } from "effect"
 import type { SvcTool, ToolContext, ToolError } from "./SvcTool.ts"
 
-export const testContext: ToolContext = { orgId: "org_test", keyId: "key_test", requestId: "req_test" }
+export const testContext: ToolContext = {
+  orgId: "org_test",
+  keyId: "key_test",
+  requestId: "req_test",
+  cutOutput: () => Effect.succeed(undefined)
+}
 
 export const runTool = (
   tool: SvcTool,

@@ -118,7 +118,8 @@ layer(CliStoreLive)("the shared-tools commands on the store", (it) => {
       const cleared = yield* runJson(OrgToolJson, "tools", "set", "--org", orgId, "--tool", UUID, "--activated", "true", "--hydrate-keys", "none")
       assert.deepStrictEqual(cleared.hydrate_key_ids, [])
       const org = yield* runJson(listOf(OrgToolJson), "tools", "org", "--org", orgId)
-      assert.deepStrictEqual(org.data.map((s) => s.activated), plugins.map(() => true))
+      // the two set here are activated; svc_expand_output was never set
+      assert.deepStrictEqual(org.data.map((s) => [s.id, s.activated]), plugins.map((tool) => [tool.id, tool.id !== "svc_expand_output"]))
     }))
 
   it.effect("tools set: an unknown org or tool is the admin API's 404 (exit 1), another org's key its 400 (exit 2)", () =>

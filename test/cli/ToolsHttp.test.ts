@@ -62,7 +62,7 @@ describe("svc-gateway --url: shared tools", () => {
       const org = yield* viaUrl("tools", "org", "--org", orgId, "--json")
       assert.strictEqual(org.stdout, yield* adminText("GET", `/orgs/${orgId}/svc-tools`))
       const table = yield* viaUrl("tools", "org", "--org", orgId)
-      assert.match(table.stdout, new RegExp(`${TIME} +yes +yes +-\n${UUID} +yes +no +${keyId}$`))
+      assert.match(table.stdout, new RegExp(`${TIME} +yes +yes +-\nsvc_expand_output +no +no +-\n${UUID} +yes +no +${keyId}$`))
     }))
 
   it.live("keys create --allowed-tools and keys update: the API's key; the allow-list applies to chats at once", () =>
@@ -154,7 +154,7 @@ describe("AdminClient.layerHttp: shared tools", () => {
     Effect.gen(function*() {
       const admin = yield* AdminClient
       const tools = yield* admin.listTools
-      assert.deepStrictEqual(tools.map((tool) => tool.id), [TIME, UUID])
+      assert.deepStrictEqual(tools.map((tool) => tool.id), [TIME, "svc_expand_output", UUID])
       const org = yield* admin.createOrg(unique("client"))
       const key = yield* admin.createKey(org.id, { name: "k", expiresAt: null, allowedSvcToolIds: [TIME] })
       assert.deepStrictEqual(key.allowed_svc_tool_ids, [TIME])

@@ -7,7 +7,7 @@
 import { countTokens } from "gpt-tokenizer/encoding/o200k_base"
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest"
 import { anthropicMessage } from "../utils/FakeAnthropic.ts"
-import { completion, type FakeUpstream, fakeGatewayEnv, reply, startFakeUpstream, textStream } from "../utils/FakeUpstream.ts"
+import { completion, type FakeUpstream, fakeGatewayEnv, reply, startFakeUpstream, textStream, toolCall } from "../utils/FakeUpstream.ts"
 import { createCaller } from "../utils/SharedToolsHarness.ts"
 import { expectError, postChat, startGateway, type TestGateway } from "../utils/TestGateway.ts"
 
@@ -246,6 +246,53 @@ describe("compression end to end", () => {
       { ...input[1], arguments: '{"command":"npm test","timeout":60}' },
       { ...input[2], output: TEST_OUTPUT_SAFE }
     ])
+  })
+
+  it("aggressive: a long result keeps its ends; svc_expand_output is offered and returns the cut, for this key only", async () => {
+    const lines = Array.from({ length: 600 }, (_, i) => `PASS src/feature${i}/module.test.ts (${(i % 9) + 1}.${i % 10}s) suite ${"x".repeat((i % 13) + 1)}`)
+    const conversation = [
+      { role: "user", content: "run the suite" },
+      { role: "assistant", content: null, tool_calls: [{ id: "call_s", type: "function", function: { name: "bash", arguments: "{}" } }] },
+      { role: "tool", tool_call_id: "call_s", content: lines.join("\n") }
+    ]
+    let cutId = ""
+    upstream.handle((request) => {
+      const messages = request.body.messages ?? []
+      const last = messages[messages.length - 1] as { role: string; content: string }
+      if (last.role === "tool" && last.content.includes("returns them]")) {
+        cutId = /id "(cut_[\w-]{16})"/.exec(last.content)?.[1] ?? ""
+        return reply.json(completion({ toolCalls: [toolCall("call_x", "svc_expand_output", { id: cutId, offset: 0, max_lines: 3 })] }))
+      }
+      return reply.json(completion({ content: "read it" }))
+    })
+    const response = await postChat(gw.url, { model: "fake/m", messages: conversation, tools: [bashTool] }, { key, headers: { "x-svc-compression": "aggressive" } })
+    expect(response.status, await response.clone().text()).toBe(200)
+    expect(((await response.json()) as { choices: Array<{ message: { content: string } }> }).choices[0]?.message.content).toBe("read it")
+    const [first, second] = upstream.requests
+    const sentResult = (first!.body.messages![2] as { content: string }).content.split("\n")
+    expect(sentResult.slice(0, 80)).toEqual(lines.slice(0, 80))
+    expect(sentResult.slice(-80)).toEqual(lines.slice(-80))
+    expect(sentResult).toHaveLength(161)
+    expect((first!.body.tools as Array<{ function: { name: string } }>).map((tool) => tool.function.name)).toEqual(["bash", "svc_expand_output"])
+    // the gateway ran the tool: the next round has the cut's first three lines as its result
+    const expanded = second!.body.messages!.at(-1) as { role: string; content: string }
+    expect(expanded.role).toBe("tool")
+    expect(expanded.content).toBe(`${lines.slice(80, 83).join("\n")}\n[svc: lines 1-3 of 440; call again with offset 3 for the rest]`)
+    expect(Number(response.headers.get("x-svc-tokens-saved"))).toBeGreaterThan(5000)
+
+    // another key of another org cannot read that cut
+    const stranger = await createCaller(gw)
+    upstream.reset()
+    upstream.handle((request) => {
+      const messages = request.body.messages ?? []
+      return (messages[messages.length - 1] as { role: string }).role === "tool"
+        ? reply.json(completion({ content: "done" }))
+        : reply.json(completion({ toolCalls: [toolCall("call_y", "svc_expand_output", { id: cutId })] }))
+    })
+    await gw.admin("PUT", `/orgs/${stranger.orgId}/svc-tools/svc_expand_output`, { activated: true })
+    await postChat(gw.url, { model: "fake/m", messages: [{ role: "user", content: "expand it" }], svc_tool_ids: ["svc_expand_output"] }, { key: stranger.key })
+    const refused = upstream.requests[1]!.body.messages!.at(-1) as { content: string }
+    expect(refused.content).toContain(`No cut output with id '${cutId}' for this API key`)
   })
 
   it("the log keeps the original prompt for orgs that keep content", async () => {

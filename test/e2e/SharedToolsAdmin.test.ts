@@ -14,7 +14,7 @@ import {
 } from "../utils/SharedToolsHarness.ts"
 import { expectError, startGateway, type TestGateway } from "../utils/TestGateway.ts"
 
-const PLUGINS = ["svc_current_time", "svc_generate_uuid"]
+const PLUGINS = ["svc_current_time", "svc_expand_output", "svc_generate_uuid"]
 
 interface CatalogueEntry {
   readonly id: string
@@ -49,7 +49,8 @@ describe("shared tools admin API", () => {
       expect(tool.parameters.type).toBe("object")
     }
     expect(Object.keys(data[0]?.parameters.properties ?? {})).toEqual(["timezone"])
-    expect(data[1]?.parameters.properties ?? {}).toEqual({})
+    expect(Object.keys(data[1]?.parameters.properties ?? {})).toEqual(["id", "offset", "max_lines"])
+    expect(data[2]?.parameters.properties ?? {}).toEqual({})
   })
 
   it("the shared-tool admin routes need the admin token", async () => {
@@ -87,6 +88,7 @@ describe("shared tools admin API", () => {
     expect(set).toEqual({ id: "svc_current_time", activated: true, hydrate_org: true, hydrate_key_ids: [keyId] })
     expect(await orgTools(orgId)).toEqual([
       { id: "svc_current_time", activated: true, hydrate_org: true, hydrate_key_ids: [keyId] },
+      { id: "svc_expand_output", activated: false, hydrate_org: false, hydrate_key_ids: [] },
       { id: "svc_generate_uuid", activated: false, hydrate_org: false, hydrate_key_ids: [] }
     ])
   })

@@ -87,6 +87,7 @@ export const loopSettings = (
   limits: { defaultTimeout: Duration.seconds(5), maxOutputBytes: 64 * 1024 },
   maxRounds: 5,
   pending,
+  cutOutput: () => Effect.succeed(undefined),
   ...overrides
 })
 

@@ -14,7 +14,9 @@ import type { CompletionChunk } from "../../../src/kernel/ChatWire.ts"
 import { GatewayConfig } from "../../../src/Config.ts"
 import { Metrics } from "../../../src/observability/Metrics.ts"
 import { ProviderError } from "../../../src/providers/ProviderError.ts"
+import { CutOutputs } from "../../../src/tools/CutOutputs.ts"
 import { PendingCalls } from "../../../src/tools/PendingCalls.ts"
+import { ToolRegistry } from "../../../src/tools/ToolRegistry.ts"
 import { Policy } from "../../../src/tools/Policy.ts"
 import { makeTestLayer } from "../../utils/TestLayer.ts"
 import {
@@ -62,6 +64,8 @@ const core = (fakes: ReadonlyArray<ScriptedProvider>) =>
     )),
     Layer.provide(makeTestLayer(Policy)({ toolsFor: () => Effect.succeed([]) })),
     Layer.provide(makeTestLayer(PendingCalls)({})),
+    Layer.provide(makeTestLayer(CutOutputs)({ remember: () => {} })),
+    Layer.provide(ToolRegistry.layerFrom([])),
     Layer.provide(GatewayConfig.layerFrom({}))
   )
 

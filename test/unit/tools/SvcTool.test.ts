@@ -108,7 +108,7 @@ describe("defineTool: decoding the arguments before run", () => {
   it.effect("run gets the decoded, typed arguments and the request's context", () =>
     Effect.gen(function*() {
       const { tool, runs } = recorded(Search)
-      const context: ToolContext = { orgId: "org_9", keyId: "key_9", requestId: "req_9" }
+      const context: ToolContext = { orgId: "org_9", keyId: "key_9", requestId: "req_9", cutOutput: () => Effect.succeed(undefined) }
       const answer = yield* runTool(tool, { query: "cats", limit: 3 }, context)
       assert.deepStrictEqual(answer, { query: "cats", limit: 3 })
       assert.deepStrictEqual(runs, [{ args: { query: "cats", limit: 3 }, context }])

@@ -11,7 +11,7 @@ import { defineTool, type SvcTool } from "../../../src/tools/SvcTool.ts"
 import { runToolCalls, type ToolRunLimits } from "../../../src/tools/ToolRunner.ts"
 import { callOf, echoTool, failingTool, sleepyTool, toolRunning } from "../../utils/ToolFixtures.ts"
 
-const context = { orgId: "org_1", keyId: "key_1", requestId: "req_1" }
+const context = { orgId: "org_1", keyId: "key_1", requestId: "req_1", cutOutput: () => Effect.succeed(undefined) }
 const limits: ToolRunLimits = { defaultTimeout: Duration.seconds(10), maxOutputBytes: 1024 }
 
 const injected = (...tools: ReadonlyArray<SvcTool>): ReadonlyMap<string, SvcTool> =>
