@@ -67,7 +67,7 @@ const compressMessage = (message: ChatMessage, compress: TextCompressor, cuts: R
   } else if (message.role === "assistant" && message.tool_calls !== undefined) {
     let changed = false
     const calls = message.tool_calls.map((call) => {
-      const after = compressArguments(call.function.arguments)
+      const after = ARGUMENTS(call.function.arguments)
       if (after === call.function.arguments) return call
       changed = true
       changes.push({ before: call.function.arguments, after })
@@ -78,6 +78,18 @@ const compressMessage = (message: ChatMessage, compress: TextCompressor, cuts: R
   return { message: next, changes, cuts }
 }
 
+/**
+ * `compress` that sends a text as it was when compressing it fails (a string too large to build, a
+ * bug): compression saves tokens, it never costs the request.
+ */
+const orAsItWas = (compress: TextCompressor): TextCompressor => (text) => {
+  try {
+    return compress(text)
+  } catch {
+    return text
+  }
+}
+
 /** The texts of a tool message. */
 const toolTexts = (message: ChatMessage): ReadonlyArray<string> => {
   const content = message.content
@@ -85,6 +97,9 @@ const toolTexts = (message: ChatMessage): ReadonlyArray<string> => {
   if (!Array.isArray(content)) return []
   return content.flatMap((part) => (typeof part["text"] === "string" ? [part["text"]] : []))
 }
+
+const SAFE = orAsItWas(compressSafe)
+const ARGUMENTS = orAsItWas(compressArguments)
 
 /**
  * A compressor for one conversation at `level`: call it on the messages in their order. Under
@@ -100,14 +115,14 @@ export const compressorOf = (level: WireLevel): ((message: ChatMessage) => Compr
     if (done !== undefined) return done
     for (const call of message.tool_calls ?? []) if (call.function.name === EXPAND_TOOL_ID) expandCalls.add(call.id)
     const expanded = typeof message["tool_call_id"] === "string" && expandCalls.has(message["tool_call_id"])
-    if (level === "safe" || message.role !== "tool" || expanded) done = compressMessage(message, compressSafe, [])
+    if (level === "safe" || message.role !== "tool" || expanded) done = compressMessage(message, SAFE, [])
     else {
       const cuts: Array<Cut> = []
-      done = compressMessage(message, (text) => {
+      done = compressMessage(message, orAsItWas((text) => {
         const result = compressAggressive(text, seen)
         cuts.push(...result.cuts)
         return result.text
-      }, cuts)
+      }), cuts)
       for (const text of toolTexts(done.message)) for (const line of seenLinesOf(text)) seen.add(line)
     }
     memo.set(message, done)

@@ -11,18 +11,20 @@ export const repeatMarker = (more: number): string =>
 const TRAILING = /[ \t]+$/
 
 /**
- * `lines` with trailing whitespace removed, blank runs made one blank line (none at the start or the
- * end), and identical runs folded where the marker is shorter than the lines it replaces.
+ * `lines` with trailing whitespace removed, blank runs made one blank line, and identical runs folded
+ * where the marker is shorter than the lines it replaces. Blank lines at the start and the end go too,
+ * unless the lines are a piece between kept blocks (`inner`): there one stays, so the text reads the
+ * same however it is cut into pieces (and a second pass changes nothing).
  */
-export const tidyLines = (lines: ReadonlyArray<string>): Array<string> => {
+export const tidyLines = (lines: ReadonlyArray<string>, inner: { readonly start: boolean; readonly end: boolean } = { start: false, end: false }): Array<string> => {
   const out: Array<string> = []
   let i = 0
   const n = lines.length
   while (i < n) {
     const line = lines[i]!.replace(TRAILING, "")
     if (line === "") {
-      // one blank line between non-blank ones; none leading
-      if (out.length > 0 && out[out.length - 1] !== "") out.push("")
+      // one blank line between non-blank ones; none leading unless the piece follows a kept block
+      if (out.length > 0 ? out[out.length - 1] !== "" : inner.start) out.push("")
       i++
       continue
     }
@@ -38,6 +40,6 @@ export const tidyLines = (lines: ReadonlyArray<string>): Array<string> => {
     }
     i = j
   }
-  while (out.length > 0 && out[out.length - 1] === "") out.pop()
+  if (!inner.end) while (out.length > 0 && out[out.length - 1] === "") out.pop()
   return out
 }

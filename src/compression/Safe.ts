@@ -17,7 +17,10 @@ export const compressSafe = (text: string): string => {
   if (text.length < MIN_LENGTH) return text
   const json = compactJson(text)
   if (json !== undefined) return json.length < text.length ? json : text
-  const out = splitProtected(text).map((piece) => piece.kept ? piece.text : tidyPiece(piece.text)).join("")
+  const pieces = splitProtected(text)
+  const out = pieces.map((piece, i) =>
+    piece.kept ? piece.text : tidyPiece(piece.text, { start: i > 0, end: i < pieces.length - 1 })
+  ).join("")
   return out.length < text.length ? out : text
 }
 
@@ -27,12 +30,13 @@ export const compressArguments = (text: string): string => {
   return json !== undefined && json.length < text.length ? json : text
 }
 
-const tidyPiece = (piece: string): string => {
+/** One piece between kept blocks (`inner`: which of its ends touches one). */
+const tidyPiece = (piece: string, inner: { readonly start: boolean; readonly end: boolean }): string => {
   const ending = piece.endsWith("\n") ? "\n" : ""
   const body = ending === "" ? piece : piece.slice(0, -1)
   const rendered = renderTerminal(body) ?? body
-  const tidied = tidyLines(compactJsonBlocks(rendered).split("\n")).join("\n")
-  return tidied === "" ? ending : tidied + ending
+  const lines = tidyLines(compactJsonBlocks(rendered).split("\n"), inner)
+  return lines.length === 0 ? ending : lines.join("\n") + ending
 }
 
 /** How far one try at a JSON block may read, and all failed tries together (log lines start with `[` too). */

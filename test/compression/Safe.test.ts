@@ -28,8 +28,10 @@ describe("compressSafe", () => {
       `  ${ESC}[31mkept${ESC}[0m  `,
       "</system-reminder>"
     ].join("\n")
+    // a blank run before a kept block is one blank line, as between any two lines
     expect(compressSafe(text)).toBe([
       "✓ built",
+      "",
       "```",
       "code  ",
       "",

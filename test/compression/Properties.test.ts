@@ -1,0 +1,157 @@
+/**
+ * Compression's promises, checked over the corpus (`bench/compression/corpus`, real tools' output) and
+ * over generated inputs: nothing grows; a second pass changes nothing; every JSON value parses to the
+ * same value; fenced and tagged blocks, and every line a reader would see (paths, numbers, identifiers,
+ * error messages), survive byte for byte; lone surrogates, 50 MB and absurdly deep JSON are handled
+ * within the time bound, without a crash.
+ */
+import { readdirSync, readFileSync } from "node:fs"
+import { join } from "node:path"
+import { fileURLToPath } from "node:url"
+import { describe, expect, it } from "vitest"
+import { compressAggressive } from "../../src/compression/Aggressive.ts"
+import { compressorOf } from "../../src/compression/CompressMessages.ts"
+import { splitProtected } from "../../src/compression/Protected.ts"
+import { compressSafe } from "../../src/compression/Safe.ts"
+import { looksLikeTerminal, renderTerminal } from "../../src/compression/Terminal.ts"
+
+const corpusDir = fileURLToPath(new URL("../../bench/compression/corpus", import.meta.url))
+const corpus = readdirSync(corpusDir).flatMap((category) =>
+  readdirSync(join(corpusDir, category)).map((name) => ({
+    name: `${category}/${name}`,
+    text: readFileSync(join(corpusDir, category, name), "utf8")
+  }))
+)
+
+const parsesAs = (text: string): unknown => {
+  try {
+    return JSON.parse(text)
+  } catch {
+    return undefined
+  }
+}
+
+/** The lines a reader sees: the final screen for terminal output, else the text's own lines. */
+const visibleLines = (text: string): ReadonlyArray<string> =>
+  (looksLikeTerminal(text) ? renderTerminal(text) ?? text : text).split("\n").map((line) => line.trimEnd()).filter((line) => line !== "")
+
+describe("safe over the corpus", () => {
+  it("holds a real corpus of many kinds", () => {
+    expect(corpus.length).toBeGreaterThan(30)
+  })
+
+  for (const output of corpus) {
+    it(`${output.name}: never longer, idempotent, nothing a reader sees lost`, () => {
+      const safe = compressSafe(output.text)
+      expect(safe.length).toBeLessThanOrEqual(output.text.length)
+      expect(compressSafe(safe)).toBe(safe)
+      const json = parsesAs(output.text)
+      if (json !== undefined) {
+        expect(parsesAs(safe)).toEqual(json)
+        return
+      }
+      for (const piece of splitProtected(output.text)) if (piece.kept) expect(safe).toContain(piece.text.replace(/\n$/, ""))
+      // every line a reader sees is still there, byte for byte (a JSON block is compacted, so its lines
+      // are checked as its value; repeats may be folded, so lines are checked as a set)
+      const kept = new Set(safe.split("\n").map((line) => line.trimEnd()))
+      const jsonBlockLines = new Set<string>()
+      for (const line of safe.split("\n")) {
+        const value = /^[[{]/.test(line) ? parsesAs(line) : undefined
+        if (value !== undefined) for (const original of JSON.stringify(value, null, 2).split("\n")) jsonBlockLines.add(original.trim())
+      }
+      for (const line of visibleLines(output.text)) {
+        if (kept.has(line)) continue
+        expect(jsonBlockLines.has(line.trim()) || /^\s*[\]}],?$/.test(line), `${output.name}: ${JSON.stringify(line)}`).toBe(true)
+      }
+    })
+  }
+
+  it("aggressive over the corpus: never longer than safe, idempotent, deterministic", () => {
+    for (const output of corpus) {
+      const once = compressAggressive(output.text, new Set())
+      expect(once.text.length, output.name).toBeLessThanOrEqual(compressSafe(output.text).length)
+      expect(compressAggressive(once.text, new Set()).text, output.name).toBe(once.text)
+      expect(compressAggressive(output.text, new Set()), output.name).toEqual(once)
+      for (const cut of once.cuts) expect(once.text, output.name).toContain(cut.id)
+    }
+  })
+})
+
+/** A small deterministic generator, so a failing case can be found again. */
+const generator = (seed: number) => {
+  let state = seed
+  const next = () => (state = (state * 1103515245 + 12345) % 2147483648) / 2147483648
+  const int = (n: number) => Math.floor(next() * n)
+  const pick = <A>(items: ReadonlyArray<A>): A => items[int(items.length)]!
+  return { next, int, pick }
+}
+
+const ESC = "\u001b"
+const PIECES = [
+  "a", "error TS2339", "src/a.ts:12:5", " ", "  ", "\t", "\n", "\n\n\n", "\r", "\r\n", `${ESC}[31m`, `${ESC}[0m`, `${ESC}[2K`, `${ESC}[1A`,
+  `${ESC}[1G`, `${ESC}[K`, `${ESC}]8;;http://x${ESC}\\`, `${ESC}[`, "{", "}", "[", "]", '"', "\\", ":", ",", "```", "~~~", "<system-reminder>",
+  "</system-reminder>", "<x>", "12345678901234567890", "😀", "\ud800", "\udc00", "é", "\u0000", "[svc: x cut]"
+]
+
+describe("safe and aggressive over generated text", () => {
+  it("5,000 random texts: no throw, never longer, idempotent", () => {
+    const g = generator(42)
+    for (let n = 0; n < 5000; n++) {
+      const text = Array.from({ length: g.int(80) }, () => g.pick(PIECES)).join("")
+      const safe = compressSafe(text)
+      expect(safe.length, JSON.stringify(text)).toBeLessThanOrEqual(text.length)
+      expect(compressSafe(safe), JSON.stringify(text)).toBe(safe)
+      const aggressive = compressAggressive(text, new Set()).text
+      expect(aggressive.length, JSON.stringify(text)).toBeLessThanOrEqual(safe.length)
+    }
+  })
+
+  it("2,000 random JSON values, pretty-printed any way: the same value after safe, digits and all", () => {
+    const g = generator(7)
+    const value = (depth: number): string => {
+      const kind = depth > 4 ? g.int(4) : g.int(6)
+      if (kind === 0) return g.pick(["0", "-1", "3.14", "1e-7", "9007199254740993", "12345678901234567890", "1.0", "true", "false", "null"])
+      if (kind === 1 || kind === 2) return JSON.stringify(g.pick(["", "a  b", "line\nbreak", "😀", "\u0000", "\\", '"q"', "\ud800", "  lead"]))
+      if (kind === 3) return JSON.stringify(g.pick(["x", "src/a.ts", "ERR_X"]))
+      const space = () => g.pick(["", " ", "\n  ", "\t", "\r\n"])
+      if (kind === 4) return `[${space()}${Array.from({ length: g.int(5) }, () => value(depth + 1)).join(`${space()},${space()}`)}${space()}]`
+      return `{${space()}${Array.from({ length: g.int(5) }, (_, i) => `"k${i}"${space()}:${space()}${value(depth + 1)}`).join(`,${space()}`)}${space()}}`
+    }
+    for (let n = 0; n < 2000; n++) {
+      const text = value(0)
+      const safe = compressSafe(text)
+      expect(parsesAs(safe), text).toEqual(parsesAs(text))
+      // big integers keep their digits: the text of every number is unchanged
+      for (const number of text.match(/-?\d+(?:\.\d+)?(?:e-?\d+)?/g) ?? []) expect(safe, text).toContain(number)
+    }
+  })
+})
+
+describe("hard inputs", () => {
+  it("lone surrogates and NUL: no throw, and what comes out is what went in where nothing changed", () => {
+    const text = `ok \ud800 lone\u0000 \udc00 end   \n\n\n${ESC}[31mred${ESC}[0m`
+    expect(compressSafe(text)).toBe(`ok \ud800 lone\u0000 \udc00 end\n\nred`)
+  })
+
+  it("50 MB of log compresses within the time bound, and 50 MB of colour too", () => {
+    const line = "2026-11-25T10:00:00.000Z INFO  request served in 12ms path=/v1/chat/completions status=200   \n"
+    const plain = line.repeat(Math.ceil(50e6 / line.length))
+    let started = performance.now()
+    const out = compressSafe(plain)
+    expect(performance.now() - started).toBeLessThan(15_000)
+    expect(out.length).toBeLessThan(plain.length)
+    const coloured = `${ESC}[32m${line}${ESC}[0m`.repeat(Math.ceil(50e6 / (line.length + 9)))
+    started = performance.now()
+    expect(compressSafe(coloured).length).toBeLessThan(coloured.length)
+    expect(performance.now() - started).toBeLessThan(15_000)
+  }, 60_000)
+
+  it("JSON nested 100,000 deep: safe leaves it alone, aggressive keeps its ends; no stack overflow", () => {
+    const deep = "[".repeat(100_000) + "]".repeat(100_000)
+    expect(compressSafe(deep)).toBe(deep)
+    expect(compressorOf("safe")({ role: "tool", tool_call_id: "c", content: deep }).message.content).toBe(deep)
+    const cut = compressorOf("aggressive")({ role: "tool", tool_call_id: "c", content: deep })
+    expect(String(cut.message.content).startsWith("[".repeat(8192))).toBe(true)
+    expect(cut.cuts).toHaveLength(1)
+  })
+})
