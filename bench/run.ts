@@ -54,6 +54,8 @@ const gatewayVariants = (store: Readonly<Record<string, string>>): ReadonlyArray
     { name: "gateway", env: { ...store } },
     // the same gateway without its request log: what logging costs
     { name: "gateway-log-off", env: { ...store, GATEWAY_REQUEST_LOG: "off" } },
+    // the same gateway with compression off (the default is safe): what the compression stage costs
+    { name: "gateway-compression-off", env: { ...store, GATEWAY_COMPRESSION: "off" } },
     // another build (say, main's before a change) in the same rounds: did the change make it slower?
     ...(baseline === undefined || baseline === "" ? [] : [{ name: "baseline", env: { ...store }, entry: baseline }])
   ]

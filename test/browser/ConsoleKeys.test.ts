@@ -55,6 +55,20 @@ describe("console: sign-in and API keys, in Chromium", () => {
     await page.context().close()
   })
 
+  it("sets an organization's compression level, and back to the gateway's default", async () => {
+    const page = await c.open()
+    const name = `Compression Org ${Date.now()}`
+    const orgId = await createOrgInConsole(page, name)
+    const select = page.getByRole("combobox", { name: `Compression for ${name}` })
+    await select.selectOption("shadow")
+    await expect.poll(() => page.getByRole("status").textContent()).toBe(`${name}: compression is now shadow.`)
+    expect((await c.gw.admin("GET", `/orgs/${orgId}`)).json.compression).toBe("shadow")
+    await select.selectOption("")
+    await expect.poll(() => page.getByRole("status").textContent()).toBe(`${name}: compression is now the gateway's default.`)
+    expect((await c.gw.admin("GET", `/orgs/${orgId}`)).json.compression).toBeNull()
+    await page.context().close()
+  })
+
   it("creates a key and shows its secret once, with a copy button and a warning; the secret works", async () => {
     const page = await c.open()
     const name = `Keys Org ${Date.now()}`

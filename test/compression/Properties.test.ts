@@ -11,6 +11,7 @@ import { fileURLToPath } from "node:url"
 import { describe, expect, it } from "vitest"
 import { compressAggressive } from "../../src/compression/Aggressive.ts"
 import { compressorOf } from "../../src/compression/CompressMessages.ts"
+import type { ChatMessage } from "../../src/kernel/ChatWire.ts"
 import { splitProtected } from "../../src/compression/Protected.ts"
 import { compressSafe } from "../../src/compression/Safe.ts"
 import { looksLikeTerminal, renderTerminal } from "../../src/compression/Terminal.ts"
@@ -75,6 +76,38 @@ describe("safe over the corpus", () => {
       for (const cut of once.cuts) expect(once.text, output.name).toContain(cut.id)
     }
   })
+})
+
+describe("prompt caching stays intact over the corpus", () => {
+  const sessions = [...new Set(corpus.map((output) => output.name.split("/")[0]!))].map((category) =>
+    corpus.filter((output) => output.name.startsWith(`${category}/`))
+  )
+  /** A session as the conversation an agent sends: a call, its result, and so on. */
+  const conversation = (outputs: ReadonlyArray<{ readonly name: string; readonly text: string }>): Array<ChatMessage> =>
+    outputs.flatMap((output, i) => [
+      { role: "assistant", content: null, tool_calls: [{ id: `call_${i}`, type: "function", function: { name: "bash", arguments: JSON.stringify({ command: output.name }, null, 2) } }] },
+      { role: "tool", tool_call_id: `call_${i}`, content: output.text }
+    ])
+  const sent = (level: "safe" | "aggressive", messages: ReadonlyArray<ChatMessage>) => {
+    const compress = compressorOf(level)
+    return JSON.stringify(messages.map((message) => compress(message).message))
+  }
+
+  for (const level of ["safe", "aggressive"] as const) {
+    it(`${level}: deterministic, and turn N+1 sends turn N's messages as the same bytes`, () => {
+      for (const outputs of sessions) {
+        const whole = conversation(outputs)
+        // decoded afresh, as every turn's request is: equal messages, new objects
+        const again = JSON.parse(JSON.stringify(whole)) as Array<ChatMessage>
+        expect(sent(level, again)).toBe(sent(level, whole))
+        for (let turn = 2; turn < whole.length; turn += 2) {
+          const earlier = JSON.parse(sent(level, whole.slice(0, turn))) as Array<unknown>
+          const later = JSON.parse(sent(level, whole)) as Array<unknown>
+          expect(JSON.stringify(later.slice(0, turn)), `${outputs[0]?.name} turn ${turn}`).toBe(JSON.stringify(earlier))
+        }
+      }
+    })
+  }
 })
 
 /** A small deterministic generator, so a failing case can be found again. */

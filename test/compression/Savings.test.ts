@@ -1,7 +1,12 @@
-/** Savings counted with o200k, remembered, and priced with cache reads. */
+/** Savings counted with o200k (from the pieces that differ), remembered, and priced with cache reads. */
 import { countTokens } from "gpt-tokenizer/encoding/o200k_base"
+import { readdirSync, readFileSync } from "node:fs"
+import { join } from "node:path"
+import { fileURLToPath } from "node:url"
 import { describe, expect, it } from "vitest"
-import { CACHE_READ_PRICE, countSavings, netSaved, totalSaved } from "../../src/compression/Savings.ts"
+import { compressAggressive } from "../../src/compression/Aggressive.ts"
+import { compressSafe } from "../../src/compression/Safe.ts"
+import { CACHE_READ_PRICE, countSavings, netSaved, tokensSaved, totalSaved } from "../../src/compression/Savings.ts"
 
 describe("countSavings", () => {
   it("counts each change's tokens before less after, with the o200k tokenizer", async () => {
@@ -29,5 +34,25 @@ describe("netSaved", () => {
     expect(netSaved(savings, { promptTokens: 1000, cachedTokens: 0 })).toBe(200)
     expect(netSaved(savings, { promptTokens: 1000, cachedTokens: 1000 })).toBe(20)
     expect(netSaved(savings, { promptTokens: 0, cachedTokens: 0 })).toBe(200)
+  })
+})
+
+describe("tokensSaved: only the pieces that differ are counted", () => {
+  const corpusDir = fileURLToPath(new URL("../../bench/compression/corpus", import.meta.url))
+  const corpus = readdirSync(corpusDir).flatMap((category) =>
+    readdirSync(join(corpusDir, category)).map((name) => readFileSync(join(corpusDir, category, name), "utf8"))
+  )
+
+  it("gives exactly o200k's count before less after, over the corpus at both levels", () => {
+    for (const text of corpus) {
+      for (const after of [compressSafe(text), compressAggressive(text, new Set()).text]) {
+        expect(tokensSaved(countTokens, text, after)).toBe(countTokens(text) - countTokens(after))
+      }
+    }
+  })
+
+  it("counts text holding a special token's spelling as text, without throwing", () => {
+    const text = "log: <|endoftext|>   \n\n\n<|im_start|>"
+    expect(() => tokensSaved(countTokens, text, compressSafe(text))).not.toThrow()
   })
 })

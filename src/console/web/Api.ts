@@ -14,7 +14,12 @@ export interface Org {
   readonly name: string
   readonly created_at: string
   readonly log_content: boolean
+  /** null: the gateway's level (GATEWAY_COMPRESSION). */
+  readonly compression: CompressionLevel | null
 }
+
+export const COMPRESSION_LEVELS = ["off", "shadow", "safe", "aggressive"] as const
+export type CompressionLevel = (typeof COMPRESSION_LEVELS)[number]
 
 export interface ApiKey {
   readonly id: string
@@ -82,6 +87,11 @@ export interface LoggedRequest {
   readonly attempts: number
   readonly latency_ms: number
   readonly ttft_ms: number | null
+  readonly compression_level: CompressionLevel | null
+  readonly prompt_tokens_saved: number | null
+  readonly prompt_tokens_saved_net: number | null
+  readonly shadow_tokens_saved_safe: number | null
+  readonly shadow_tokens_saved_aggressive: number | null
   readonly user_agent: string | null
   /** The client's session (Claude Code's `X-Claude-Code-Session-Id`). */
   readonly session_id: string | null
@@ -103,6 +113,10 @@ export interface AnalyticsGroup {
   readonly prompt_tokens: number
   readonly completion_tokens: number
   readonly total_tokens: number
+  readonly prompt_tokens_saved: number
+  readonly prompt_tokens_saved_net: number
+  readonly shadow_tokens_saved_safe: number
+  readonly shadow_tokens_saved_aggressive: number
   readonly p50_latency_ms: number
   readonly p95_latency_ms: number
 }
@@ -204,6 +218,7 @@ export const api = {
   orgs: () => call<{ data: ReadonlyArray<Org> }>("GET", "/orgs").then((list) => list.data),
   createOrg: (name: string) => call<Org>("POST", "/orgs", { name }),
   setLogContent: (orgId: string, on: boolean) => call<Org>("PATCH", org(orgId), { log_content: on }),
+  setCompression: (orgId: string, level: CompressionLevel | null) => call<Org>("PATCH", org(orgId), { compression: level }),
 
   keys: (orgId: string) => call<{ data: ReadonlyArray<ApiKey> }>("GET", `${org(orgId)}/keys`).then((list) => list.data),
   createKey: (

@@ -36,7 +36,20 @@ export const AnalyticsPage = (props: { readonly org: Org; readonly route: Route 
   )
   const [totals, time, grouped] = data.data ?? []
   const total: AnalyticsGroup = totals?.data[0] ??
-    { group: null, requests: 0, errors: 0, prompt_tokens: 0, completion_tokens: 0, total_tokens: 0, p50_latency_ms: 0, p95_latency_ms: 0 }
+    {
+      group: null,
+      requests: 0,
+      errors: 0,
+      prompt_tokens: 0,
+      completion_tokens: 0,
+      total_tokens: 0,
+      prompt_tokens_saved: 0,
+      prompt_tokens_saved_net: 0,
+      shadow_tokens_saved_safe: 0,
+      shadow_tokens_saved_aggressive: 0,
+      p50_latency_ms: 0,
+      p95_latency_ms: 0
+    }
   const keyName = (id: string | null) => {
     const key = (keys.data ?? []).find((k) => k.id === id)
     return key === undefined ? id : `${key.name} (${key.prefix}…)`
@@ -70,6 +83,16 @@ export const AnalyticsPage = (props: { readonly org: Org; readonly route: Route 
           <span class="figure">{count(total.total_tokens)}</span> tokens
           <span class="muted"> ({count(total.prompt_tokens)} prompt, {count(total.completion_tokens)} completion)</span>
         </li>
+        <li>
+          <span class="figure">{count(total.prompt_tokens_saved)}</span> prompt tokens saved by compression
+          <span class="muted"> ({count(total.prompt_tokens_saved_net)} net of cache reads)</span>
+        </li>
+        {total.shadow_tokens_saved_safe + total.shadow_tokens_saved_aggressive === 0 ? null : (
+          <li>
+            <span class="figure">{count(total.shadow_tokens_saved_safe)}</span> would be saved at safe
+            <span class="muted"> ({count(total.shadow_tokens_saved_aggressive)} at aggressive), on requests run at shadow</span>
+          </li>
+        )}
         <li><span class="figure">{total.requests === 0 ? "–" : ms(total.p50_latency_ms)}</span> p50 latency</li>
         <li><span class="figure">{total.requests === 0 ? "–" : ms(total.p95_latency_ms)}</span> p95 latency</li>
       </ul>

@@ -1,6 +1,9 @@
-/** Organizations: the list, a form to create one, and whether each stores prompt and completion text. */
+/**
+ * Organizations: the list, a form to create one, whether each stores prompt and completion text, and
+ * its compression level.
+ */
 import { useState } from "preact/hooks"
-import { api, type Org } from "../Api.ts"
+import { api, COMPRESSION_LEVELS, type CompressionLevel, type Org } from "../Api.ts"
 import { time } from "../parts/Format.ts"
 import { Empty, type Message, Notice } from "../parts/Notice.tsx"
 import { TableFrame } from "../parts/TableFrame.tsx"
@@ -37,6 +40,14 @@ export const OrgsPage = (props: {
     setSaving(({ [org.id]: _, ...rest }) => rest)
   }
 
+  const setCompression = async (org: Org, level: CompressionLevel | null) => {
+    const result = await run(() => api.setCompression(org.id, level))
+    setMessage(result.ok
+      ? { kind: "info", text: `${org.name}: compression is now ${level ?? "the gateway's default"}.` }
+      : { kind: "error", text: result.error })
+    await props.reload()
+  }
+
   return (
     <section>
       <h1 tabIndex={-1}>Organizations</h1>
@@ -59,6 +70,7 @@ export const OrgsPage = (props: {
                   <th scope="col">ID</th>
                   <th scope="col">Created</th>
                   <th scope="col">Stores prompts</th>
+                  <th scope="col">Compression</th>
                   <th scope="col"><span class="visually-hidden">Pages</span></th>
                 </tr>
               </thead>
@@ -78,6 +90,22 @@ export const OrgsPage = (props: {
                         />
                         <span class="visually-hidden">Store prompt and completion text for {org.name}</span>
                         {saving[org.id] ?? org.log_content ? "yes" : "no"}
+                      </label>
+                    </td>
+                    <td>
+                      <label>
+                        <span class="visually-hidden">Compression for {org.name}</span>
+                        <select
+                          value={org.compression ?? ""}
+                          disabled={busy}
+                          onChange={(event) => {
+                            const value = event.currentTarget.value
+                            void setCompression(org, value === "" ? null : value as CompressionLevel)
+                          }}
+                        >
+                          <option value="">gateway default</option>
+                          {COMPRESSION_LEVELS.map((level) => <option key={level} value={level}>{level}</option>)}
+                        </select>
                       </label>
                     </td>
                     <td class="links">

@@ -1,5 +1,5 @@
 /** One logged request: every field the log keeps, and the prompt and completion when the org stores them. */
-import { api, type ApiKey, type Org } from "../Api.ts"
+import { api, type ApiKey, type LoggedRequest, type Org } from "../Api.ts"
 import { count, ms, time } from "../parts/Format.ts"
 import { Notice } from "../parts/Notice.tsx"
 import { useLoad } from "../parts/useLoad.ts"
@@ -12,6 +12,16 @@ const readable = (text: string): string => {
   } catch {
     return text
   }
+}
+
+/** The level and what it saved; under shadow, what each level would have saved. */
+const compressionOf = (r: LoggedRequest): string => {
+  if (r.compression_level === null) return "–"
+  if (r.compression_level === "shadow") {
+    return `shadow: safe would have saved ${count(r.shadow_tokens_saved_safe ?? 0)} prompt tokens, aggressive ${count(r.shadow_tokens_saved_aggressive ?? 0)}`
+  }
+  if (r.prompt_tokens_saved === null) return r.compression_level
+  return `${r.compression_level}: ${count(r.prompt_tokens_saved)} prompt tokens saved (${count(r.prompt_tokens_saved_net ?? 0)} net of cache reads)`
 }
 
 export const RequestDetail = (props: {
@@ -55,6 +65,7 @@ export const RequestDetail = (props: {
               ({count(r.reasoning_tokens)} reasoning) = {count(r.total_tokens)}
             </dd>
             <dt>Latency</dt><dd>{ms(r.latency_ms)}{r.ttft_ms === null ? "" : `, first token after ${ms(r.ttft_ms)}`}</dd>
+            <dt>Compression</dt><dd>{compressionOf(r)}</dd>
             <dt>Upstream calls</dt><dd>{r.attempts}</dd>
             <dt>Shared tools run</dt><dd>{r.svc_tools.length === 0 ? "–" : r.svc_tools.join(", ")}</dd>
             <dt>Client</dt><dd>{r.user_agent ?? "–"}</dd>
