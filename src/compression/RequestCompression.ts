@@ -44,6 +44,12 @@ const sizeOf = (message: ChatMessage): number => {
   return size
 }
 
+/** Whether compression may change `message`: a tool result, or tool calls' arguments. */
+const compressible = (message: ChatMessage): boolean =>
+  message.role === "tool" || (message.tool_calls !== undefined && message.tool_calls.length > 0)
+
+const NONE: ReadonlyArray<Cut> = []
+
 /**
  * Watches the histories a request sends and compresses each message once at `level`: the changes of
  * messages not seen before are placed (where they sit in that history) and counted.
@@ -79,6 +85,7 @@ const tracker = (level: WireLevel) => {
   }
   const savings = () => counted.length === 0 ? undefined : Promise.all(counted).then((all) => all.flat())
   const takeCuts = (): ReadonlyArray<Cut> => {
+    if (cuts.size === taken) return NONE
     const fresh = [...cuts.values()].slice(taken)
     taken = cuts.size
     return fresh
@@ -86,7 +93,26 @@ const tracker = (level: WireLevel) => {
   return { track, savings, nativeChanges, takeCuts }
 }
 
-const NO_CUTS = (): ReadonlyArray<Cut> => []
+type Tracker = ReturnType<typeof tracker>
+
+const NO_CUTS = (): ReadonlyArray<Cut> => NONE
+
+/** A tracker made on first use: a request with nothing to compress never allocates one. */
+const lazyTracker = (level: WireLevel) => {
+  let made: Tracker | undefined
+  return {
+    track: (history: ReadonlyArray<ChatMessage>): ReadonlyArray<ChatMessage> => {
+      if (made === undefined) {
+        if (!history.some(compressible)) return history
+        made = tracker(level)
+      }
+      return made.track(history)
+    },
+    savings: () => made?.savings(),
+    takeCuts: (): ReadonlyArray<Cut> => made?.takeCuts() ?? NONE,
+    nativeChanges: (): ReadonlyArray<Change> => made?.nativeChanges ?? []
+  }
+}
 
 /** Compression for a request at `level`. */
 export const requestCompression = (level: CompressionLevel): RequestCompression => {
@@ -100,8 +126,8 @@ export const requestCompression = (level: CompressionLevel): RequestCompression 
     }
   }
   if (level === "shadow") {
-    const safe = tracker("safe")
-    const aggressive = tracker("aggressive")
+    const safe = lazyTracker("safe")
+    const aggressive = lazyTracker("aggressive")
     return {
       level,
       wire: (history) => {
@@ -115,14 +141,14 @@ export const requestCompression = (level: CompressionLevel): RequestCompression 
       takeCuts: NO_CUTS
     }
   }
-  const active = tracker(level)
+  const active = lazyTracker(level)
   let nativeDone: { readonly from: NativeRequest; readonly to: NativeRequest } | undefined
   return {
     level,
     wire: active.track,
     // the client's request holds the texts of its own messages: the changes tracked so far cover them
     native: (native) => {
-      if (nativeDone?.from !== native) nativeDone = { from: native, to: compressNative(native, active.nativeChanges) }
+      if (nativeDone?.from !== native) nativeDone = { from: native, to: compressNative(native, active.nativeChanges()) }
       return nativeDone.to
     },
     report: () => ({ level, savings: active.savings(), shadow: undefined }),

@@ -118,12 +118,13 @@ export const pipeline = (dialect: Dialect) => {
     entry.provider = streaming.provider
     const frames = dialect.encodeStream(identity, call, streaming.chunks, streaming.outcome)
     // counted while the upstream worked on the first round: the headers say what it saved
-    const firstRound = yield* compressionFactsOf(streaming.outcome(), compression)
+    const started = streaming.outcome()
+    const firstRound = yield* compressionFactsOf(started, compression)
     // the row is written when the stream ends, whichever way: its last frame, an error frame, the client gone
     return yield* sseResponse(
       frames,
       (problem) => dialect.streamError(problem, identity),
-      answerHeaders(headers, streaming.outcome().dropped, firstRound),
+      answerHeaders(headers, started.dropped, firstRound),
       (status, code) => {
         const outcome = streaming.outcome()
         return Effect.flatMap(

@@ -85,8 +85,9 @@ export class RequestEntry {
       latencyMs: performance.now() - this.started,
       ttftMs: answer?.firstOutputAt === undefined ? null : answer.firstOutputAt - this.started,
       compressionLevel: this.compressionLevel,
-      promptTokensSaved: answer?.compressionFacts?.saved ?? null,
-      promptTokensSavedNet: answer?.compressionFacts?.savedNet ?? null,
+      // nothing counted (no answer, or nothing to compress) is 0 once a level was chosen
+      promptTokensSaved: answer?.compressionFacts?.saved ?? (this.compressionLevel === null ? null : 0),
+      promptTokensSavedNet: answer?.compressionFacts?.savedNet ?? (this.compressionLevel === null ? null : 0),
       shadowTokensSavedSafe: answer?.compressionFacts?.shadowSafe ?? null,
       shadowTokensSavedAggressive: answer?.compressionFacts?.shadowAggressive ?? null,
       userAgent: this.userAgent,

@@ -188,9 +188,10 @@ const toRow = (record: RequestRecord) => ({
   attempts: countOrAbsent(record.attempts),
   latency_ms: float(record.latencyMs),
   ttft_ms: floatOrAbsent(record.ttftMs),
-  prompt_tokens_saved: intOrAbsent(record.promptTokensSaved),
+  // a zero saving is left out too (most rows): read back as 0 wherever a level was chosen
+  prompt_tokens_saved: record.promptTokensSaved === null ? undefined : countOrAbsent(record.promptTokensSaved),
   compression_level: textOrAbsent(record.compressionLevel),
-  prompt_tokens_saved_net: intOrAbsent(record.promptTokensSavedNet),
+  prompt_tokens_saved_net: record.promptTokensSavedNet === null ? undefined : countOrAbsent(record.promptTokensSavedNet),
   shadow_tokens_saved_safe: intOrAbsent(record.shadowTokensSavedSafe),
   shadow_tokens_saved_aggressive: intOrAbsent(record.shadowTokensSavedAggressive),
   user_agent: textOrAbsent(record.userAgent),

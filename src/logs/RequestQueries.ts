@@ -154,8 +154,9 @@ const toEntry = (row: LogRow): RequestLogEntry => ({
   latency_ms: row.latency_ms,
   ttft_ms: row.ttft_ms,
   compression_level: row.compression_level,
-  prompt_tokens_saved: row.prompt_tokens_saved,
-  prompt_tokens_saved_net: row.prompt_tokens_saved_net,
+  // stored only when not 0 (see RequestLogStore's toRow)
+  prompt_tokens_saved: row.compression_level === null ? row.prompt_tokens_saved : row.prompt_tokens_saved ?? 0,
+  prompt_tokens_saved_net: row.compression_level === null ? row.prompt_tokens_saved_net : row.prompt_tokens_saved_net ?? 0,
   shadow_tokens_saved_safe: row.shadow_tokens_saved_safe,
   shadow_tokens_saved_aggressive: row.shadow_tokens_saved_aggressive,
   user_agent: row.user_agent,

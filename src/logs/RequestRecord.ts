@@ -36,7 +36,7 @@ export interface RequestRecord {
   readonly ttftMs: number | null
   /** The compression level the request ran at; null when it was refused before one was chosen. */
   readonly compressionLevel: CompressionLevel | null
-  /** o200k prompt tokens compression saved on the wire; null when no answer came. */
+  /** o200k prompt tokens compression saved on the wire: 0 when nothing was (or no answer came); null without a level. */
   readonly promptTokensSaved: number | null
   /** The same priced with the answer's cache reads at a tenth, in fresh-input tokens. */
   readonly promptTokensSavedNet: number | null

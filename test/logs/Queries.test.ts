@@ -6,7 +6,8 @@
 import { assert, layer } from "@effect/vitest"
 import { Effect, Layer } from "effect"
 import type { RequestFilter } from "../../src/logs/RequestFilter.ts"
-import { type AnalyticsGroup, RequestQueries } from "../../src/logs/RequestQueries.ts"
+import { RequestLogStore } from "../../src/logs/RequestLogStore.ts"
+import { type AnalyticsGroup, type RequestLogEntry, RequestQueries } from "../../src/logs/RequestQueries.ts"
 import { notFoundOf, StoreLive, unique } from "../utils/TestStore.ts"
 import { insertRows, OTHER_ORG_SEED, SEED } from "./QueriesSeed.ts"
 
@@ -22,7 +23,10 @@ const Seeded = Layer.effectDiscard(Effect.all([
   insertRows(OTHER, OTHER_ORG_SEED),
   insertRows(ODD, [{ ...SEED[0]!, tags: ODD_TAGS }])
 ]))
-const Live = Seeded.pipe(Layer.provideMerge(RequestQueries.layer), Layer.provideMerge(StoreLive))
+const Live = Seeded.pipe(
+  Layer.provideMerge(Layer.mergeAll(RequestQueries.layer, RequestLogStore.layer)),
+  Layer.provideMerge(StoreLive)
+)
 
 /** The ids of one page of ORG matching `filter` (the seed is smaller than the page). */
 const idsOf = (filter: RequestFilter) =>
@@ -204,6 +208,30 @@ layer(Live)("RequestQueries", (it) => {
       assert.deepStrictEqual(notFoundOf(error), { entity: "request", id: `${OTHER}-r1` })
       const byStatus = yield* queries.analytics(OTHER, "status", {})
       assert.deepStrictEqual(byStatus.data.map((g) => [g.group, g.requests]), [["200", 2], ["500", 1]])
+    }))
+
+  it.effect("compression figures: a saving left out of the row reads 0 under a level, stays null without one", () =>
+    Effect.gen(function*() {
+      const store = yield* RequestLogStore
+      const org = unique("compression-org")
+      const row = (id: string, level: "safe" | "shadow" | null, saved: number | null) => ({
+        id: `${org}-${id}`, createdAt: new Date("2026-05-01T00:00:00Z"), orgId: org, keyId: null, requestedModel: "local/echo",
+        model: "echo", provider: "local", status: 200, errorCode: null, stream: false, tags: [], promptTokens: 1,
+        completionTokens: 1, cachedTokens: 0, reasoningTokens: 0, svcTools: [], attempts: 1, latencyMs: 1, ttftMs: null,
+        userAgent: null, sessionId: null, promptText: null, completionText: null, compressionLevel: level,
+        promptTokensSaved: saved, promptTokensSavedNet: saved, shadowTokensSavedSafe: level === "shadow" ? 40 : null,
+        shadowTokensSavedAggressive: level === "shadow" ? 90 : null
+      })
+      yield* store.insert([row("none", null, null), row("zero", "safe", 0), row("some", "safe", 25), row("shadow", "shadow", 0)])
+      const queries = yield* RequestQueries
+      const figures = (entry: RequestLogEntry) =>
+        [entry.compression_level, entry.prompt_tokens_saved, entry.prompt_tokens_saved_net, entry.shadow_tokens_saved_safe]
+      assert.deepStrictEqual(figures(yield* queries.get(org, `${org}-none`)), [null, null, null, null])
+      assert.deepStrictEqual(figures(yield* queries.get(org, `${org}-zero`)), ["safe", 0, 0, null])
+      assert.deepStrictEqual(figures(yield* queries.get(org, `${org}-some`)), ["safe", 25, 25, null])
+      assert.deepStrictEqual(figures(yield* queries.get(org, `${org}-shadow`)), ["shadow", 0, 0, 40])
+      const [total] = (yield* queries.analytics(org, "none", {})).data
+      assert.deepInclude(total, { prompt_tokens_saved: 25, prompt_tokens_saved_net: 25, shadow_tokens_saved_safe: 40, shadow_tokens_saved_aggressive: 90 })
     }))
 
   it.effect("get returns one request's detail; unknown ids are NotFound", () =>

@@ -79,7 +79,8 @@ layer(StoreLive, { excludeTestServices: true })("RequestLog", (it) => {
         promptText: null,
         completionText: null
       })
-      // zero counts travel as absent fields and must come back as 0, a zero saving as 0 (not NULL)
+      // zero counts travel as absent fields and must come back as 0; a zero saving is left out of the row
+      // (NULL), which the queries read as 0 under a level (Queries.test.ts)
       const zeros = makeRecord({
         promptTokens: 0,
         completionTokens: 0,
@@ -87,6 +88,7 @@ layer(StoreLive, { excludeTestServices: true })("RequestLog", (it) => {
         reasoningTokens: 0,
         attempts: 0,
         latencyMs: 0,
+        compressionLevel: "safe",
         promptTokensSaved: 0
       })
       yield* withRequestLog(logEnv(), (log) => recordAll(log, [full, empty, zeros]))
@@ -133,7 +135,7 @@ layer(StoreLive, { excludeTestServices: true })("RequestLog", (it) => {
         [zero.prompt_tokens, zero.completion_tokens, zero.cached_tokens, zero.reasoning_tokens, zero.attempts],
         [0, 0, 0, 0, 0]
       )
-      assert.deepStrictEqual([zero.latency_ms, zero.prompt_tokens_saved], [0, 0])
+      assert.deepStrictEqual([zero.latency_ms, zero.compression_level, zero.prompt_tokens_saved], [0, "safe", null])
     }))
 
   it.effect("text PostgreSQL cannot hold and numbers its columns cannot hold are coerced, not lost", () =>
