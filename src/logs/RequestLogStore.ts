@@ -24,29 +24,29 @@ export class RequestLogStore extends Context.Service<RequestLogStore, {
     // bound parameter whatever the batch size (no 65 535-parameter limit), and TEXT[] columns from arrays.
     // A row leaves out its nulls, empty lists and zero counts (`toRow`), which the SELECT puts back:
     // PostgreSQL then parses about a third less JSON per row, which made a batch ~14 % cheaper for it.
-    const insertPg = (batch: string) =>
-      sql`INSERT INTO request_log (${sql.literal(INSERTED)})
+    // Every column costs each row of every batch (a lookup in its JSON, for each engine): the savings
+    // columns are in the statement only when a row of the batch has a saving to store.
+    const insertPg = (batch: string, savings: boolean) =>
+      sql`INSERT INTO request_log (${sql.literal(INSERTED)}${sql.literal(savings ? `, ${SAVINGS}` : "")})
       SELECT
         id, created_at, org_id, key_id, requested_model, model, provider, status, error_code, stream,
         COALESCE(tags, '{}'), COALESCE(prompt_tokens, 0), COALESCE(completion_tokens, 0),
         COALESCE(cached_tokens, 0), COALESCE(reasoning_tokens, 0), COALESCE(svc_tools, '{}'),
-        COALESCE(attempts, 0), latency_ms, ttft_ms, prompt_tokens_saved, user_agent, prompt_text,
-        completion_text, session_id, compression_level, prompt_tokens_saved_net, shadow_tokens_saved_safe,
-        shadow_tokens_saved_aggressive
+        COALESCE(attempts, 0), latency_ms, ttft_ms, user_agent, prompt_text, completion_text, session_id,
+        compression_level${sql.literal(savings ? `, ${SAVINGS}` : "")}
       FROM json_to_recordset(${batch}::json) AS r(
         id TEXT, created_at TIMESTAMPTZ, org_id TEXT, key_id TEXT, requested_model TEXT, model TEXT,
         provider TEXT, status INTEGER, error_code TEXT, stream BOOLEAN, tags TEXT[], prompt_tokens INTEGER,
         completion_tokens INTEGER, cached_tokens INTEGER, reasoning_tokens INTEGER, svc_tools TEXT[],
         attempts INTEGER, latency_ms DOUBLE PRECISION, ttft_ms DOUBLE PRECISION,
-        prompt_tokens_saved INTEGER, user_agent TEXT, prompt_text TEXT, completion_text TEXT, session_id TEXT,
-        compression_level TEXT, prompt_tokens_saved_net INTEGER, shadow_tokens_saved_safe INTEGER,
-        shadow_tokens_saved_aggressive INTEGER)
+        user_agent TEXT, prompt_text TEXT, completion_text TEXT, session_id TEXT,
+        compression_level TEXT${sql.literal(savings ? SAVINGS_TYPED : "")})
       ON CONFLICT (id) DO NOTHING`
 
     // SQLite reads the same JSON with json_each; list columns hold JSON text. `WHERE true` tells its
     // parser that ON CONFLICT belongs to the INSERT, not to a join.
-    const insertSqlite = (batch: string) =>
-      sql`INSERT INTO request_log (${sql.literal(INSERTED)})
+    const insertSqlite = (batch: string, savings: boolean) =>
+      sql`INSERT INTO request_log (${sql.literal(INSERTED)}${sql.literal(savings ? `, ${SAVINGS}` : "")})
       SELECT
         r.value ->> 'id', r.value ->> 'created_at', r.value ->> 'org_id', r.value ->> 'key_id',
         r.value ->> 'requested_model', r.value ->> 'model', r.value ->> 'provider', r.value ->> 'status',
@@ -54,24 +54,25 @@ export class RequestLogStore extends Context.Service<RequestLogStore, {
         COALESCE(r.value ->> 'prompt_tokens', 0), COALESCE(r.value ->> 'completion_tokens', 0),
         COALESCE(r.value ->> 'cached_tokens', 0), COALESCE(r.value ->> 'reasoning_tokens', 0),
         COALESCE(r.value ->> 'svc_tools', '[]'), COALESCE(r.value ->> 'attempts', 0), r.value ->> 'latency_ms',
-        r.value ->> 'ttft_ms', r.value ->> 'prompt_tokens_saved', r.value ->> 'user_agent',
-        r.value ->> 'prompt_text', r.value ->> 'completion_text', r.value ->> 'session_id',
-        r.value ->> 'compression_level', r.value ->> 'prompt_tokens_saved_net',
-        r.value ->> 'shadow_tokens_saved_safe', r.value ->> 'shadow_tokens_saved_aggressive'
+        r.value ->> 'ttft_ms', r.value ->> 'user_agent', r.value ->> 'prompt_text', r.value ->> 'completion_text',
+        r.value ->> 'session_id', r.value ->> 'compression_level'${sql.literal(savings ? SAVINGS_SQLITE : "")}
       FROM json_each(${batch}) AS r WHERE true
       ON CONFLICT (id) DO NOTHING`
 
     const insert = (rows: ReadonlyArray<RequestRecord>) =>
       Effect.suspend(() => {
         let batch: string
+        let savings = false
         try {
-          batch = JSON.stringify(rows.map(toRow))
+          const mapped = rows.map(toRow)
+          savings = mapped.some(hasSavings)
+          batch = JSON.stringify(mapped)
         } catch (cause) {
           return Effect.fail(unstorable(cause))
         }
         return sql.onDialectOrElse({
-          sqlite: () => insertSqlite(batch),
-          orElse: () => insertPg(batch)
+          sqlite: () => insertSqlite(batch, savings),
+          orElse: () => insertPg(batch, savings)
         })
       }).pipe(Effect.asVoid, Effect.catchDefect(asSqlError))
 
@@ -96,11 +97,21 @@ export class RequestLogStore extends Context.Service<RequestLogStore, {
   }))
 }
 
-/** The columns a batch fills, in the order both engines' SELECTs give them. */
+/** The columns every batch fills, in the order both engines' SELECTs give them. */
 const INSERTED = `id, created_at, org_id, key_id, requested_model, model, provider, status, error_code, stream, tags,
   prompt_tokens, completion_tokens, cached_tokens, reasoning_tokens, svc_tools, attempts, latency_ms, ttft_ms,
-  prompt_tokens_saved, user_agent, prompt_text, completion_text, session_id, compression_level,
-  prompt_tokens_saved_net, shadow_tokens_saved_safe, shadow_tokens_saved_aggressive`
+  user_agent, prompt_text, completion_text, session_id, compression_level`
+
+/** What compression saved: filled only by a batch where some row saved something (`hasSavings`). */
+const SAVINGS = "prompt_tokens_saved, prompt_tokens_saved_net, shadow_tokens_saved_safe, shadow_tokens_saved_aggressive"
+const SAVINGS_TYPED =
+  ", prompt_tokens_saved INTEGER, prompt_tokens_saved_net INTEGER, shadow_tokens_saved_safe INTEGER, shadow_tokens_saved_aggressive INTEGER"
+const SAVINGS_SQLITE = ", r.value ->> 'prompt_tokens_saved', r.value ->> 'prompt_tokens_saved_net', " +
+  "r.value ->> 'shadow_tokens_saved_safe', r.value ->> 'shadow_tokens_saved_aggressive'"
+
+const hasSavings = (row: ReturnType<typeof toRow>): boolean =>
+  row.prompt_tokens_saved !== undefined || row.prompt_tokens_saved_net !== undefined ||
+  row.shadow_tokens_saved_safe !== undefined || row.shadow_tokens_saved_aggressive !== undefined
 
 /** A defect while sending a statement, as a failure the writer retries rather than a crash. */
 const asSqlError = (defect: unknown) =>
