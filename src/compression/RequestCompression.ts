@@ -187,9 +187,18 @@ const facts = (
   shadowAggressive: shadow === undefined ? null : totalSaved(shadow[1])
 })
 
-/** The figures of a report with nothing to count. */
-export const uncountedFacts = (report: CompressionReport): CompressionFacts =>
-  facts(report.level, [], report.shadow === undefined ? undefined : [[], []], { promptTokens: 0, cachedTokens: 0 })
+const uncounted = new Map<string, CompressionFacts>()
+
+/** The figures of a report with nothing to count: the same few values, made once each. */
+export const uncountedFacts = (report: CompressionReport): CompressionFacts => {
+  const key = report.shadow === undefined ? report.level : `${report.level}+shadow`
+  let known = uncounted.get(key)
+  if (known === undefined) {
+    known = facts(report.level, [], report.shadow === undefined ? undefined : [[], []], { promptTokens: 0, cachedTokens: 0 })
+    uncounted.set(key, known)
+  }
+  return known
+}
 
 /** The report's savings, once counted, priced with the answer's usage. */
 export const factsOf = async (report: CompressionReport, usage: Usage): Promise<CompressionFacts> => {

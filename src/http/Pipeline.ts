@@ -50,30 +50,39 @@ const answerHeaders = (
   return dropped.length === 0 ? headers : { ...headers, "x-svc-dropped-fields": dropped.join(", ") }
 }
 
-/** The request's compression level: its header's, else its org's, else the gateway's; a bad header is a 400. */
+/**
+ * The request's compression level: its header's, else its org's, else the gateway's; a bad header is
+ * a 400. Plain code, not an effect: it runs on every request.
+ */
 const compressionLevel = (
   header: string | undefined,
   caller: Caller,
   fallback: CompressionLevel
-): Effect.Effect<CompressionLevel, RequestError> => {
-  if (header === undefined) return Effect.succeed(caller.compression ?? fallback)
+): CompressionLevel | RequestError => {
+  if (header === undefined) return caller.compression ?? fallback
   const value = header.trim().toLowerCase()
   return isCompressionLevel(value)
-    ? Effect.succeed(value)
-    : Effect.fail(RequestError.invalidField(
+    ? value
+    : RequestError.invalidField(
       COMPRESSION_HEADER,
       `Invalid value for header '${COMPRESSION_HEADER}': ${JSON.stringify(header.slice(0, 40))}; expected one of ${COMPRESSION_LEVELS.join(", ")}.`,
       "invalid_compression"
-    ))
+    )
 }
 
 const COMPRESSION_HEADER = "x-svc-compression"
 
+/** What compression came to when there is nothing to count (most requests); `undefined` while counting. */
+const factsNow = (answer: Outcome, level: CompressionLevel): CompressionFacts | undefined => {
+  const report = answer.compression
+  if (report === undefined) return uncountedFacts({ level, savings: undefined, shadow: undefined })
+  return isCounting(report) ? undefined : uncountedFacts(report)
+}
+
 /** What compression came to, counted; without waiting when there was nothing to count. */
 const compressionFactsOf = (answer: Outcome, level: CompressionLevel): Effect.Effect<CompressionFacts> => {
-  const report = answer.compression
-  if (report === undefined) return Effect.succeed(uncountedFacts({ level, savings: undefined, shadow: undefined }))
-  return isCounting(report) ? Effect.promise(() => factsOf(report, answer.usage)) : Effect.succeed(uncountedFacts(report))
+  const now = factsNow(answer, level)
+  return now !== undefined ? Effect.succeed(now) : Effect.promise(() => factsOf(answer.compression!, answer.usage))
 }
 
 /**
@@ -94,7 +103,8 @@ export const pipeline = (dialect: Dialect) => {
     const request = yield* HttpServerRequest.HttpServerRequest
     const caller = yield* (yield* Auth).authenticateKey(dialect.apiKey(request.headers))
     entry.setCaller(caller)
-    const compression = yield* compressionLevel(request.headers[COMPRESSION_HEADER], caller, config.compression)
+    const compression = compressionLevel(request.headers[COMPRESSION_HEADER], caller, config.compression)
+    if (typeof compression !== "string") return yield* compression
     entry.compressionLevel = compression
     const call = yield* dialect.decode(yield* readJsonBody, request.headers)
     entry.requestedModel = call.model
@@ -108,7 +118,7 @@ export const pipeline = (dialect: Dialect) => {
     if (!call.stream) {
       const answered = yield* chat.complete(context)
       const content = answered.completion.choices[0]?.message.content
-      const compressionFacts = yield* compressionFactsOf(answered, compression)
+      const compressionFacts = factsNow(answered, compression) ?? (yield* compressionFactsOf(answered, compression))
       yield* done(entry.finish(200, null, { ...answered, text: typeof content === "string" ? content : undefined, compressionFacts }))
       return HttpServerResponse.jsonUnsafe(dialect.encodeAnswer(identity, call, answered), {
         headers: answerHeaders(headers, answered.dropped, compressionFacts)
@@ -119,7 +129,7 @@ export const pipeline = (dialect: Dialect) => {
     const frames = dialect.encodeStream(identity, call, streaming.chunks, streaming.outcome)
     // counted while the upstream worked on the first round: the headers say what it saved
     const started = streaming.outcome()
-    const firstRound = yield* compressionFactsOf(started, compression)
+    const firstRound = factsNow(started, compression) ?? (yield* compressionFactsOf(started, compression))
     // the row is written when the stream ends, whichever way: its last frame, an error frame, the client gone
     return yield* sseResponse(
       frames,
