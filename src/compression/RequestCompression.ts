@@ -62,11 +62,12 @@ const tracker = (level: WireLevel) => {
   const cuts = new Map<string, Cut>()
   let taken = 0
   const track = (history: ReadonlyArray<ChatMessage>): ReadonlyArray<ChatMessage> => {
-    const total = history.reduce((sum, message) => sum + sizeOf(message), 0)
+    const sizes = history.map(sizeOf)
+    const total = sizes.reduce((sum, size) => sum + size, 0)
     const placed: Array<PlacedChange> = []
     let offset = 0
     let changed = false
-    const out = history.map((message) => {
+    const out = history.map((message, index) => {
       const done = compress(message)
       if (!seen.has(message)) {
         seen.add(message)
@@ -76,7 +77,7 @@ const tracker = (level: WireLevel) => {
         }
         for (const cut of done.cuts) if (!cuts.has(cut.id)) cuts.set(cut.id, cut)
       }
-      offset += sizeOf(message)
+      offset += sizes[index]!
       if (done.message !== message) changed = true
       return done.message
     })

@@ -12,6 +12,7 @@
  * a tenth of a fresh one. Compression is prefix-stable, so the cached part of a prompt is its start: a
  * change that sits within the cached share of the conversation counts at a tenth.
  */
+import { O200K_TOKEN_SPLIT_REGEX } from "gpt-tokenizer/encodingParams/constants"
 import { createHash } from "node:crypto"
 import { loadTokenizer, type TokenCounter } from "../kernel/Tokenizer.ts"
 import type { Change } from "./CompressMessages.ts"
@@ -35,12 +36,8 @@ const remembered = new Map<string, number>()
 const keyOf = (change: Change): string =>
   `${createHash("sha1").update(change.before).digest("base64")}:${change.before.length}:${change.after.length}`
 
-/** o200k's pre-tokenizer (OpenAI's published pattern, as `gpt-tokenizer` has it). */
-const CONTRACTION = String.raw`(?:'(?:[sS]|[dD]|[mM]|[tT]|[lL][lL]|[vV][eE]|[rR][eE]))?`
-const O200K_PIECES = new RegExp(
-  String.raw`[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+${CONTRACTION}|[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*${CONTRACTION}|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n/]*|\s*[\r\n]+|\s+(?!\S)|\s+`,
-  "gu"
-)
+/** o200k's pre-tokenizer, as `gpt-tokenizer` has it (a copy: its own `lastIndex`). */
+const O200K_PIECES = new RegExp(O200K_TOKEN_SPLIT_REGEX.source, "gu")
 
 /** The pieces of `text`, counted into `into` with `sign` (+1 before, -1 after). */
 const tally = (text: string, into: Map<string, number>, sign: 1 | -1): void => {

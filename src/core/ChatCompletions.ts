@@ -163,10 +163,9 @@ export class ChatCompletions extends Context.Service<ChatCompletions, {
         if (cuts.length > 0) cutOutputs.remember(caller, cuts)
         return cuts.length > 0
       }
-      const svcTools = remember() && expandTool !== undefined && call.toolChoice !== "none" &&
-          !allowed.includes(expandTool)
-        ? [...allowed, expandTool]
-        : allowed
+      const cutFirstRound = remember()
+      const offerExpand = cutFirstRound && expandTool !== undefined && call.toolChoice !== "none" && !allowed.includes(expandTool)
+      const svcTools = offerExpand ? [...allowed, expandTool] : allowed
       const settings: LoopSettings = {
         caller,
         requestId,

@@ -79,11 +79,9 @@ const factsNow = (answer: Outcome, level: CompressionLevel): CompressionFacts | 
   return isCounting(report) ? undefined : uncountedFacts(report)
 }
 
-/** What compression came to, counted; without waiting when there was nothing to count. */
-const compressionFactsOf = (answer: Outcome, level: CompressionLevel): Effect.Effect<CompressionFacts> => {
-  const now = factsNow(answer, level)
-  return now !== undefined ? Effect.succeed(now) : Effect.promise(() => factsOf(answer.compression!, answer.usage))
-}
+/** What compression came to, once its counting (still running when `factsNow` said `undefined`) is done. */
+const countedFacts = (answer: Outcome): Effect.Effect<CompressionFacts> =>
+  Effect.promise(() => factsOf(answer.compression!, answer.usage))
 
 /**
  * The handler of one dialect's route. Its per-request body is a generator function made once per
@@ -118,7 +116,7 @@ export const pipeline = (dialect: Dialect) => {
     if (!call.stream) {
       const answered = yield* chat.complete(context)
       const content = answered.completion.choices[0]?.message.content
-      const compressionFacts = factsNow(answered, compression) ?? (yield* compressionFactsOf(answered, compression))
+      const compressionFacts = factsNow(answered, compression) ?? (yield* countedFacts(answered))
       yield* done(entry.finish(200, null, { ...answered, text: typeof content === "string" ? content : undefined, compressionFacts }))
       return HttpServerResponse.jsonUnsafe(dialect.encodeAnswer(identity, call, answered), {
         headers: answerHeaders(headers, answered.dropped, compressionFacts)
@@ -129,7 +127,7 @@ export const pipeline = (dialect: Dialect) => {
     const frames = dialect.encodeStream(identity, call, streaming.chunks, streaming.outcome)
     // counted while the upstream worked on the first round: the headers say what it saved
     const started = streaming.outcome()
-    const firstRound = factsNow(started, compression) ?? (yield* compressionFactsOf(started, compression))
+    const firstRound = factsNow(started, compression) ?? (yield* countedFacts(started))
     // the row is written when the stream ends, whichever way: its last frame, an error frame, the client gone
     return yield* sseResponse(
       frames,
@@ -137,10 +135,9 @@ export const pipeline = (dialect: Dialect) => {
       answerHeaders(headers, started.dropped, firstRound),
       (status, code) => {
         const outcome = streaming.outcome()
-        return Effect.flatMap(
-          compressionFactsOf(outcome, compression),
-          (compressionFacts) => done(entry.finish(status, code, { ...outcome, compressionFacts }))
-        )
+        const finish = (compressionFacts: CompressionFacts) => done(entry.finish(status, code, { ...outcome, compressionFacts }))
+        const now = factsNow(outcome, compression)
+        return now !== undefined ? finish(now) : Effect.flatMap(countedFacts(outcome), finish)
       }
     )
   })

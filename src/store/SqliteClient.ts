@@ -13,6 +13,9 @@ import type { SqlConnection } from "effect/sql"
 import { DatabaseSync, type StatementSync } from "node:sqlite"
 import { toStoredTime } from "./Rows.ts"
 
+/** What the SQL client asks of rows before they are returned (its name transforms). */
+type Transform = <A extends object>(rows: ReadonlyArray<A>) => ReadonlyArray<A>
+
 export interface SqliteOptions {
   /** A file, or `:memory:`. */
   readonly filename: string
@@ -34,17 +37,27 @@ const sqlError = (cause: unknown, message: string, operation: string) =>
 const bindable = (value: unknown): unknown =>
   value instanceof Date ? toStoredTime(value) : typeof value === "boolean" ? (value ? 1 : 0) : value
 
-/** One statement run: its rows when it returns any, else nothing (or, raw, what it changed). */
-const runStatement = (statement: StatementSync, params: ReadonlyArray<unknown>, raw: boolean, arrays: boolean) =>
-  Effect.try({
-    try: (): unknown => {
-      statement.setReturnArrays(arrays)
-      const values = params.map(bindable) as Array<never>
-      if (statement.columns().length > 0) return statement.all(...values)
-      const result = statement.run(...values)
-      return raw ? { changes: result.changes, lastInsertRowid: result.lastInsertRowid } : []
-    },
-    catch: (cause) => sqlError(cause, "Failed to execute statement", "execute")
+const attempt = <A>(run: () => A) =>
+  Effect.try({ try: run, catch: (cause) => sqlError(cause, "Failed to execute statement", "execute") })
+
+/** One statement run: its rows (objects, or `arrays` of values); none when it returns none. */
+const rowsOf = <Row>(statement: StatementSync, params: ReadonlyArray<unknown>, arrays: boolean) =>
+  attempt((): ReadonlyArray<Row> => {
+    statement.setReturnArrays(arrays)
+    const values = params.map(bindable) as Array<never>
+    if (statement.columns().length > 0) return statement.all(...values) as ReadonlyArray<unknown> as ReadonlyArray<Row>
+    statement.run(...values)
+    return []
+  })
+
+/** One statement run for what it changed (its rows when it returns some). */
+const rawOf = (statement: StatementSync, params: ReadonlyArray<unknown>) =>
+  attempt((): unknown => {
+    statement.setReturnArrays(false)
+    const values = params.map(bindable) as Array<never>
+    if (statement.columns().length > 0) return statement.all(...values)
+    const result = statement.run(...values)
+    return { changes: result.changes, lastInsertRowid: result.lastInsertRowid }
   })
 
 const connect = (options: SqliteOptions) =>
@@ -66,23 +79,19 @@ const connect = (options: SqliteOptions) =>
       lookup: (sql: string) =>
         Effect.try({ try: () => db.prepare(sql), catch: (cause) => sqlError(cause, "Failed to prepare statement", "prepare") })
     })
-    const run = (sql: string, params: ReadonlyArray<unknown>, raw = false, arrays = false) =>
-      Effect.flatMap(Cache.get(prepared, sql), (statement) => runStatement(statement, params, raw, arrays))
-    const unprepared = (sql: string, params: ReadonlyArray<unknown>, arrays: boolean) =>
-      Effect.flatMap(
-        Effect.try({ try: () => db.prepare(sql), catch: (cause) => sqlError(cause, "Failed to prepare statement", "prepare") }),
-        (statement) => runStatement(statement, params, false, arrays)
-      )
+    const cached = (sql: string) => Cache.get(prepared, sql)
+    const fresh = (sql: string) =>
+      Effect.try({ try: () => db.prepare(sql), catch: (cause) => sqlError(cause, "Failed to prepare statement", "prepare") })
+    const objects = (statement: StatementSync, params: ReadonlyArray<unknown>, transformRows: Transform | undefined) =>
+      Effect.map(rowsOf<object>(statement, params, false), (rows) => transformRows === undefined ? rows : transformRows(rows))
     const connection: SqlConnection.Connection = {
-      execute: (sql, params, transformRows) =>
-        transformRows === undefined ? run(sql, params) as Effect.Effect<ReadonlyArray<any>, SqlError.SqlError> : Effect.map(run(sql, params), (rows) => transformRows(rows as ReadonlyArray<object>)),
-      executeRaw: (sql, params) => run(sql, params, true),
-      executeValues: (sql, params) => run(sql, params, false, true) as Effect.Effect<ReadonlyArray<ReadonlyArray<unknown>>, SqlError.SqlError>,
-      executeValuesUnprepared: (sql, params) => unprepared(sql, params, true) as Effect.Effect<ReadonlyArray<ReadonlyArray<unknown>>, SqlError.SqlError>,
+      execute: (sql, params, transformRows) => Effect.flatMap(cached(sql), (statement) => objects(statement, params, transformRows)),
+      executeRaw: (sql, params) => Effect.flatMap(cached(sql), (statement) => rawOf(statement, params)),
+      executeValues: (sql, params) => Effect.flatMap(cached(sql), (statement) => rowsOf<ReadonlyArray<unknown>>(statement, params, true)),
+      executeValuesUnprepared: (sql, params) =>
+        Effect.flatMap(fresh(sql), (statement) => rowsOf<ReadonlyArray<unknown>>(statement, params, true)),
       executeUnprepared: (sql, params, transformRows) =>
-        transformRows === undefined
-          ? unprepared(sql, params, false) as Effect.Effect<ReadonlyArray<any>, SqlError.SqlError>
-          : Effect.map(unprepared(sql, params, false), (rows) => transformRows(rows as ReadonlyArray<object>)),
+        Effect.flatMap(fresh(sql), (statement) => objects(statement, params, transformRows)),
       executeStream: () => Stream.die("executeStream is not supported by the node:sqlite client")
     }
     return { connection, isTransaction: () => db.isTransaction }

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest"
 import { anthropicMessage } from "../utils/FakeAnthropic.ts"
 import { completion, type FakeUpstream, fakeGatewayEnv, reply, startFakeUpstream, textStream, toolCall } from "../utils/FakeUpstream.ts"
 import { createCaller } from "../utils/SharedToolsHarness.ts"
-import { expectError, postChat, startGateway, type TestGateway } from "../utils/TestGateway.ts"
+import { expectError, logRowOf, postChat, startGateway, type TestGateway } from "../utils/TestGateway.ts"
 
 const ESC = "\u001b"
 /** A tool result as a coding agent sends it: coloured test output with a spinner's redraws. */
@@ -77,15 +77,8 @@ describe("compression end to end", () => {
     anthropic.reset()
   })
 
-  const rowOf = async (response: Response, org = orgId): Promise<Record<string, unknown>> => {
-    const id = response.headers.get("x-svc-request-id")
-    for (let i = 0; i < 100; i++) {
-      const found = await gw.admin("GET", `/orgs/${org}/requests/${id}`)
-      if (found.status === 200) return found.json as Record<string, unknown>
-      await new Promise((resolve) => setTimeout(resolve, 50))
-    }
-    throw new Error(`no log row for ${id}`)
-  }
+  const rowOf = (response: Response, org = orgId): Promise<Record<string, unknown>> =>
+    logRowOf(gw, org, response.headers.get("x-svc-request-id") ?? "")
 
   it("safe by default: tool results and tool-call arguments compressed, nothing else; the saving told and logged", async () => {
     upstream.handle(() => reply.json(completion({ content: "ok" })))

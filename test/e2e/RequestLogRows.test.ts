@@ -13,7 +13,7 @@ import {
   textStream,
   usage
 } from "../utils/FakeUpstream.ts"
-import { postChat, startGateway, type TestGateway } from "../utils/TestGateway.ts"
+import { logRowOf, postChat, startGateway, type TestGateway } from "../utils/TestGateway.ts"
 
 interface Row {
   readonly id: string
@@ -52,15 +52,7 @@ describe("the request log", () => {
     await upstream.close()
   })
 
-  /** The row of a request, once the writer has stored it (batches are written off the request path). */
-  const rowOf = async (requestId: string, org = orgId): Promise<Row> => {
-    for (let i = 0; i < 100; i++) {
-      const found = await gw.admin("GET", `/orgs/${org}/requests/${requestId}`)
-      if (found.status === 200) return found.json as Row
-      await new Promise((resolve) => setTimeout(resolve, 50))
-    }
-    throw new Error(`no log row for ${requestId}`)
-  }
+  const rowOf = (requestId: string, org = orgId) => logRowOf<Row>(gw, org, requestId)
 
   const requestIdOf = (response: Response) => {
     const id = response.headers.get("x-svc-request-id")

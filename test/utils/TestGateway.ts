@@ -214,3 +214,16 @@ export const completionOf = async (response: Response): Promise<CompletionJson> 
   expect(response.status, text).toBe(200)
   return JSON.parse(text) as CompletionJson
 }
+
+/**
+ * A request's row in the log, read through the admin API once the writer has stored it (batches are
+ * written off the request path, so this polls for up to 5 s).
+ */
+export const logRowOf = async <Row = Record<string, unknown>>(gw: TestGateway, orgId: string, requestId: string): Promise<Row> => {
+  for (let i = 0; i < 100; i++) {
+    const found = await gw.admin("GET", `/orgs/${orgId}/requests/${requestId}`)
+    if (found.status === 200) return found.json as Row
+    await new Promise((resolve) => setTimeout(resolve, 50))
+  }
+  throw new Error(`no log row for ${requestId}`)
+}
