@@ -19,6 +19,7 @@ const settings = Config.all({
   configFile: Config.String("GATEWAY_CONFIG").pipe(Config.option),
   bodyLimitBytes: Config.Int("GATEWAY_BODY_LIMIT_BYTES").pipe(Config.withDefault(16 * 1024 * 1024)),
   keyCacheTtl: Config.Duration("GATEWAY_KEY_CACHE_TTL").pipe(Config.withDefault(Duration.seconds(5))),
+  keyStaleMax: Config.Duration("GATEWAY_KEY_STALE_MAX").pipe(Config.withDefault(Duration.minutes(10))),
   modelsRefresh: Config.Duration("GATEWAY_MODELS_REFRESH").pipe(Config.withDefault(Duration.minutes(10))),
   connectTimeout: Config.Duration("GATEWAY_UPSTREAM_CONNECT_TIMEOUT").pipe(Config.withDefault(Duration.seconds(10))),
   firstByteTimeout: Config.Duration("GATEWAY_UPSTREAM_FIRST_BYTE_TIMEOUT").pipe(
@@ -26,6 +27,12 @@ const settings = Config.all({
   ),
   idleTimeout: Config.Duration("GATEWAY_UPSTREAM_IDLE_TIMEOUT").pipe(Config.withDefault(Duration.seconds(120))),
   totalTimeout: Config.Duration("GATEWAY_UPSTREAM_TOTAL_TIMEOUT").pipe(Config.withDefault(Duration.minutes(10))),
+  upstreamRetries: Config.Int("GATEWAY_UPSTREAM_RETRIES").pipe(Config.withDefault(2)),
+  retryBackoff: Config.Duration("GATEWAY_UPSTREAM_RETRY_BACKOFF").pipe(Config.withDefault(Duration.millis(250))),
+  retryAfterMax: Config.Duration("GATEWAY_UPSTREAM_RETRY_AFTER_MAX").pipe(Config.withDefault(Duration.seconds(10))),
+  retryDeadline: Config.Duration("GATEWAY_UPSTREAM_RETRY_DEADLINE").pipe(Config.withDefault(Duration.seconds(30))),
+  circuitFailures: Config.Int("GATEWAY_CIRCUIT_FAILURES").pipe(Config.withDefault(5)),
+  circuitCooldown: Config.Duration("GATEWAY_CIRCUIT_COOLDOWN").pipe(Config.withDefault(Duration.seconds(30))),
   shutdownGrace: Config.Duration("GATEWAY_SHUTDOWN_GRACE").pipe(Config.withDefault(Duration.seconds(10))),
   bootstrap: Config.Boolean("GATEWAY_BOOTSTRAP").pipe(Config.withDefault(true)),
   toolTimeout: Config.Duration("GATEWAY_SVC_TOOL_TIMEOUT").pipe(Config.withDefault(Duration.seconds(10))),
@@ -47,6 +54,8 @@ export interface GatewaySettings {
   readonly bodyLimitBytes: number
   /** How long a key lookup is cached; bounds how late another instance sees a revocation. */
   readonly keyCacheTtl: Duration.Duration
+  /** How long a key seen before a store outage keeps working from its last known state during it. */
+  readonly keyStaleMax: Duration.Duration
   /** How often providers without configured models are asked for their list; 0: never. */
   readonly modelsRefresh: Duration.Duration
   readonly connectTimeout: Duration.Duration
@@ -54,6 +63,18 @@ export interface GatewaySettings {
   /** Longest silence between two chunks of an upstream stream. */
   readonly idleTimeout: Duration.Duration
   readonly totalTimeout: Duration.Duration
+  /** Calls of the same target after its first, for 429, 500, 502, 503, 504 and 529. */
+  readonly upstreamRetries: number
+  /** The first retry's backoff; each next one doubles (jittered). */
+  readonly retryBackoff: Duration.Duration
+  /** The longest upstream `Retry-After` waited for; a longer one moves to the next target. */
+  readonly retryAfterMax: Duration.Duration
+  /** No retry wait ends later than this after a round's first failure. */
+  readonly retryDeadline: Duration.Duration
+  /** Failures in a row that open a target's circuit; 0: no circuit breakers. */
+  readonly circuitFailures: number
+  /** How long an open circuit skips its target before one probe. */
+  readonly circuitCooldown: Duration.Duration
   readonly shutdownGrace: Duration.Duration
   /** Create a default org and a dev key on the first start with an empty store. */
   readonly bootstrap: boolean

@@ -5,7 +5,7 @@
  * retryable error. A stream fails over only until its first chunk arrives; after that the client already
  * has output. What the request came to is returned as one value (`Answer`, `StreamAnswer.outcome`).
  */
-import { Context, Effect, Layer, Scope } from "effect"
+import { Context, Duration, Effect, Layer, Scope } from "effect"
 import type { SqlError } from "effect/sql"
 import { GatewayConfig } from "../Config.ts"
 import type { Caller } from "../kernel/Caller.ts"
@@ -18,8 +18,9 @@ import { CutOutputs } from "../tools/CutOutputs.ts"
 import { ToolError } from "../tools/SvcTool.ts"
 import { ToolRegistry } from "../tools/ToolRegistry.ts"
 import { pullFirst } from "../kernel/ChunkPull.ts"
+import type { CompletionChunk } from "../kernel/ChatWire.ts"
 import { RequestError } from "../kernel/RequestError.ts"
-import { Metrics, type MetricsShape } from "../observability/Metrics.ts"
+import { Metrics } from "../observability/Metrics.ts"
 import { type ProviderCall, takesNative } from "../providers/Provider.ts"
 import type { ProviderError } from "../providers/ProviderError.ts"
 import { Providers, type Target } from "../providers/Providers.ts"
@@ -27,7 +28,9 @@ import { PendingCalls } from "../tools/PendingCalls.ts"
 import { Policy } from "../tools/Policy.ts"
 import type { SvcTool } from "../tools/SvcTool.ts"
 import { hotSpan } from "../Tracing.ts"
+import { TargetBreaker } from "./TargetBreaker.ts"
 import { completeAttempt, openAttempt } from "./Attempt.ts"
+import { type FailoverOptions, withFailover } from "./Failover.ts"
 import type { Answer, StreamAnswer } from "./Outcome.ts"
 import { pullWithTools } from "./StreamToolLoop.ts"
 import { completeWithTools, type LoopSettings } from "./ToolLoop.ts"
@@ -88,39 +91,22 @@ const droppedFor = (call: ChatCall, target: Target, providerCall: ProviderCall):
   return [...new Set([...client, ...own])]
 }
 
-/** What the failover counts: every upstream error, and every move to a backup. */
-export type FailoverMetrics = Pick<MetricsShape, "providerError" | "failover">
-
-/** Runs `attempt` on each target in turn while failures are retryable and targets remain. */
-export const withFailover = <A, R>(
-  targets: ReadonlyArray<Target>,
-  attempt: (target: Target) => Effect.Effect<A, ProviderError, R>,
-  metrics?: FailoverMetrics
-): Effect.Effect<{ readonly value: A; readonly target: Target; readonly attempts: number }, ProviderError, R> => {
-  const observe = (error: ProviderError) => Effect.sync(() => metrics?.providerError(error))
-  const go = (index: number): Effect.Effect<{ value: A; target: Target; attempts: number }, ProviderError, R> => {
-    const target = targets[index]!
-    const attempted = attempt(target).pipe(
-      Effect.tapError(observe),
-      Effect.map((value) => ({ value, target, attempts: index + 1 }))
-    )
-    // the last target (the only one, without backups) has nothing to fail over to: no catch around it
-    if (index + 1 >= targets.length) return attempted
-    return attempted.pipe(
-      Effect.catchIf(
-        (error) => error.retryable,
-        (error) => {
-          const next = targets[index + 1]!
-          metrics?.failover(target.address, next.address)
-          return Effect.logWarning("failing over", { from: target.address, to: next.address }).pipe(
-            Effect.annotateLogs({ provider: error.provider, reason: error.reason._tag }),
-            Effect.andThen(go(index + 1))
-          )
-        }
-      )
-    )
+/**
+ * Whether a chunk shows the client anything: text, thinking, a tool call, a refusal or a finish. A
+ * stream's chunks before the first that does (the role-only first chunk) are held, so the answer can
+ * still fail over until the client has seen a token.
+ */
+export const showsOutput = (chunk: CompletionChunk): boolean => {
+  for (const choice of chunk.choices) {
+    if (choice.finish_reason != null) return true
+    const delta = choice.delta as Readonly<Record<string, unknown>>
+    for (const key in delta) {
+      if (key === "role") continue
+      const value = delta[key]
+      if (value !== null && value !== undefined && value !== "" && !(Array.isArray(value) && value.length === 0)) return true
+    }
   }
-  return go(0)
+  return false
 }
 
 export class ChatCompletions extends Context.Service<ChatCompletions, {
@@ -135,6 +121,16 @@ export class ChatCompletions extends Context.Service<ChatCompletions, {
     const metrics = yield* Metrics
     const cutOutputs = yield* CutOutputs
     const expandTool = (yield* ToolRegistry).get(EXPAND_TOOL_ID)
+    const failover: FailoverOptions = {
+      rules: {
+        retries: Math.max(0, config.upstreamRetries),
+        backoffMs: Duration.toMillis(config.retryBackoff),
+        retryAfterMaxMs: Duration.toMillis(config.retryAfterMax),
+        deadlineMs: Duration.toMillis(config.retryDeadline)
+      },
+      metrics,
+      guard: (yield* TargetBreaker).guard
+    }
 
     /** The conversation to send, the shared tools to offer and the targets, pending turn restored. */
     const prepare = Effect.fnUntraced(function*({ call, caller, compression: level, requestId }: ChatContext) {
@@ -198,7 +194,7 @@ export class ChatCompletions extends Context.Service<ChatCompletions, {
       let first: { readonly target: Target; readonly call: ProviderCall } | undefined
       const outcome = yield* completeWithTools(settings, messages, (history) => {
         const callOf = callFor(history)
-        return withFailover(targets, (target) => completeAttempt(target.provider, callOf(target)), metrics).pipe(
+        return withFailover(targets, (target) => completeAttempt(target.provider, callOf(target)), failover).pipe(
           Effect.map(({ attempts, target, value }) => {
             first ??= { target, call: callOf(target) }
             return { completion: value, attempts }
@@ -219,7 +215,7 @@ export class ChatCompletions extends Context.Service<ChatCompletions, {
 
     /** Opens a round's answer on the first target that gives a first chunk, failing over until one does. */
     const openRound = (targets: ReadonlyArray<Target>, callOf: (target: Target) => ProviderCall, scope: Scope.Scope) =>
-      withFailover(targets, (target) => pullFirst(openAttempt(target.provider, callOf(target)), scope), metrics)
+      withFailover(targets, (target) => pullFirst(openAttempt(target.provider, callOf(target)), scope, showsOutput), failover)
 
     const stream = Effect.fnUntraced(function*(context: ChatContext) {
       const { callFor, compression, messages, settings, targets } = yield* prepare(context)
@@ -237,6 +233,7 @@ export class ChatCompletions extends Context.Service<ChatCompletions, {
       )
       const answer: StreamAnswer<ChatError> = {
         provider,
+        model: opened.target.modelId,
         chunks: loop.chunks,
         outcome: () => ({ ...loop.progress(), provider, dropped, compression: compression.report() })
       }
@@ -244,5 +241,5 @@ export class ChatCompletions extends Context.Service<ChatCompletions, {
     }, hotSpan("ChatCompletions.stream"))
 
     return ChatCompletions.of({ complete, stream })
-  }))
+  })).pipe(Layer.provideMerge(TargetBreaker.layerFromConfig))
 }

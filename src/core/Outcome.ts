@@ -46,6 +46,8 @@ export interface Answer extends Outcome {
 export interface StreamAnswer<E> {
   /** The provider whose answer is streaming (known once the first chunk arrived). */
   readonly provider: string
+  /** The model id that provider was asked for. */
+  readonly model: string
   readonly chunks: ChunkPull<CompletionChunk, E>
   /** Complete once `chunks` has ended; before that, what is known so far. */
   readonly outcome: () => StreamOutcome

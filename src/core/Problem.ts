@@ -37,6 +37,8 @@ export interface Problem {
   readonly message: string
   /** The field at fault, when one is. */
   readonly param: string | null
+  /** Sent as `Retry-After` (a circuit open, a limit reached). */
+  readonly retryAfterSeconds?: number | undefined
   /** More top-level fields of the error object (`invalid_svc_tool_ids`). */
   readonly extra: Readonly<Record<string, unknown>>
   /**
@@ -185,6 +187,16 @@ const describeProvider = (error: ProviderError): Problem => {
       return problem(504, "upstream_error", "upstream_timeout", `The provider '${error.provider}' timed out (${reason.phase.replace("_", " ")}).`)
     case "ProviderUnavailable":
       return problem(503, "upstream_error", "provider_unavailable", `The provider '${error.provider}' is unavailable: ${reason.message}`)
+    case "TargetOpen":
+      return {
+        ...problem(
+          503,
+          "upstream_error",
+          "upstream_circuit_open",
+          `The model '${reason.target}' failed repeatedly and is skipped for now; retry in ${Math.ceil(reason.retryAfterMs / 1000)} s.`
+        ),
+        retryAfterSeconds: Math.max(1, Math.ceil(reason.retryAfterMs / 1000))
+      }
   }
 }
 

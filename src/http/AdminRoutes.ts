@@ -9,6 +9,7 @@ import { Orgs } from "../admin/Orgs.ts"
 import { Auth } from "../auth/Auth.ts"
 import { ApiKeys } from "../keys/ApiKeys.ts"
 import { checkAllowedTools, Name, parseExpiry } from "../admin/AdminInput.ts"
+import { TargetBreaker } from "../core/TargetBreaker.ts"
 import { adminRoute, list, pathParam } from "./AdminRoute.ts"
 import { decodeInput } from "../kernel/DecodeInput.ts"
 import { readJsonBody } from "./JsonBody.ts"
@@ -113,7 +114,17 @@ const revokeKey = adminRoute(
   })
 )
 
+/** Every target whose circuit has left `closed` on this instance, with its state now. */
+const listCircuits = adminRoute(
+  "GET",
+  "/circuits",
+  Effect.gen(function*() {
+    return list((yield* TargetBreaker).states())
+  })
+)
+
 export const AdminRoutes = Layer.mergeAll(
+  listCircuits,
   createOrg,
   listOrgs,
   getOrg,

@@ -37,17 +37,45 @@ const finish = (log: RequestLog["Service"], metrics: Metrics["Service"]) => (rec
   return log.record(record)
 }
 
+/** Longest `x-svc-dropped-fields`: field names are the client's own, and a client's header limit is small. */
+const DROPPED_HEADER_MAX = 1_024
+const FIELD_NAME_MAX = 80
+
+/** The dropped fields as a header value, each name and the whole bounded; what did not fit is counted. */
+export const droppedHeader = (dropped: ReadonlyArray<string>): string => {
+  let out = ""
+  for (let i = 0; i < dropped.length; i++) {
+    const raw = dropped[i]!
+    // a header value is visible ASCII; a name of anything else is shown escaped
+    const clean = /^[\x20-\x7e]*$/.test(raw) ? raw : JSON.stringify(raw).slice(1, -1).replace(/[^\x20-\x7e]/g, "?")
+    const name = clean.length > FIELD_NAME_MAX ? `${clean.slice(0, FIELD_NAME_MAX)}...` : clean
+    const next = out === "" ? name : `${out}, ${name}`
+    if (next.length > DROPPED_HEADER_MAX) return `${out}, (${dropped.length - i} more)`
+    out = next
+  }
+  return out
+}
+
 /**
- * The headers of an answer: the request ids, what compression saved (o200k tokens, `0` when nothing),
- * and the fields left out on the way when there are any.
+ * The headers of an answer: the request ids, which provider and model answered after how many upstream
+ * calls, what compression saved (o200k tokens, `0` when nothing), and the fields left out on the way
+ * when there are any.
  */
 const answerHeaders = (
   base: Record<string, string>,
+  answered: { readonly provider: string; readonly model: string; readonly attempts: number },
   dropped: ReadonlyArray<string>,
   compression: CompressionFacts
 ): Record<string, string> => {
-  const headers = { ...base, "x-svc-compression": compression.level, "x-svc-tokens-saved": String(compression.saved) }
-  return dropped.length === 0 ? headers : { ...headers, "x-svc-dropped-fields": dropped.join(", ") }
+  const headers = {
+    ...base,
+    "x-svc-provider": answered.provider,
+    "x-svc-model": answered.model,
+    "x-svc-attempts": String(answered.attempts),
+    "x-svc-compression": compression.level,
+    "x-svc-tokens-saved": String(compression.saved)
+  }
+  return dropped.length === 0 ? headers : { ...headers, "x-svc-dropped-fields": droppedHeader(dropped) }
 }
 
 /**
@@ -119,7 +147,7 @@ export const pipeline = (dialect: Dialect) => {
       const compressionFacts = factsNow(answered, compression) ?? (yield* countedFacts(answered))
       yield* done(entry.finish(200, null, { ...answered, text: typeof content === "string" ? content : undefined, compressionFacts }))
       return HttpServerResponse.jsonUnsafe(dialect.encodeAnswer(identity, call, answered), {
-        headers: answerHeaders(headers, answered.dropped, compressionFacts)
+        headers: answerHeaders(headers, answered, answered.dropped, compressionFacts)
       })
     }
     const streaming = yield* chat.stream(context)
@@ -132,7 +160,7 @@ export const pipeline = (dialect: Dialect) => {
     return yield* sseResponse(
       frames,
       (problem) => dialect.streamError(problem, identity),
-      answerHeaders(headers, started.dropped, firstRound),
+      answerHeaders(headers, { provider: streaming.provider, model: streaming.model, attempts: started.attempts }, started.dropped, firstRound),
       (status, code) => {
         const outcome = streaming.outcome()
         const finish = (compressionFacts: CompressionFacts) => done(entry.finish(status, code, { ...outcome, compressionFacts }))
@@ -161,8 +189,11 @@ export const pipeline = (dialect: Dialect) => {
         }
         const problem = describeError(error)
         const { body, status } = dialect.errorBody(problem)
+        const answered = problem.retryAfterSeconds === undefined
+          ? headers
+          : { ...headers, "retry-after": String(problem.retryAfterSeconds) }
         return done(entry.finish(status, problem.code)).pipe(
-          Effect.as(HttpServerResponse.jsonUnsafe(body, { status, headers }))
+          Effect.as(HttpServerResponse.jsonUnsafe(body, { status, headers: answered }))
         )
       }),
       // the client left before a whole answer was ready

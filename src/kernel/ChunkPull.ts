@@ -37,23 +37,44 @@ export const openScoped = <A, E>(open: OpenPull<A, E>, parent: Scope.Scope): Eff
 
 /**
  * Opens an answer under `parent` and pulls its first chunk now (an answer that fails before its first
- * chunk can still fail over); the pull answers that chunk first. An answer that ended empty gives a pull
- * already done.
+ * chunk can still fail over); the pull answers that chunk first. With `shows`, chunks are pulled and
+ * held until one shows the client something (or the answer ends), so a failure before that can still
+ * fail over too. An answer that ended empty gives a pull already done.
  */
-export const pullFirst = <A, E>(open: OpenPull<A, E>, parent: Scope.Scope): Effect.Effect<ChunkPull<A, E>, E> =>
-  Effect.flatMap(openScoped(open, parent), (pull) =>
-    pull.pipe(
-      Effect.map((first): ChunkPull<A, E> => {
-        let held: NonEmptyReadonlyArray<A> | undefined = first
-        return Effect.suspend(() => {
-          if (held === undefined) return pull
-          const chunk = held
-          held = undefined
-          return Effect.succeed(chunk)
-        })
-      }),
-      Pull.catchDone(() => Effect.succeed<ChunkPull<A, E>>(Cause.done()))
-    ))
+export const pullFirst = <A, E>(
+  open: OpenPull<A, E>,
+  parent: Scope.Scope,
+  shows?: (chunk: A) => boolean
+): Effect.Effect<ChunkPull<A, E>, E> =>
+  Effect.flatMap(openScoped(open, parent), (pull) => {
+    const held: Array<A> = []
+    const holding = (chunk: NonEmptyReadonlyArray<A>) => shows !== undefined && !chunk.some(shows)
+    const replay = (first: NonEmptyReadonlyArray<A> | undefined): ChunkPull<A, E> => {
+      let pending = first
+      return Effect.suspend(() => {
+        if (pending === undefined) return pull
+        const chunk = pending
+        pending = undefined
+        return Effect.succeed(chunk)
+      })
+    }
+    const next: Effect.Effect<ChunkPull<A, E>, E | Cause.Done> = Effect.flatMap(pull, (chunk) => {
+      if (holding(chunk)) {
+        held.push(...chunk)
+        return next
+      }
+      return Effect.succeed(replay(held.length === 0 ? chunk : [...held, ...chunk] as unknown as NonEmptyReadonlyArray<A>))
+    })
+    return next.pipe(
+      Pull.catchDone(() =>
+        Effect.succeed<ChunkPull<A, E>>(
+          held.length === 0 ? Cause.done() : pullOnceThenDone(held as unknown as NonEmptyReadonlyArray<A>)
+        )
+      )
+    )
+  })
+
+const pullOnceThenDone = <A>(items: NonEmptyReadonlyArray<A>): ChunkPull<A, never> => pullOnce(items)
 
 /**
  * Maps each chunk to any number of elements (a chunk that maps to none pulls the next one), then, once

@@ -8,6 +8,9 @@
  *   as is): request count, duration, time to first token, tokens, and what compression saved.
  * - `providerError(error)` once per failed upstream attempt (failed-over attempts included).
  * - `failover(from, to)` each time the core moves to the next target.
+ * - `retry(target)` each time the core calls the same target again after a backoff.
+ * - `credentialsRejected(provider)` when a provider refuses the gateway's own credentials (401/403).
+ * - `circuit(target, state)` when a target's circuit breaker changes state.
  * - `setLogStats(read)` once, by whoever owns the request log: its queue depth and dropped rows are read
  *   at scrape time, so the log pays nothing per row.
  *
@@ -62,11 +65,22 @@ export interface MetricsShape {
   readonly providerError: (error: ProviderError) => void
   /** The core moved from one target to the next; model addresses as in `fallbacks`. */
   readonly failover: (from: string, to: string) => void
+  /** The core calls the same target again after a backoff. */
+  readonly retry: (target: string) => void
+  /** A provider refused the gateway's own credentials (401/403). */
+  readonly credentialsRejected: (provider: string) => void
+  /** A target's circuit changed state. */
+  readonly circuit: (target: string, state: CircuitState) => void
   /** Where the log's queue depth and dropped rows are read from; the last call wins. */
   readonly setLogStats: (read: () => LogStats) => void
   /** Every series in the Prometheus text format 0.0.4. */
   readonly render: () => string
 }
+
+export type CircuitState = "closed" | "half_open" | "open"
+
+/** The gauge's value per state: 0 closed, 1 half open (a probe may go), 2 open (skipped). */
+const CIRCUIT_VALUES: Record<CircuitState, number> = { closed: 0, half_open: 1, open: 2 }
 
 export interface MetricsOptions {
   /** Distinct label sets kept per family before the rest fold into `other`; default 1000. */
@@ -95,6 +109,8 @@ export const upstreamErrorReason = (error: ProviderError): string => {
       return "bad_response"
     case "ProviderUnavailable":
       return "unavailable"
+    case "TargetOpen":
+      return "circuit_open"
   }
 }
 
@@ -163,6 +179,21 @@ export const makeMetrics = (options: MetricsOptions = {}): MetricsShape => {
     "svc_gateway_failovers_total",
     "Moves from one target to the next after a retryable failure, by model address.",
     ["from", "to"]
+  )
+  const retries: Counter = registry.counter(
+    "svc_gateway_upstream_retries_total",
+    "Calls of the same target again after a backoff (429, 5xx, 529), by model address.",
+    ["target"]
+  )
+  const credentials: Counter = registry.counter(
+    "svc_gateway_upstream_credentials_rejected_total",
+    "Upstream answers refusing the gateway's own provider credentials (401/403), by provider.",
+    ["provider"]
+  )
+  const circuits = registry.gaugeSet(
+    "svc_gateway_circuit_state",
+    "Each target's circuit breaker: 0 closed, 1 half open (one probe goes through), 2 open (skipped).",
+    ["target"]
   )
   let readLogStats: (() => LogStats) | undefined
   registry.gauge("svc_gateway_log_queue_depth", "Request-log rows waiting to be written.", () =>
@@ -247,6 +278,9 @@ export const makeMetrics = (options: MetricsOptions = {}): MetricsShape => {
     upstreamError,
     providerError: (error) => upstreamError(error.provider, upstreamErrorReason(error)),
     failover: (from, to) => failovers.inc([from, to]),
+    retry: (target) => retries.inc([target]),
+    credentialsRejected: (provider) => credentials.inc([provider]),
+    circuit: (target, state) => circuits.set([target], CIRCUIT_VALUES[state]),
     setLogStats: (read) => {
       readLogStats = read
     },

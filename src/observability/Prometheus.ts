@@ -213,6 +213,33 @@ export class Histogram extends Family<HistogramCell> {
   }
 }
 
+/** One gauge series: a value set, not added to. */
+export class GaugeCell implements Series {
+  readonly labels: string
+  value = 0
+
+  constructor(labels: string) {
+    this.labels = labels
+  }
+}
+
+/** A gauge per label set, set where its state changes (a circuit's state per target). */
+export class Gauge extends Family<GaugeCell> {
+  protected create(labels: string): GaugeCell {
+    return new GaugeCell(labels)
+  }
+
+  set(values: ReadonlyArray<string>, value: number): void {
+    this.series(values).value = value
+  }
+
+  render(): string {
+    let out = this.header("gauge")
+    for (const s of this.all()) out += `${this.name}${s.labels} ${formatValue(s.value)}\n`
+    return out
+  }
+}
+
 /** A value read when scraped (queue depth, memory): nothing is recorded on the hot path. */
 export class CallbackMetric {
   readonly name: string
@@ -263,6 +290,10 @@ export class Registry {
 
   histogram(name: string, help: string, labelNames: ReadonlyArray<string>, bounds: ReadonlyArray<number>): Histogram {
     return this.#add(new Histogram(name, help, labelNames, bounds, this.maxSeries))
+  }
+
+  gaugeSet(name: string, help: string, labelNames: ReadonlyArray<string>): Gauge {
+    return this.#add(new Gauge(name, help, labelNames, this.maxSeries))
   }
 
   gauge(name: string, help: string, read: () => number): CallbackMetric {

@@ -1,8 +1,10 @@
 /**
- * Failover over real sockets: `fake/primary` falls back to `fake/backup` (one fake upstream serves
- * both, told apart by the model id it receives), and `dead/primary` (a provider on a closed port) falls
- * back to `fake/backup` too. Retryable failures before any output fail over, whole and streamed; a
- * client error (400) and a failure after the first chunk do not.
+ * Retries and failover over real sockets: `fake/primary` falls back to `fake/backup` (one fake upstream
+ * serves both, told apart by the model id it receives), and `dead/primary` (a provider on a closed port)
+ * falls back to `fake/backup` too. 429 and 5xx retry the same target (twice, 5 ms backoff here) and then
+ * fail over, whole and streamed; a refused connection, a timeout, a cut answer and the gateway's own
+ * credentials refused fail over at once; a client error (400) and a failure after the first token do not.
+ * Circuit breakers are off here (Failover.test.ts in test/unit and FaultInjection.test.ts test them).
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest"
 import {
@@ -39,7 +41,11 @@ describe("failover to the configured fallbacks", () => {
     gw = await startGateway(fakeGatewayEnv(upstream, {
       providers: { dead: { adapter: "openai-compatible", base_url: `${dead}/v1`, api_key_env: "FAKE_KEY" } },
       fallbacks: { "fake/primary": ["fake/backup"], "dead/primary": ["fake/backup"] },
-      env: { GATEWAY_UPSTREAM_FIRST_BYTE_TIMEOUT: "400 millis" }
+      env: {
+        GATEWAY_UPSTREAM_FIRST_BYTE_TIMEOUT: "400 millis",
+        GATEWAY_UPSTREAM_RETRY_BACKOFF: "5 millis",
+        GATEWAY_CIRCUIT_FAILURES: "0"
+      }
     }))
     key = (await gw.newKey()).key
   })
@@ -71,14 +77,68 @@ describe("failover to the configured fallbacks", () => {
     expect(chunks.at(-1).usage.total_tokens).toBeGreaterThan(0)
   }
 
-  it("primary 503 → the backup answers, whole and streamed", async () => {
+  const thrice = ["primary", "primary", "primary"]
+
+  it("primary 503 → retried twice, then the backup answers, whole and streamed", async () => {
     primary(() => reply.error(503, "The engine is currently overloaded.", { type: "server_error" }))
     await expectBackupAnswers("fake/primary")
+    expect(modelsSeen()).toEqual([...thrice, "backup", ...thrice, "backup"])
+  })
+
+  it("primary 429 → retried twice, then the backup answers", async () => {
+    primary(() => reply.error(429, "Rate limit reached.", { type: "requests", code: "rate_limit_exceeded" }))
+    await expectBackupAnswers("fake/primary")
+    expect(modelsSeen()).toEqual([...thrice, "backup", ...thrice, "backup"])
+  })
+
+  it("primary 503 once → the retry answers; the headers say who answered after how many calls", async () => {
+    let calls = 0
+    upstream.handle((request) =>
+      calls++ === 0 ? reply.error(503, "Busy.", { type: "server_error" }) : backupAnswer(request.body.stream)
+    )
+    const response = await postChat(gw.url, ask("fake/primary", false), { key })
+    expect((await completionOf(response)).choices[0]?.message.content).toBe("from backup")
+    expect(response.headers.get("x-svc-provider")).toBe("fake")
+    expect(response.headers.get("x-svc-attempts")).toBe("2")
+    expect(modelsSeen()).toEqual(["primary", "primary"])
+  })
+
+  it("429 with Retry-After: 1 → the retry waits a second for the same target", async () => {
+    let calls = 0
+    upstream.handle((request) =>
+      calls++ === 0
+        ? reply.error(429, "Slow down.", { type: "requests", headers: { "retry-after": "1" } })
+        : backupAnswer(request.body.stream)
+    )
+    const started = performance.now()
+    const response = await postChat(gw.url, ask("fake/backup", true), { key })
+    expect(response.status).toBe(200)
+    expect(response.headers.get("x-svc-attempts")).toBe("2")
+    await response.text()
+    expect(performance.now() - started).toBeGreaterThanOrEqual(990)
+    expect(modelsSeen()).toEqual(["backup", "backup"])
+  })
+
+  it("429 with a Retry-After past the cap (10 s) → the backup at once", async () => {
+    primary(() => reply.error(429, "Come back tomorrow.", { type: "requests", headers: { "retry-after": "86400" } }))
+    const started = performance.now()
+    await expectBackupAnswers("fake/primary")
+    expect(performance.now() - started).toBeLessThan(2_000)
     expect(modelsSeen()).toEqual(["primary", "backup", "primary", "backup"])
   })
 
-  it("primary 429 → the backup answers", async () => {
-    primary(() => reply.error(429, "Rate limit reached.", { type: "requests", code: "rate_limit_exceeded" }))
+  it("primary 401 (the gateway's own key refused) → the backup at once, counted in /metrics", async () => {
+    primary(() => reply.error(401, "Incorrect API key provided.", { type: "invalid_request_error", code: "invalid_api_key" }))
+    await expectBackupAnswers("fake/primary")
+    expect(modelsSeen()).toEqual(["primary", "backup", "primary", "backup"])
+    const metrics = await (await fetch(`${gw.url}/metrics`)).text()
+    expect(metrics).toMatch(/svc_gateway_upstream_credentials_rejected_total\{provider="fake"\} [1-9]/)
+  })
+
+  it("a stream cut after its role-only first chunk → the backup answers, the client sees only it", async () => {
+    primary((stream) =>
+      stream === true ? reply.sse([chunk({ role: "assistant", content: "" })], { end: "destroy" }) : reply.destroy
+    )
     await expectBackupAnswers("fake/primary")
     expect(modelsSeen()).toEqual(["primary", "backup", "primary", "backup"])
   })
@@ -133,12 +193,13 @@ describe("failover to the configured fallbacks", () => {
       })
       expect(error.message).toContain("Everything is down.")
     }
-    expect(modelsSeen()).toEqual(["primary", "backup", "primary", "backup"])
+    const round = [...thrice, "backup", "backup", "backup"]
+    expect(modelsSeen()).toEqual([...round, ...round])
   })
 
-  it("an address without fallbacks is tried once", async () => {
+  it("an address without fallbacks is tried on its own target only", async () => {
     upstream.handle(() => reply.error(503, "Overloaded.", { type: "server_error" }))
     await expectError(await postChat(gw.url, ask("fake/backup", false), { key }), 502, { type: "upstream_error" })
-    expect(modelsSeen()).toEqual(["backup"])
+    expect(modelsSeen()).toEqual(["backup", "backup", "backup"])
   })
 })

@@ -37,7 +37,10 @@ describe("upstream errors", () => {
       providers: { dead: { adapter: "openai-compatible", base_url: `${dead}/v1`, api_key_env: "FAKE_KEY" } },
       env: {
         GATEWAY_UPSTREAM_FIRST_BYTE_TIMEOUT: `${FIRST_BYTE_MS} millis`,
-        GATEWAY_UPSTREAM_IDLE_TIMEOUT: `${IDLE_MS} millis`
+        GATEWAY_UPSTREAM_IDLE_TIMEOUT: `${IDLE_MS} millis`,
+        // every case here fails the same target: retried quickly, and never skipped by its breaker
+        GATEWAY_UPSTREAM_RETRY_BACKOFF: "5 millis",
+        GATEWAY_CIRCUIT_FAILURES: "0"
       }
     }))
     key = (await gw.newKey()).key
@@ -75,7 +78,8 @@ describe("upstream errors", () => {
           })
           expect(error.message).toBe(c.message)
         }
-        expect(upstream.chatRequests()).toHaveLength(2)
+        // a 429 is retried twice on the same target before the client gets it; other 4xx never
+        expect(upstream.chatRequests()).toHaveLength(c.status === 429 ? 6 : 2)
       })
     }
 

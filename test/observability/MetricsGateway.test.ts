@@ -1,6 +1,6 @@
 /**
  * Metrics through a real gateway: `/metrics` is served next to the API, and a request that fails over
- * shows up in the failover and upstream-error counters, and in the request counters.
+ * shows up in the retry, failover and upstream-error counters, and in the request counters.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { completion, type FakeUpstream, fakeGatewayEnv, reply, startFakeUpstream } from "../utils/FakeUpstream.ts"
@@ -21,7 +21,10 @@ describe("metrics of a gateway", () => {
         : reply.error(503, "The engine is currently overloaded.", { type: "server_error" })
     )
     gw = await startObservedGateway(
-      fakeGatewayEnv(upstream, { fallbacks: { "fake/primary": ["fake/backup"] }, env: { GATEWAY_METRICS_TOKEN: "m-token" } }),
+      fakeGatewayEnv(upstream, {
+        fallbacks: { "fake/primary": ["fake/backup"] },
+        env: { GATEWAY_METRICS_TOKEN: "m-token", GATEWAY_UPSTREAM_RETRY_BACKOFF: "5 millis" }
+      }),
       TracingLive
     )
     key = (await gw.newKey()).key
@@ -44,10 +47,12 @@ describe("metrics of a gateway", () => {
     expect((await scrape()).has("svc_gateway_requests_total")).toBe(true)
   })
 
-  it("counts the failed attempt and the failover", async () => {
+  it("counts the failed attempts, the retries and the failover", async () => {
     const families = await scrape()
+    // a 503 is called three times (two retries) before the move to the backup
     expect(sampleValue(families, "svc_gateway_failovers_total", { from: "fake/primary", to: "fake/backup" })).toBe(1)
-    expect(sampleValue(families, "svc_gateway_upstream_errors_total", { provider: "fake", reason: "status_503" })).toBe(1)
+    expect(sampleValue(families, "svc_gateway_upstream_errors_total", { provider: "fake", reason: "status_503" })).toBe(3)
+    expect(sampleValue(families, "svc_gateway_upstream_retries_total", { target: "fake/primary" })).toBe(2)
   })
 
   it("counts the request under the address the client used", async () => {

@@ -43,7 +43,7 @@ export interface UpstreamRequest {
 export type SseEvent = { readonly raw: string } | Readonly<Record<string, unknown>>
 
 export type Reply =
-  | { readonly _tag: "Json"; readonly status: number; readonly body: unknown }
+  | { readonly _tag: "Json"; readonly status: number; readonly body: unknown; readonly headers?: Readonly<Record<string, string>> }
   | {
     readonly _tag: "Sse"
     readonly events: ReadonlyArray<SseEvent>
@@ -67,10 +67,17 @@ export const reply = {
   error: (
     status: number,
     message: string,
-    details: { readonly type?: string; readonly code?: string | null; readonly param?: string | null } = {}
+    details: {
+      readonly type?: string
+      readonly code?: string | null
+      readonly param?: string | null
+      /** More response headers (`retry-after`). */
+      readonly headers?: Readonly<Record<string, string>>
+    } = {}
   ): Reply => ({
     _tag: "Json",
     status,
+    ...(details.headers === undefined ? {} : { headers: details.headers }),
     body: {
       error: { message, type: details.type ?? "invalid_request_error", param: details.param ?? null, code: details.code ?? null }
     }
@@ -276,7 +283,7 @@ export const startFakeUpstream = async (initial: Handler = notScripted): Promise
       }
       switch (script._tag) {
         case "Json":
-          res.writeHead(script.status, { "content-type": "application/json" })
+          res.writeHead(script.status, { "content-type": "application/json", ...script.headers })
           res.end(JSON.stringify(script.body))
           return
         case "Sse":

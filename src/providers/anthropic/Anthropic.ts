@@ -19,6 +19,7 @@ import { dataIds, listModelIds } from "../ModelList.ts"
 import { type UpstreamResponse, UpstreamTransport, type UpstreamTransportError } from "../UpstreamTransport.ts"
 import { ANTHROPIC_VERSION, countTokensBody, droppedFields, forwardedHeaders, requestBody } from "./AnthropicRequest.ts"
 import { decodeError, decodeMessage, streamDecoder } from "./AnthropicResponse.ts"
+import { withRetryAfter } from "../RetryAfter.ts"
 
 export const adapter = "anthropic"
 
@@ -78,7 +79,7 @@ export const make = (options: AnthropicOptions): Effect.Effect<Provider, never, 
       if (response.status >= 200 && response.status < 300) return response
       // an unreadable error body still leaves the status worth reporting
       const text = yield* response.text.pipe(Effect.catch(() => Effect.succeed("")), Effect.onInterrupt(() => response.cancel))
-      return yield* Effect.fail(fail(decodeError(response.status, text)))
+      return yield* Effect.fail(fail(withRetryAfter(decodeError(response.status, text), response.headers)))
     })
 
     const complete = Effect.fnUntraced(function*(call: ProviderCall) {

@@ -14,6 +14,7 @@ import { UpstreamTransport, type UpstreamTransportError } from "../UpstreamTrans
 import { listModelIds } from "../ModelList.ts"
 import { droppedFields, requestBody } from "./GeminiRequest.ts"
 import { decodeGeminiError, decodeResponse, streamDecoder } from "./GeminiResponse.ts"
+import { withRetryAfter } from "../RetryAfter.ts"
 
 export const DEFAULT_BASE_URL = "https://generativelanguage.googleapis.com/v1beta"
 
@@ -58,7 +59,7 @@ export const make = (options: OpenAiCompatibleOptions): Effect.Effect<Provider, 
       }).pipe(Effect.mapError(fromTransportError))
       if (response.status >= 200 && response.status < 300) return response
       const body = yield* response.text.pipe(Effect.catch(() => Effect.succeed("")), Effect.onInterrupt(() => response.cancel))
-      return yield* Effect.fail(fail(decodeGeminiError(response.status, body)))
+      return yield* Effect.fail(fail(withRetryAfter(decodeGeminiError(response.status, body), response.headers)))
     })
 
     const complete = Effect.fnUntraced(function*(call: ProviderCall) {

@@ -12,6 +12,7 @@ import { reasonFromTransportError } from "../UpstreamReasons.ts"
 import { type UpstreamResponse, UpstreamTransport, type UpstreamTransportError } from "../UpstreamTransport.ts"
 import { dataIds, listModelIds } from "../ModelList.ts"
 import { buildRequestBody, decodeChunk, decodeCompletion, decodeErrorResponse, droppedFields } from "./OpenAiMapping.ts"
+import { withRetryAfter } from "../RetryAfter.ts"
 
 export interface OpenAiCompatibleOptions {
   /** Instance name, e.g. `openai`, `groq`; reported as `ProviderError.provider`. */
@@ -64,7 +65,7 @@ export const make = (options: OpenAiCompatibleOptions): Effect.Effect<Provider, 
       if (response.status >= 200 && response.status < 300) return response
       // An unreadable error body still leaves the status worth reporting.
       const body = yield* response.text.pipe(Effect.catch(() => Effect.succeed("")), Effect.onInterrupt(() => response.cancel))
-      return yield* Effect.fail(fail(decodeErrorResponse(response.status, body)))
+      return yield* Effect.fail(fail(withRetryAfter(decodeErrorResponse(response.status, body), response.headers)))
     })
 
     const complete = Effect.fnUntraced(function*(call: ProviderCall) {

@@ -17,6 +17,7 @@ import { UpstreamTransport, type UpstreamTransportError } from "../UpstreamTrans
 import { dataIds, listModelIds } from "../ModelList.ts"
 import { droppedFields, FORMAT, requestBody } from "./ResponsesRequest.ts"
 import { decodeResponse, streamDecoder } from "./ResponsesResponse.ts"
+import { withRetryAfter } from "../RetryAfter.ts"
 
 export const DEFAULT_OPENAI_BASE_URL = "https://api.openai.com/v1"
 
@@ -48,7 +49,7 @@ export const make = (options: OpenAiCompatible.OpenAiCompatibleOptions): Effect.
       }).pipe(Effect.mapError(fromTransportError))
       if (response.status >= 200 && response.status < 300) return response
       const body = yield* response.text.pipe(Effect.catch(() => Effect.succeed("")), Effect.onInterrupt(() => response.cancel))
-      return yield* Effect.fail(fail(decodeErrorResponse(response.status, body)))
+      return yield* Effect.fail(fail(withRetryAfter(decodeErrorResponse(response.status, body), response.headers)))
     })
 
     const complete = Effect.fnUntraced(function*(call: ProviderCall) {

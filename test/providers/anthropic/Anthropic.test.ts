@@ -193,9 +193,19 @@ describe("Anthropic with a fake HttpClient", () => {
     }))
 
   describe("non-2xx answers become UpstreamStatus with Anthropic's type and message", () => {
+    it.effect("a 429's retry-after is kept, in milliseconds, for the failover to honour", () =>
+      Effect.gen(function*() {
+        const provider = yield* providerWith(fakeClient(() =>
+          Response.json(errorBody("rate_limit_error", "slow down"), { status: 429, headers: { "retry-after": "7" } })
+        ).client)
+        const error = yield* Effect.flip(provider.complete(call()))
+        assert.strictEqual(error.reason._tag === "UpstreamStatus" ? error.reason.retryAfterMs : undefined, 7_000)
+      }))
+
     const cases: ReadonlyArray<readonly [number, string, string, boolean]> = [
       [400, "invalid_request_error", "max_tokens: Field required", false],
-      [401, "authentication_error", "invalid x-api-key", false],
+      // the gateway's own key refused: another target may not share it
+      [401, "authentication_error", "invalid x-api-key", true],
       [429, "rate_limit_error", "Number of request tokens has exceeded your per-minute rate limit", true],
       [500, "api_error", "Internal server error", true],
       [529, "overloaded_error", "Overloaded", true]

@@ -338,8 +338,9 @@ describe("an error event", () => {
 describe("a non-2xx answer", () => {
   const cases: ReadonlyArray<readonly [number, string, string, boolean]> = [
     [400, "invalid_request_error", "messages: roles must alternate between \"user\" and \"assistant\", but found multiple \"user\" roles in a row", false],
-    [401, "authentication_error", "invalid x-api-key", false],
-    [403, "permission_error", "Your API key does not have permission to use the specified resource.", false],
+    // the gateway's own key refused: another target may not share it
+    [401, "authentication_error", "invalid x-api-key", true],
+    [403, "permission_error", "Your API key does not have permission to use the specified resource.", true],
     [404, "not_found_error", "The requested resource could not be found.", false],
     [413, "request_too_large", "Request exceeds the maximum allowed number of bytes.", false],
     [429, "rate_limit_error", "This request would exceed your organization's rate limit.", true],

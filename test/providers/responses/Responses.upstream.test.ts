@@ -174,7 +174,7 @@ describe("openai-responses against a fake OpenAI server", () => {
       }
     }).pipe(Effect.provide(undici)))
 
-  it.live("refusals: 429 and 5xx fail over, 400 and 401 do not; type, code and message as the server wrote them", () =>
+  it.live("refusals: 429, 5xx and 401 (the gateway's own key) fail over, 400 does not; type, code and message as the server wrote them", () =>
     Effect.gen(function*() {
       const upstream = yield* fakeOpenAi
       const provider = yield* responsesFor(upstream)
@@ -182,7 +182,7 @@ describe("openai-responses against a fake OpenAI server", () => {
         [429, "requests", "rate_limit_exceeded", "Rate limit reached for gpt-5.", true],
         [500, "server_error", null, "The server had an error while processing your request.", true],
         [400, "invalid_request_error", "unsupported_parameter", "Unsupported parameter: 'temperature' is not supported with this model.", false],
-        [401, "invalid_request_error", "invalid_api_key", "Incorrect API key provided.", false]
+        [401, "invalid_request_error", "invalid_api_key", "Incorrect API key provided.", true]
       ] as const
       for (const [status, type, code, message, retryable] of cases) {
         upstream.handle(() => reply.error(status, message, { type, code }))

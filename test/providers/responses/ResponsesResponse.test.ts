@@ -191,11 +191,11 @@ describe("a streamed response", () => {
 })
 
 describe("error bodies", () => {
-  it("OpenAI's error body with its status, as chat completions reads it: 429 and 5xx fail over, 400 does not", () => {
+  it("OpenAI's error body with its status, as chat completions reads it: 429, 5xx and 401 fail over, 400 does not", () => {
     const body = (message: string, type: string, code: string | null, param: string | null = null) => JSON.stringify({ error: { message, type, param, code } })
     const cases = [
       [400, body("Unsupported parameter: 'temperature' is not supported with this model.", "invalid_request_error", "unsupported_parameter", "temperature"), false],
-      [401, body("Incorrect API key provided.", "invalid_request_error", "invalid_api_key"), false],
+      [401, body("Incorrect API key provided.", "invalid_request_error", "invalid_api_key"), true],
       [429, body("Rate limit reached.", "requests", "rate_limit_exceeded"), true],
       [500, body("The server had an error while processing your request.", "server_error", null), true],
       [503, "<html>Service Unavailable</html>", true]

@@ -66,7 +66,8 @@ const core = (fakes: ReadonlyArray<ScriptedProvider>) =>
     Layer.provide(makeTestLayer(PendingCalls)({})),
     Layer.provide(makeTestLayer(CutOutputs)({ remember: () => {} })),
     Layer.provide(ToolRegistry.layerFrom([])),
-    Layer.provide(GatewayConfig.layerFrom({}))
+    // the moves between targets alone: retries of one target and circuit breakers are Failover.test.ts's
+    Layer.provide(GatewayConfig.layerFrom({ GATEWAY_UPSTREAM_RETRIES: "0", GATEWAY_CIRCUIT_FAILURES: "0" }))
   )
 
 const textOf = (chunks: ReadonlyArray<CompletionChunk>) =>

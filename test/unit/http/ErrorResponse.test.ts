@@ -19,6 +19,7 @@ import * as Req from "../../../src/kernel/RequestError.ts"
 import {
   ProviderError,
   ProviderUnavailable,
+  TargetOpen,
   UpstreamBadResponse,
   UpstreamStatus,
   UpstreamTimeout,
@@ -135,6 +136,9 @@ describe("describeError: ProviderError", () => {
     }],
     ProviderUnavailable: [provider(new ProviderUnavailable({ message: "GROQ_API_KEY is not set" })), {
       status: 503, type: upstream, code: "provider_unavailable", says: ["groq", "GROQ_API_KEY"]
+    }],
+    TargetOpen: [provider(new TargetOpen({ target: "groq/llama", retryAfterMs: 12_400 })), {
+      status: 503, type: upstream, code: "upstream_circuit_open", says: ["groq/llama", "13 s"]
     }]
   }
   table(rows)

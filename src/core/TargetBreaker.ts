@@ -1,0 +1,106 @@
+/**
+ * A circuit breaker per provider target (`provider/model`), on `effect/persistence`'s `CircuitBreaker`:
+ * after `failures` upstream failures in a row (those that would retry or fail over; a client error
+ * is the upstream working) the target is skipped for `cooldown`, then one probe goes through, whose
+ * outcome closes the circuit or opens it again. A skipped target fails with `TargetOpen`, which moves
+ * the failover on without a call. States go to `/metrics` and the admin API as they change.
+ */
+import { Cause, Context, Duration, Effect, Exit, Layer, Option, Stream } from "effect"
+import { CircuitBreaker } from "effect/persistence"
+import { GatewayConfig } from "../Config.ts"
+import { type CircuitState, Metrics } from "../observability/Metrics.ts"
+import { ProviderError, TargetOpen } from "../providers/ProviderError.ts"
+import type { Target } from "../providers/Providers.ts"
+import type { TargetGuard } from "./Failover.ts"
+
+export interface BreakerSettings {
+  /** Failures in a row that open a target's circuit; 0 turns breakers off. */
+  readonly failures: number
+  /** How long an open circuit skips its target before a probe. */
+  readonly cooldown: Duration.Duration
+}
+
+/** The breaker's key for a target: the provider instance and the model it is asked for. */
+export const targetKey = (target: Target): string => `${target.provider.name}/${target.modelId}`
+
+/** How long a target whose probe is still out stays skipped: the probe decides soon. */
+const PROBING_RETRY_MS = 1_000
+
+const stateOf = (to: "Open" | "HalfOpen" | "Closed"): CircuitState =>
+  to === "Open" ? "open" : to === "HalfOpen" ? "half_open" : "closed"
+
+const classify = (exit: Exit.Exit<unknown, ProviderError>): CircuitBreaker.Outcome => {
+  if (Exit.isSuccess(exit)) return CircuitBreaker.success
+  const error = Cause.findErrorOption(exit.cause)
+  if (Option.isNone(error)) return CircuitBreaker.ignored
+  if (error.value.next === "client") return CircuitBreaker.success
+  const reason = error.value.reason
+  return CircuitBreaker.failure(
+    reason._tag === "UpstreamStatus" && reason.retryAfterMs !== undefined
+      ? { retryAfter: Duration.millis(reason.retryAfterMs) }
+      : undefined
+  )
+}
+
+export class TargetBreaker extends Context.Service<TargetBreaker, {
+  /** Undefined when breakers are off. */
+  readonly guard: TargetGuard | undefined
+  /** Every target whose circuit left `closed` since the start, with its current state. */
+  readonly states: () => ReadonlyArray<{ readonly target: string; readonly state: CircuitState }>
+}>()("svc-gateway/TargetBreaker") {
+  /** Breakers over the `CircuitBreakerStore` in context (memory for one instance, Redis to share). */
+  static readonly layer = (settings: BreakerSettings) =>
+    Layer.effect(
+      TargetBreaker,
+      Effect.gen(function*() {
+        if (settings.failures <= 0) return TargetBreaker.of({ guard: undefined, states: () => [] })
+        const metrics = yield* Metrics
+        const breaker = yield* CircuitBreaker.make({
+          tripPolicy: CircuitBreaker.consecutive(settings.failures),
+          openDuration: settings.cooldown
+        })
+        const states = new Map<string, CircuitState>()
+        yield* breaker.transitions.pipe(
+          Stream.runForEach((transition) =>
+            Effect.sync(() => {
+              const state = stateOf(transition.to)
+              states.set(transition.key, state)
+              metrics.circuit(transition.key, state)
+            })
+          ),
+          // subscribed before the first call, so no transition is published unseen
+          Effect.forkScoped({ startImmediately: true })
+        )
+        const guard: TargetGuard = (target, call) =>
+          breaker.execute(call, { key: targetKey(target), classify }).pipe(
+            Effect.catchIf(
+              (error): error is CircuitBreaker.CircuitBreakerError => error._tag === "CircuitBreakerError",
+              (error) => {
+                const reason = error.reason
+                // the store failing is run unrecorded by the breaker itself ("allow"); open or probing: skipped
+                const retryAfterMs = reason._tag === "CircuitOpen" ? Duration.toMillis(reason.retryAfter) : PROBING_RETRY_MS
+                return Effect.fail(
+                  new ProviderError({
+                    provider: target.provider.name,
+                    reason: new TargetOpen({ target: targetKey(target), retryAfterMs: Math.max(0, Math.ceil(retryAfterMs)) })
+                  })
+                )
+              }
+            )
+          )
+        return TargetBreaker.of({
+          guard,
+          states: () => [...states].map(([target, state]) => ({ target, state }))
+        })
+      })
+    ).pipe(Layer.provide(CircuitBreaker.layerStoreMemory()))
+
+  /** Breakers as the gateway's settings say (`GATEWAY_CIRCUIT_FAILURES`, `GATEWAY_CIRCUIT_COOLDOWN`). */
+  static readonly layerFromConfig = Layer.unwrap(
+    Effect.map(Effect.service(GatewayConfig), (config) =>
+      TargetBreaker.layer({ failures: config.circuitFailures, cooldown: config.circuitCooldown }))
+  )
+
+  /** No breakers: every target is always called (tests of the failover alone). */
+  static readonly layerOff = Layer.succeed(TargetBreaker, TargetBreaker.of({ guard: undefined, states: () => [] }))
+}
