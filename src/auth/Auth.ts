@@ -2,6 +2,11 @@
  * Authenticates API-key callers. Lookups are cached for `GATEWAY_KEY_CACHE_TTL` (default 5 s) so the
  * hot path rarely touches the store; `forget` drops a key at once on this instance (revocation, edits),
  * and other instances see the change when their cached entry expires.
+ *
+ * A store outage is not an API outage: when a lookup fails, a key seen within `GATEWAY_KEY_STALE_MAX`
+ * (default 10 minutes) is answered from its last known state (a revocation or expiry known then still
+ * refuses it), and the store is asked again about that key at most once per `STALE_RETRY_MS`, so
+ * requests do not queue behind a store that is down. A key never seen gets the store's error (503).
  */
 import { Context, Duration, Effect, Layer } from "effect"
 import type { SqlError } from "effect/sql"
@@ -17,8 +22,13 @@ import { AuthError, ExpiredKey, InvalidKey, MissingKey, RevokedKey } from "./Aut
 interface Entry {
   readonly record: KeyRecord | undefined
   readonly caller: Caller | undefined
+  /** Fresh until then; stale but usable in an outage until `seenAt` + the stale limit. */
   readonly until: number
+  readonly seenAt: number
 }
+
+/** While the store is down, how often one key's lookup is tried again instead of its stale answer. */
+const STALE_RETRY_MS = 1_000
 
 /** Bounds memory when many unknown keys are tried; the cache is simply cleared past it. */
 const MAX_CACHED = 50_000
@@ -39,7 +49,9 @@ export class Auth extends Context.Service<Auth, {
 }>()("svc-gateway/Auth") {
   static readonly layer = Layer.effect(Auth, Effect.gen(function*() {
     const keys = yield* ApiKeys
-    const ttlMs = Duration.toMillis((yield* GatewayConfig).keyCacheTtl)
+    const config = yield* GatewayConfig
+    const ttlMs = Duration.toMillis(config.keyCacheTtl)
+    const staleMs = Duration.toMillis(config.keyStaleMax)
     // a cached entry holds the answer ready: a known key costs a hash and a map lookup, no fiber steps
     const cache = new Map<string, Entry>()
 
@@ -55,7 +67,8 @@ export class Auth extends Context.Service<Auth, {
         logContent: record.logContent,
         compression: record.compression
       },
-      until: Date.now() + ttlMs
+      until: Date.now() + ttlMs,
+      seenAt: Date.now()
     })
 
     const answer = (entry: Entry): Effect.Effect<Caller, AuthError> => {
@@ -70,14 +83,31 @@ export class Auth extends Context.Service<Auth, {
       return Effect.succeed(caller)
     }
 
+    /** The last known state of a key the store cannot be asked about now, while it is recent enough. */
+    const stale = (hash: string, hit: Entry | undefined, error: SqlError.SqlError): Effect.Effect<Caller, AuthError | SqlError.SqlError> => {
+      const now = Date.now()
+      if (hit === undefined || now - hit.seenAt > staleMs) return Effect.fail(error)
+      cache.set(hash, { ...hit, until: now + STALE_RETRY_MS })
+      return Effect.andThen(
+        Effect.logWarning("key store unavailable: answering from the key's last known state", {
+          key_id: hit.record?.id ?? null,
+          seen_seconds_ago: Math.round((now - hit.seenAt) / 1000)
+        }),
+        answer(hit)
+      )
+    }
+
     const lookup = (hash: string): Effect.Effect<Caller, AuthError | SqlError.SqlError> => {
       const hit = cache.get(hash)
       if (hit !== undefined && hit.until > Date.now()) return answer(hit)
-      return Effect.flatMap(keys.findByHash(hash), (record) => {
-        if (cache.size >= MAX_CACHED) cache.clear()
-        const entry = entryFor(record)
-        cache.set(hash, entry)
-        return answer(entry)
+      return Effect.matchEffect(keys.findByHash(hash), {
+        onFailure: (error) => stale(hash, hit, error),
+        onSuccess: (record) => {
+          if (cache.size >= MAX_CACHED) cache.clear()
+          const entry = entryFor(record)
+          cache.set(hash, entry)
+          return answer(entry)
+        }
       })
     }
 

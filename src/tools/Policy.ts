@@ -8,7 +8,8 @@
  *   allowed for the key; listed and hydrated tools are injected once each;
  * - an activated tool that is not hydrated for the caller is used only when listed;
  * - with `tool_choice: "none"` nothing is injected.
- * Org settings are cached like keys (`GATEWAY_KEY_CACHE_TTL`) and dropped at once on a local change.
+ * Org settings are cached like keys (`GATEWAY_KEY_CACHE_TTL`) and dropped at once on a local change;
+ * in a store outage they are answered as last seen, within `GATEWAY_KEY_STALE_MAX`, as keys are.
  */
 import { Context, Duration, Effect, Layer } from "effect"
 import { SqlClient, type SqlError } from "effect/sql"
@@ -106,8 +107,14 @@ export class Policy extends Context.Service<Policy, {
     const registry = yield* ToolRegistry
     const orgs = yield* Orgs
     const keys = yield* ApiKeys
-    const ttlMs = Duration.toMillis((yield* GatewayConfig).keyCacheTtl)
-    const cache = new Map<string, { readonly settings: ReadonlyMap<string, OrgToolSetting>; readonly until: number }>()
+    const config = yield* GatewayConfig
+    const ttlMs = Duration.toMillis(config.keyCacheTtl)
+    const staleMs = Duration.toMillis(config.keyStaleMax)
+    const cache = new Map<string, {
+      readonly settings: ReadonlyMap<string, OrgToolSetting>
+      readonly until: number
+      readonly seenAt: number
+    }>()
 
     const load = (orgId: string) =>
       sql<SettingRow>`SELECT tool_id, activated, hydrate_org, hydrate_key_ids FROM org_svc_tools
@@ -122,6 +129,9 @@ export class Policy extends Context.Service<Policy, {
         )
       )
 
+    /** While the store is down, how often an org's settings are asked for again. */
+    const STALE_RETRY_MS = 1_000
+
     // bumped by every local change, so a load that overlapped a change does not cache what it read
     let generation = 0
 
@@ -129,10 +139,20 @@ export class Policy extends Context.Service<Policy, {
       const hit = cache.get(orgId)
       if (hit !== undefined && hit.until > Date.now()) return Effect.succeed(hit.settings)
       const started = generation
-      return Effect.tap(load(orgId), (settings) =>
-        Effect.sync(() => {
-          if (started === generation) cache.set(orgId, { settings, until: Date.now() + ttlMs })
-        }))
+      return load(orgId).pipe(
+        Effect.tap((settings) =>
+          Effect.sync(() => {
+            if (started === generation) cache.set(orgId, { settings, until: Date.now() + ttlMs, seenAt: Date.now() })
+          })
+        ),
+        // the store down: the org's settings as last seen, within the stale limit (as keys, see Auth.ts)
+        Effect.catch((error) => {
+          const now = Date.now()
+          if (hit === undefined || now - hit.seenAt > staleMs) return Effect.fail(error)
+          cache.set(orgId, { ...hit, until: now + STALE_RETRY_MS })
+          return Effect.succeed(hit.settings)
+        })
+      )
     }
 
     const span = hotSpan("Policy.toolsFor")

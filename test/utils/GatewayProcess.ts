@@ -51,7 +51,8 @@ export const startGatewayProcess = async (
   }
   for (const name of ["PATH", "HOME", "TMPDIR", "DATABASE_URL"]) {
     const value = process.env[name]
-    if (value !== undefined) settings[name] = value
+    // a test's own store (its own PostgreSQL) wins over the suite's
+    if (value !== undefined && !(name in env)) settings[name] = value
   }
   const proc = spawn(process.execPath, [entry], {
     cwd: join(import.meta.dirname, "../.."),

@@ -4,6 +4,7 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Layer } from "effect"
+import { SqlError } from "effect/sql"
 import { Auth, bearerToken } from "../../../src/auth/Auth.ts"
 import { GatewayConfig } from "../../../src/Config.ts"
 import { hashSecret } from "../../../src/keys/ApiKeySecret.ts"
@@ -186,6 +187,74 @@ describe("Auth cache", () => {
         assert.strictEqual(yield* outcome(auth, `Bearer ${secret}`), "ExpiredKey")
         assert.strictEqual(fake.lookups.length, 1)
       })))
+})
+
+describe("Auth in a store outage", () => {
+  /** A fake store that can be taken down: lookups then fail as PostgreSQL's refused connection does. */
+  const outage = (env: Record<string, string>) => {
+    const fake = makeFakeKeys()
+    let down = false
+    const layer = Auth.layer.pipe(
+      Layer.provide(makeTestLayer(ApiKeys)({
+        findByHash: (hash) =>
+          Effect.suspend(() => {
+            fake.lookups.push(hash)
+            return down
+              ? Effect.fail(new SqlError.SqlError({ reason: new SqlError.ConnectionError({ cause: new Error("ECONNREFUSED"), message: "connection refused" }) }))
+              : Effect.succeed(fake.byHash.get(hash))
+          }),
+        markUsed: () => {}
+      })),
+      Layer.provide(GatewayConfig.layerFrom({ GATEWAY_KEY_CACHE_TTL: "20 millis", GATEWAY_KEY_STALE_MAX: "300 millis", ...env }))
+    )
+    return { fake, layer, takeDown: () => void (down = true), bringUp: () => void (down = false) }
+  }
+
+  it.live("keys seen before the outage keep their last known state; unknown keys get the store's error", () => {
+    const store = outage({})
+    return Effect.gen(function*() {
+      const auth = yield* Auth
+      for (const secret of [SECRETS.valid, SECRETS.revoked]) yield* Effect.exit(auth.authenticate(`Bearer ${secret}`))
+      store.takeDown()
+      yield* sleep(40)
+      assert.strictEqual(yield* outcome(auth, `Bearer ${SECRETS.valid}`), "ok", "a known key still works")
+      assert.strictEqual(yield* outcome(auth, `Bearer ${SECRETS.revoked}`), "RevokedKey", "a revocation known before still applies")
+      const unknown = yield* Effect.flip(auth.authenticate(`Bearer ${SECRETS.other}`))
+      assert.strictEqual(unknown._tag, "SqlError")
+      // the store is asked about a stale key at most once a second, not on every request
+      const before = store.fake.lookups.length
+      for (let i = 0; i < 20; i++) yield* auth.authenticate(`Bearer ${SECRETS.valid}`)
+      assert.strictEqual(store.fake.lookups.length, before)
+    }).pipe(Effect.provide(store.layer))
+  })
+
+  it.live("past GATEWAY_KEY_STALE_MAX a known key is refused with the store's error too", () => {
+    const store = outage({ GATEWAY_KEY_STALE_MAX: "50 millis" })
+    return Effect.gen(function*() {
+      const auth = yield* Auth
+      yield* auth.authenticate(`Bearer ${SECRETS.valid}`)
+      store.takeDown()
+      yield* sleep(80)
+      const error = yield* Effect.flip(auth.authenticate(`Bearer ${SECRETS.valid}`))
+      assert.strictEqual(error._tag, "SqlError")
+    }).pipe(Effect.provide(store.layer))
+  })
+
+  it.live("once the store is back, the key's state is read again", () => {
+    const store = outage({})
+    return Effect.gen(function*() {
+      const auth = yield* Auth
+      yield* auth.authenticate(`Bearer ${SECRETS.valid}`)
+      store.takeDown()
+      yield* sleep(40)
+      yield* auth.authenticate(`Bearer ${SECRETS.valid}`)
+      // revoked while the store was down, seen once it is back
+      store.fake.byHash.set(hashSecret(SECRETS.valid), record("key_valid", { revokedAt: new Date() }))
+      store.bringUp()
+      yield* sleep(1_050)
+      assert.strictEqual(yield* outcome(auth, `Bearer ${SECRETS.valid}`), "RevokedKey")
+    }).pipe(Effect.provide(store.layer))
+  })
 })
 
 describe("bearerToken", () => {
