@@ -6,7 +6,8 @@
 import { NodeHttpServer } from "@effect/platform-node"
 import { ByteSize, Effect, Layer } from "effect"
 import { HttpIncomingMessage, HttpRouter } from "effect/http"
-import { Server } from "node:http"
+import { Server, type ServerOptions } from "node:http"
+import { onClientError } from "./http/ClientError.ts"
 import { Orgs } from "./admin/Orgs.ts"
 import { AdminAuth } from "./auth/AdminAuth.ts"
 import { Auth } from "./auth/Auth.ts"
@@ -93,8 +94,14 @@ export const HttpApp = HttpRouter.serve(Routes, { disableLogger: true, disableLi
  * A Node server whose `close()` also ends keep-alive connections as they fall idle. Node's own
  * `close()` ends only the connections idle at that moment, so a client that keeps its connection alive
  * (the SDKs do) would hold the exit until the grace period ran out, after its last response was done.
+ * A request Node cannot parse is answered in JSON (`ClientError.ts`).
  */
 export class DrainingServer extends Server {
+  constructor(options: ServerOptions = {}) {
+    super(options)
+    this.on("clientError", onClientError)
+  }
+
   override close(callback?: (error?: Error) => void): this {
     this.closeIdleConnections()
     const timer = setInterval(() => this.closeIdleConnections(), 50)

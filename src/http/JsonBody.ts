@@ -1,15 +1,64 @@
 /**
  * Reads a request body as JSON whatever its content type says (`curl -d` sends a form type), within
- * the configured size limit, and names what went wrong when it cannot.
+ * the configured size limit and `MAX_DEPTH` levels of nesting, and names what went wrong when it cannot.
  */
 import { Effect } from "effect"
 import { HttpServerRequest } from "effect/http"
 import { GatewayConfig } from "../Config.ts"
 import { BodyTooLarge, InvalidJson, RequestError } from "../kernel/RequestError.ts"
 
+/**
+ * The deepest nesting taken. V8 parses any depth, but the gateway serialises what it forwards (the
+ * upstream body, the log's prompt), and `JSON.stringify` overflows the stack at a few thousand levels:
+ * without this limit such a body was a 500. Real requests (tool schemas included) nest a few dozen.
+ */
+export const MAX_DEPTH = 256
+
+/**
+ * Whether `text` nests arrays and objects deeper than `limit`; a linear scan that jumps over strings
+ * with `indexOf`, so a body of prose costs little more than finding its quotes.
+ */
+export const nestsDeeperThan = (text: string, limit: number): boolean => {
+  let depth = 0
+  const length = text.length
+  for (let i = 0; i < length; i++) {
+    const c = text.charCodeAt(i)
+    if (c === 34) {
+      // to the closing quote: one not preceded by an odd run of backslashes
+      let end = text.indexOf("\"", i + 1)
+      while (end !== -1) {
+        let slashes = 0
+        while (text.charCodeAt(end - 1 - slashes) === 92) slashes++
+        if (slashes % 2 === 0) break
+        end = text.indexOf("\"", end + 1)
+      }
+      if (end === -1) return false
+      i = end
+    } else if (c === 91 || c === 123) {
+      if (++depth > limit) return true
+    } else if (c === 93 || c === 125) {
+      depth--
+    }
+  }
+  return false
+}
+
+const parse = (text: string): Effect.Effect<unknown, RequestError> => {
+  if (nestsDeeperThan(text, MAX_DEPTH)) {
+    return Effect.fail(
+      new RequestError({ reason: new InvalidJson({ message: `The request body nests deeper than ${MAX_DEPTH} levels.` }) })
+    )
+  }
+  try {
+    return Effect.succeed(text.trim() === "" ? null : JSON.parse(text))
+  } catch {
+    return Effect.fail(new RequestError({ reason: new InvalidJson({ message: "The request body is not valid JSON." }) }))
+  }
+}
+
 export const readJsonBody = Effect.gen(function*() {
   const request = yield* HttpServerRequest.HttpServerRequest
-  const json = yield* request.json.pipe(
+  const text = yield* request.text.pipe(
     Effect.catchTag("HttpServerError", (error) =>
       Effect.gen(function*() {
         if (error.reason._tag === "RequestParseError" && error.reason.reason === "BodyTooLarge") {
@@ -21,6 +70,7 @@ export const readJsonBody = Effect.gen(function*() {
         })
       }))
   )
+  const json = yield* parse(text)
   if (json === null) {
     return yield* new RequestError({ reason: new InvalidJson({ message: "The request body is empty; send a JSON object." }) })
   }

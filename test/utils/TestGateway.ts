@@ -7,11 +7,10 @@ import { NodeHttpServer } from "@effect/platform-node"
 import { ConfigProvider, Effect, Layer, ManagedRuntime } from "effect"
 import { HttpServer } from "effect/http"
 import { mkdtempSync, writeFileSync } from "node:fs"
-import { createServer } from "node:http"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { expect } from "vitest"
-import { AppServices, appServices, HttpApp } from "../../src/App.ts"
+import { AppServices, appServices, DrainingServer, HttpApp } from "../../src/App.ts"
 import { GatewayConfig } from "../../src/Config.ts"
 import { RequestLog } from "../../src/logs/RequestLog.ts"
 import type { RequestRecord } from "../../src/logs/RequestRecord.ts"
@@ -66,7 +65,7 @@ export const startGateway = async <TA = never, TE = never>(
   const settings = testEnv(env)
   const services = options.tools === undefined ? AppServices : appServices(ToolRegistry.layerFrom(options.tools))
   const gateway = HttpApp.pipe(
-    Layer.provideMerge(NodeHttpServer.layer(createServer, { port: 0, host: "127.0.0.1" })),
+    Layer.provideMerge(NodeHttpServer.layer(() => new DrainingServer(), { port: 0, host: "127.0.0.1" })),
     Layer.provideMerge(services),
     Layer.provideMerge(GatewayConfig.layerFrom(settings))
   )
