@@ -21,6 +21,7 @@ import { DialectRoutes } from "./http/DialectRoutes.ts"
 import { FallbackRoutes } from "./http/FallbackRoutes.ts"
 import { SystemRoutes } from "./http/SystemRoutes.ts"
 import { ApiKeys } from "./keys/ApiKeys.ts"
+import { RateLimits } from "./limits/RateLimits.ts"
 import { RequestLog } from "./logs/RequestLog.ts"
 import { RequestQueries } from "./logs/RequestQueries.ts"
 import { MetricsLogStatsLive } from "./observability/LogStatsSource.ts"
@@ -45,7 +46,13 @@ export const UpstreamClientLive = Layer.unwrap(Effect.gen(function*() {
  * Store-backed services: repositories, authentication, the request log. Released after the server
  * drained, so the log's last rows are flushed before the store closes.
  */
-export const StoreServices = Layer.mergeAll(AdminAuth.layer, Auth.layer, RequestLog.layer, RequestQueries.layer).pipe(
+export const StoreServices = Layer.mergeAll(
+  AdminAuth.layer,
+  Auth.layer,
+  RequestLog.layer,
+  RequestQueries.layer,
+  RateLimits.layerMemory
+).pipe(
   Layer.provideMerge(ApiKeys.layer),
   Layer.provideMerge(Orgs.layer),
   Layer.provideMerge(DatabaseLive)

@@ -49,8 +49,24 @@ export const checkAllowedTools = (
     return [...new Set(ids)]
   })
 
+const LimitValue = Schema.NullOr(
+  Schema.Int.check(Schema.isGreaterThan(0, { message: "Expected a whole number above 0, or null for no limit" }))
+)
+
+/**
+ * `limits` of a key or an org: requests per minute, tokens per minute, tokens per day and per month
+ * (UTC calendar). The kinds named change (`null` removes one); `limits: null` removes them all.
+ */
+export const LimitsInput = Schema.NullOr(Schema.Struct({
+  rpm: Schema.optionalKey(LimitValue),
+  tpm: Schema.optionalKey(LimitValue),
+  tokens_per_day: Schema.optionalKey(LimitValue),
+  tokens_per_month: Schema.optionalKey(LimitValue)
+}))
+
 /** `PATCH /admin/v1/orgs/{org_id}`'s body: each field optional, at least one present. */
 const OrgUpdate = Schema.Struct({
+  limits: Schema.optionalKey(LimitsInput),
   log_content: Schema.optionalKey(Schema.Boolean),
   // null: back to the gateway's level (GATEWAY_COMPRESSION)
   compression: Schema.optionalKey(Schema.NullOr(Schema.Literals(COMPRESSION_LEVELS)))
@@ -59,12 +75,13 @@ const OrgUpdate = Schema.Struct({
 /** An org update as the admin API and the CLI read it; nothing to change is a 400 too. */
 export const parseOrgUpdate = (body: unknown): Effect.Effect<OrgChanges, RequestError> =>
   Effect.flatMap(decodeInput(OrgUpdate)(body), (input) =>
-    input.log_content === undefined && input.compression === undefined
+    input.log_content === undefined && input.compression === undefined && input.limits === undefined
       ? Effect.fail(RequestError.invalidField(
         "body",
-        "Nothing to change: send 'log_content' (true or false), 'compression' (off, shadow, safe, aggressive, or null for the gateway's level), or both."
+        "Nothing to change: send 'log_content' (true or false), 'compression' (off, shadow, safe, aggressive, or null for the gateway's level), 'limits' ({rpm, tpm, tokens_per_day, tokens_per_month}), or several."
       ))
       : Effect.succeed({
+        ...(input.limits === undefined ? {} : { limits: input.limits }),
         ...(input.log_content === undefined ? {} : { logContent: input.log_content }),
         ...(input.compression === undefined ? {} : { compression: input.compression })
       }))

@@ -3,6 +3,7 @@ import { Context, Effect, Layer } from "effect"
 import { SqlClient, type SqlError } from "effect/sql"
 import { newId } from "../Ids.ts"
 import { type CompressionLevel, isCompressionLevel } from "../kernel/CompressionLevel.ts"
+import { applyLimits, type Limits, limitsOf, type LimitsChange, storedLimits } from "../kernel/Limits.ts"
 import { toBool, toIso } from "../store/Rows.ts"
 import { AdminError } from "./AdminError.ts"
 
@@ -14,12 +15,15 @@ export interface Org {
   readonly log_content: boolean
   /** The org's compression level; `null`: the gateway's (`GATEWAY_COMPRESSION`). */
   readonly compression: CompressionLevel | null
+  /** Requests and tokens per minute, tokens per day and month for the whole org; `null`: none. */
+  readonly limits: Limits
 }
 
 /** An org edit: only the fields present change; `compression: null` goes back to the gateway's level. */
 export interface OrgChanges {
   readonly logContent?: boolean
   readonly compression?: CompressionLevel | null
+  readonly limits?: LimitsChange
 }
 
 interface OrgRow {
@@ -28,6 +32,7 @@ interface OrgRow {
   readonly created_at: Date | string
   readonly log_content: boolean | number
   readonly compression: string | null
+  readonly limits: string | null
 }
 
 const toOrg = (row: OrgRow): Org => ({
@@ -35,17 +40,18 @@ const toOrg = (row: OrgRow): Org => ({
   name: row.name,
   created_at: toIso(row.created_at),
   log_content: toBool(row.log_content),
-  compression: isCompressionLevel(row.compression) ? row.compression : null
+  compression: isCompressionLevel(row.compression) ? row.compression : null,
+  limits: limitsOf(row.limits)
 })
 
-const COLUMNS = "id, name, created_at, log_content, compression"
+const COLUMNS = "id, name, created_at, log_content, compression, limits"
 
 export class Orgs extends Context.Service<Orgs, {
   readonly create: (name: string) => Effect.Effect<Org, SqlError.SqlError>
   readonly list: Effect.Effect<ReadonlyArray<Org>, SqlError.SqlError>
   readonly get: (id: string) => Effect.Effect<Org, SqlError.SqlError | AdminError>
   readonly count: Effect.Effect<number, SqlError.SqlError>
-  /** Changes the org's settings (storing request text, compression); the org as it now is. */
+  /** Changes the org's settings (storing request text, compression, limits); the org as it now is. */
   readonly update: (id: string, changes: OrgChanges) => Effect.Effect<Org, SqlError.SqlError | AdminError>
 }>()("svc-gateway/Orgs") {
   static readonly layer = Layer.effect(Orgs, Effect.gen(function*() {
@@ -74,9 +80,11 @@ export class Orgs extends Context.Service<Orgs, {
     )
 
     const update = Effect.fn("Orgs.update")(function*(id: string, changes: OrgChanges) {
+      const limits = changes.limits === undefined ? undefined : storedLimits(applyLimits((yield* get(id)).limits, changes.limits))
       const rows = yield* sql<OrgRow>`UPDATE orgs SET
         log_content = ${changes.logContent === undefined ? sql`log_content` : sql`${changes.logContent}`},
-        compression = ${changes.compression === undefined ? sql`compression` : sql`${changes.compression}`}
+        compression = ${changes.compression === undefined ? sql`compression` : sql`${changes.compression}`},
+        limits = ${limits === undefined ? sql`limits` : sql`${limits}`}
         WHERE id = ${id} RETURNING ${sql.literal(COLUMNS)}`
       const row = rows[0]
       if (row === undefined) return yield* AdminError.notFound("organization", id)

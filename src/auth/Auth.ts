@@ -15,6 +15,7 @@ import { hashSecret } from "../keys/ApiKeySecret.ts"
 import { ApiKeys, type KeyRecord } from "../keys/ApiKeys.ts"
 import { hotSpan } from "../Tracing.ts"
 import type { Caller } from "../kernel/Caller.ts"
+import { hasLimits } from "../kernel/Limits.ts"
 import { AuthError, ExpiredKey, InvalidKey, MissingKey, RevokedKey } from "./AuthError.ts"
 
 
@@ -65,7 +66,8 @@ export class Auth extends Context.Service<Auth, {
         orgId: record.orgId,
         allowedSvcToolIds: record.allowedSvcToolIds,
         logContent: record.logContent,
-        compression: record.compression
+        compression: record.compression,
+        ...(hasLimits(record.limits.key) || hasLimits(record.limits.org) ? { limits: record.limits } : {})
       },
       until: Date.now() + ttlMs,
       seenAt: Date.now()

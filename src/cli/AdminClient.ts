@@ -15,8 +15,9 @@ import { type Org, Orgs } from "../admin/Orgs.ts"
 import { GatewayConfig } from "../Config.ts"
 import { decodeInput } from "../kernel/DecodeInput.ts"
 import { describeError } from "../http/ErrorResponse.ts"
-import { checkAllowedTools, Name, parseExpiry, parseOrgUpdate } from "../admin/AdminInput.ts"
+import { checkAllowedTools, LimitsInput, Name, parseExpiry, parseOrgUpdate } from "../admin/AdminInput.ts"
 import type { CompressionLevel } from "../kernel/CompressionLevel.ts"
+import type { LimitsChange } from "../kernel/Limits.ts"
 import type { RequestError } from "../kernel/RequestError.ts"
 import { type ApiKeyInfo, ApiKeys, type CreatedApiKey } from "../keys/ApiKeys.ts"
 import { type Analytics, type RequestLogEntry, type RequestPage, RequestQueries } from "../logs/RequestQueries.ts"
@@ -44,6 +45,7 @@ export interface KeyUpdate {
   readonly expiresAt?: string | null
   /** `null`: every tool activated for the org is allowed. */
   readonly allowedSvcToolIds?: ReadonlyArray<string> | null
+  readonly limits?: LimitsChange
 }
 
 /** An installed shared tool as `GET /admin/v1/svc-tools` lists it. */
@@ -52,6 +54,7 @@ export interface OrgUpdateBody {
   readonly log_content?: boolean
   /** `null`: back to the gateway's level. */
   readonly compression?: CompressionLevel | null
+  readonly limits?: LimitsChange
 }
 
 export interface SvcToolInfo {
@@ -174,7 +177,8 @@ export class AdminClient extends Context.Service<AdminClient, AdminClientShape>(
         return yield* keys.update(keyId, {
           ...(input.name === undefined ? {} : { name: input.name }),
           ...(update.expiresAt === undefined ? {} : { expiresAt: yield* parseExpiry(update.expiresAt) }),
-          ...(allowed === undefined ? {} : { allowedSvcToolIds: allowed })
+          ...(allowed === undefined ? {} : { allowedSvcToolIds: allowed }),
+          ...(update.limits === undefined ? {} : { limits: yield* decodeInput(LimitsInput)(update.limits) })
         })
       }, Effect.mapError(fromStore))
 

@@ -20,12 +20,20 @@ export interface HttpOptions {
 }
 
 /** The admin API's JSON shapes, checked on every answer (and by the CLI tests on its --json output). */
+const LimitsWire = Schema.Struct({
+  rpm: Schema.NullOr(Schema.Number),
+  tpm: Schema.NullOr(Schema.Number),
+  tokens_per_day: Schema.NullOr(Schema.Number),
+  tokens_per_month: Schema.NullOr(Schema.Number)
+})
+
 export const OrgWire = Schema.Struct({
   id: Schema.String,
   name: Schema.String,
   created_at: Schema.String,
   log_content: Schema.Boolean,
-  compression: Schema.NullOr(Schema.Literals(COMPRESSION_LEVELS))
+  compression: Schema.NullOr(Schema.Literals(COMPRESSION_LEVELS)),
+  limits: LimitsWire
 })
 
 const keyInfoFields = {
@@ -37,7 +45,8 @@ const keyInfoFields = {
   expires_at: Schema.NullOr(Schema.String),
   revoked_at: Schema.NullOr(Schema.String),
   last_used_at: Schema.NullOr(Schema.String),
-  allowed_svc_tool_ids: Schema.NullOr(Schema.Array(Schema.String))
+  allowed_svc_tool_ids: Schema.NullOr(Schema.Array(Schema.String)),
+  limits: LimitsWire
 }
 export const KeyInfoWire = Schema.Struct(keyInfoFields)
 export const CreatedKeyWire = Schema.Struct({ ...keyInfoFields, key: Schema.String })
@@ -233,7 +242,8 @@ export const makeHttpAdmin = (options: HttpOptions) =>
         call(KeyInfoWire, "PATCH", `/keys/${id(keyId)}`, {
           ...(update.name === undefined ? {} : { name: update.name }),
           ...(update.expiresAt === undefined ? {} : { expires_at: update.expiresAt }),
-          ...(update.allowedSvcToolIds === undefined ? {} : { allowed_svc_tool_ids: update.allowedSvcToolIds })
+          ...(update.allowedSvcToolIds === undefined ? {} : { allowed_svc_tool_ids: update.allowedSvcToolIds }),
+          ...(update.limits === undefined ? {} : { limits: update.limits })
         }).pipe(Effect.withSpan("AdminClient.updateKey")),
       listTools: call(ListOf(SvcToolWire), "GET", "/svc-tools").pipe(
         Effect.map((list) => list.data),

@@ -5,6 +5,7 @@
  */
 import { Option } from "effect"
 import { Flag } from "effect/cli"
+import type { LimitsChange } from "../kernel/Limits.ts"
 
 export const org = Flag.String("org").pipe(Flag.withDescription("The organization's id (org_...)"), Flag.withMetavar("org_id"))
 
@@ -58,3 +59,40 @@ export const hydrateKeys = Flag.String("hydrate-keys").pipe(
   Flag.filterMap(parseKeyIds, () => "key ids separated by commas (key_a,key_b), or none"),
   Flag.optional
 )
+
+/** A limit's value: a whole number above 0, or `none` (no limit of that kind). */
+export const parseLimit = (value: string): Option.Option<number | null> => {
+  if (value === "none") return Option.some(null)
+  return /^[1-9]\d{0,15}$/.test(value) && Number.isSafeInteger(Number(value)) ? Option.some(Number(value)) : Option.none()
+}
+
+const limitFlag = (name: string, what: string) =>
+  Flag.String(name).pipe(
+    Flag.withDescription(`${what}: a whole number above 0, or none`),
+    Flag.withMetavar("n|none"),
+    Flag.filterMap(parseLimit, () => "a whole number above 0, or none"),
+    Flag.optional
+  )
+
+/** `--rpm`, `--tpm`, `--tokens-per-day`, `--tokens-per-month`: a key's or an org's limits. */
+export const limitFlags = {
+  rpm: limitFlag("rpm", "Requests per minute"),
+  tpm: limitFlag("tpm", "Tokens (prompt and completion) per minute"),
+  tokensPerDay: limitFlag("tokens-per-day", "Tokens per UTC day"),
+  tokensPerMonth: limitFlag("tokens-per-month", "Tokens per UTC calendar month")
+}
+
+/** The limits the flags change, or undefined when none was given. */
+export const limitsChange = (flags: {
+  readonly rpm: Option.Option<number | null>
+  readonly tpm: Option.Option<number | null>
+  readonly tokensPerDay: Option.Option<number | null>
+  readonly tokensPerMonth: Option.Option<number | null>
+}): LimitsChange | undefined => {
+  const change: { -readonly [K in keyof NonNullable<LimitsChange>]?: number | null } = {}
+  if (Option.isSome(flags.rpm)) change.rpm = flags.rpm.value
+  if (Option.isSome(flags.tpm)) change.tpm = flags.tpm.value
+  if (Option.isSome(flags.tokensPerDay)) change.tokens_per_day = flags.tokensPerDay.value
+  if (Option.isSome(flags.tokensPerMonth)) change.tokens_per_month = flags.tokensPerMonth.value
+  return Object.keys(change).length === 0 ? undefined : change
+}

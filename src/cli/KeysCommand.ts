@@ -5,7 +5,8 @@ import type { ApiKeyInfo, CreatedApiKey } from "../keys/ApiKeys.ts"
 import { AdminClient, type KeyUpdate } from "./AdminClient.ts"
 import { AdminClientError } from "./AdminClientError.ts"
 import { AdminClientFromFlags, json, withAdminClient } from "./Connection.ts"
-import { allowedTools, expiresAt, org } from "./Flags.ts"
+import { allowedTools, expiresAt, limitFlags, limitsChange, org } from "./Flags.ts"
+import { formatLimits } from "./OrgsCommand.ts"
 import { fields, idList, listBody, printJson, table, time } from "./Output.ts"
 
 export const SHOWN_ONCE =
@@ -54,6 +55,7 @@ export const formatUpdated = (key: ApiKeyInfo): string =>
       ["name", key.name],
       ["expires", time(key.expires_at, "never")],
       ["allowed tools", allowedToolsText(key.allowed_svc_tool_ids)],
+      ["limits", formatLimits(key.limits)],
       ...(key.revoked_at === null ? [] : [["revoked", time(key.revoked_at)] as const])
     ])
   ].join("\n")
@@ -62,7 +64,8 @@ export const formatRevoked = (key: ApiKeyInfo): string =>
   `Revoked API key '${key.name}' (${key.id}) of organization ${key.org_id} at ${time(key.revoked_at)}. ` +
   `Requests with it are refused from now on (by a running gateway that shares this store directly, within GATEWAY_KEY_CACHE_TTL).`
 
-export const NOTHING_TO_UPDATE = "Nothing to update: pass --name, --expires-at or --allowed-tools."
+export const NOTHING_TO_UPDATE =
+  "Nothing to update: pass --name, --expires-at, --allowed-tools, --rpm, --tpm, --tokens-per-day or --tokens-per-month."
 
 const keyId = Argument.String("key_id").pipe(Argument.withDescription("The key's id (key_...)"))
 
@@ -111,13 +114,16 @@ const update = Command.make(
     name: Flag.String("name").pipe(Flag.withDescription("The key's new name"), Flag.optional),
     expiresAt,
     allowedTools,
+    ...limitFlags,
     json
   },
   Effect.fn("cli.keys.update")(function*(input) {
+    const limits = limitsChange(input)
     const changes: KeyUpdate = {
       ...Option.match(input.name, { onNone: () => ({}), onSome: (name) => ({ name }) }),
       ...Option.match(input.expiresAt, { onNone: () => ({}), onSome: (expiresAt) => ({ expiresAt }) }),
-      ...Option.match(input.allowedTools, { onNone: () => ({}), onSome: (ids) => ({ allowedSvcToolIds: ids }) })
+      ...Option.match(input.allowedTools, { onNone: () => ({}), onSome: (ids) => ({ allowedSvcToolIds: ids }) }),
+      ...(limits === undefined ? {} : { limits })
     }
     // refused before the store is opened or the gateway called: it is a mistake in what was typed
     if (Object.keys(changes).length === 0) return yield* AdminClientError.invalidInput(NOTHING_TO_UPDATE)
@@ -127,10 +133,11 @@ const update = Command.make(
     yield* input.json ? printJson(key) : Console.log(formatUpdated(key))
   })
 ).pipe(
-  Command.withDescription("Change an API key's name, expiry or allowed shared tools; the rest stays as it is"),
+  Command.withDescription("Change an API key's name, expiry, allowed shared tools, rate limits or token budgets; the rest stays as it is"),
   Command.withExamples([
     { command: "svc-gateway keys update key_123 --allowed-tools svc_current_time,svc_generate_uuid" },
-    { command: "svc-gateway keys update key_123 --allowed-tools all --expires-at never" }
+    { command: "svc-gateway keys update key_123 --allowed-tools all --expires-at never" },
+    { command: "svc-gateway keys update key_123 --rpm 60 --tpm 100000 --tokens-per-day none" }
   ])
 )
 

@@ -2,11 +2,12 @@
 import { Console, Effect, Option } from "effect"
 import { Command, Flag } from "effect/cli"
 import type { Org } from "../admin/Orgs.ts"
+import type { Limits } from "../kernel/Limits.ts"
 import { COMPRESSION_LEVELS } from "../kernel/CompressionLevel.ts"
 import { AdminClient, type OrgUpdateBody } from "./AdminClient.ts"
 import { AdminClientError } from "./AdminClientError.ts"
 import { AdminClientFromFlags, json, withAdminClient } from "./Connection.ts"
-import { org, trueOrFalse } from "./Flags.ts"
+import { limitFlags, limitsChange, org, trueOrFalse } from "./Flags.ts"
 import { fields, listBody, printJson, table, time, yesNo } from "./Output.ts"
 
 export const formatOrg = (org: Org): string =>
@@ -18,7 +19,19 @@ export const formatOrgs = (orgs: ReadonlyArray<Org>): string =>
     ? "No organizations yet. Create one with: svc-gateway orgs create --name <name>"
     : table(["ID", "NAME", "CREATED"], orgs.map((org) => [org.id, org.name, time(org.created_at)]))
 
-export const NOTHING_TO_CHANGE = "Nothing to change: pass --log-content, --compression or both."
+export const NOTHING_TO_CHANGE =
+  "Nothing to change: pass --log-content, --compression, --rpm, --tpm, --tokens-per-day or --tokens-per-month."
+
+/** A key's or an org's limits in words: `60 requests/min, 1000000 tokens/day`, or `none`. */
+export const formatLimits = (limits: Limits): string => {
+  const parts = [
+    limits.rpm === null ? undefined : `${limits.rpm} requests/min`,
+    limits.tpm === null ? undefined : `${limits.tpm} tokens/min`,
+    limits.tokens_per_day === null ? undefined : `${limits.tokens_per_day} tokens/day`,
+    limits.tokens_per_month === null ? undefined : `${limits.tokens_per_month} tokens/month`
+  ].filter((part) => part !== undefined)
+  return parts.length === 0 ? "none" : parts.join(", ")
+}
 
 /** What an update changed, and what that means for the org's new requests. */
 export const formatOrgUpdate = (org: Org, update: OrgUpdateBody): string =>
@@ -26,7 +39,8 @@ export const formatOrgUpdate = (org: Org, update: OrgUpdateBody): string =>
     `Updated organization '${org.name}' (${org.id}).`,
     fields([
       ["log content", yesNo(org.log_content)],
-      ["compression", org.compression ?? "the gateway's (GATEWAY_COMPRESSION)"]
+      ["compression", org.compression ?? "the gateway's (GATEWAY_COMPRESSION)"],
+      ["limits", formatLimits(org.limits)]
     ]),
     ...(update.log_content === undefined ? [] : [
       org.log_content
@@ -77,6 +91,7 @@ const update = Command.make(
       Flag.withMetavar("off|shadow|safe|aggressive|default"),
       Flag.optional
     ),
+    ...limitFlags,
     json
   },
   Effect.fn("cli.orgs.update")(function*(input) {
@@ -84,6 +99,8 @@ const update = Command.make(
       ...Option.match(input.logContent, { onNone: () => ({}), onSome: (logContent) => ({ log_content: logContent }) }),
       ...Option.match(input.compression, { onNone: () => ({}), onSome: (compression) => ({ compression }) })
     }
+    const limits = limitsChange(input)
+    if (limits !== undefined) Object.assign(update, { limits })
     // refused before the store is opened or the gateway called: it is a mistake in what was typed
     if (Object.keys(update).length === 0) return yield* AdminClientError.invalidInput(NOTHING_TO_CHANGE)
     const updated = yield* AdminClient.use((admin) => admin.updateOrg(input.org, update)).pipe(
@@ -93,11 +110,12 @@ const update = Command.make(
   })
 ).pipe(
   Command.withDescription(
-    "Change an organization's settings: storing prompt and completion text in the request log, and compression"
+    "Change an organization's settings: storing prompt and completion text in the request log, compression, and the rate limits and token budgets of all its keys together"
   ),
   Command.withExamples([
     { command: "svc-gateway orgs update --org org_123 --log-content true" },
-    { command: "svc-gateway orgs update --org org_123 --compression shadow" }
+    { command: "svc-gateway orgs update --org org_123 --compression shadow" },
+    { command: "svc-gateway orgs update --org org_123 --rpm 600 --tokens-per-month 50000000" }
   ])
 )
 

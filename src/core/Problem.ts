@@ -8,10 +8,11 @@ import type { AdminError } from "../admin/AdminError.ts"
 import type { AuthError } from "../auth/AuthError.ts"
 import type { RequestError } from "../kernel/RequestError.ts"
 import { wellKnown } from "../providers/Adapters.ts"
+import type { LimitError } from "../kernel/LimitError.ts"
 import type { ProviderError, UpstreamStatus } from "../providers/ProviderError.ts"
 import type { ToolLoopError } from "./ToolLoopError.ts"
 
-export type EdgeError = RequestError | AuthError | ProviderError | AdminError | ToolLoopError | SqlError.SqlError
+export type EdgeError = RequestError | AuthError | ProviderError | AdminError | ToolLoopError | LimitError | SqlError.SqlError
 
 /** What would serve `model`: the variable that enables its author's well-known service, or a routing entry. */
 export const modelNotFoundMessage = (model: string): string => {
@@ -210,6 +211,29 @@ const describeAdmin = (error: AdminError): Problem => {
   }
 }
 
+const LIMIT_WORDS: Record<LimitError["reason"]["kind"], string> = {
+  rpm: "requests per minute",
+  tpm: "tokens per minute",
+  tokens_per_day: "tokens per day (UTC)",
+  tokens_per_month: "tokens per month (UTC)"
+}
+
+const describeLimit = (error: LimitError): Problem => {
+  const { kind, limit, retryAfterMs, scope } = error.reason
+  const budget = kind === "tokens_per_day" || kind === "tokens_per_month"
+  const seconds = Math.max(1, Math.ceil(retryAfterMs / 1000))
+  const whose = scope === "key" ? "this API key" : "this key's organization"
+  return {
+    ...problem(
+      429,
+      budget ? "insufficient_quota" : kind === "rpm" ? "requests" : "tokens",
+      budget ? "budget_exceeded" : "rate_limit_exceeded",
+      `${budget ? "Token budget" : "Rate limit"} reached for ${whose}: ${limit} ${LIMIT_WORDS[kind]}. Retry in ${seconds} s.`
+    ),
+    retryAfterSeconds: seconds
+  }
+}
+
 const describeSql = (error: SqlError.SqlError): Problem => {
   switch (error.reason._tag) {
     case "ConnectionError":
@@ -244,6 +268,8 @@ export const describeError = (error: EdgeError): Problem => {
       )
     case "SqlError":
       return describeSql(error)
+    case "LimitError":
+      return describeLimit(error)
   }
 }
 

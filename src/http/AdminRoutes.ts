@@ -8,7 +8,7 @@ import { HttpServerResponse } from "effect/http"
 import { Orgs } from "../admin/Orgs.ts"
 import { Auth } from "../auth/Auth.ts"
 import { ApiKeys } from "../keys/ApiKeys.ts"
-import { checkAllowedTools, Name, parseExpiry } from "../admin/AdminInput.ts"
+import { checkAllowedTools, LimitsInput, Name, parseExpiry } from "../admin/AdminInput.ts"
 import { TargetBreaker } from "../core/TargetBreaker.ts"
 import { adminRoute, list, pathParam } from "./AdminRoute.ts"
 import { decodeInput } from "../kernel/DecodeInput.ts"
@@ -21,13 +21,15 @@ const ToolIds = Schema.NullOr(Schema.Array(Schema.String))
 const CreateKey = Schema.Struct({
   name: Name,
   expires_at: Schema.optionalKey(Schema.NullOr(Schema.String)),
-  allowed_svc_tool_ids: Schema.optionalKey(ToolIds)
+  allowed_svc_tool_ids: Schema.optionalKey(ToolIds),
+  limits: Schema.optionalKey(LimitsInput)
 })
 
 const UpdateKey = Schema.Struct({
   name: Schema.optionalKey(Name),
   expires_at: Schema.optionalKey(Schema.NullOr(Schema.String)),
-  allowed_svc_tool_ids: Schema.optionalKey(ToolIds)
+  allowed_svc_tool_ids: Schema.optionalKey(ToolIds),
+  limits: Schema.optionalKey(LimitsInput)
 })
 
 const createOrg = adminRoute(
@@ -65,7 +67,12 @@ const createKey = adminRoute(
     const input = yield* decodeInput(CreateKey)(yield* readJsonBody)
     const expiresAt = yield* parseExpiry(input.expires_at)
     const allowedSvcToolIds = (yield* checkAllowedTools(input.allowed_svc_tool_ids)) ?? null
-    const key = yield* (yield* ApiKeys).create(orgId, { name: input.name, expiresAt, allowedSvcToolIds })
+    const key = yield* (yield* ApiKeys).create(orgId, {
+      name: input.name,
+      expiresAt,
+      allowedSvcToolIds,
+      ...(input.limits === undefined ? {} : { limits: input.limits })
+    })
     return HttpServerResponse.jsonUnsafe(key, { status: 201 })
   })
 )
@@ -96,7 +103,8 @@ const updateKey = adminRoute(
     const key = yield* (yield* ApiKeys).update(keyId, {
       ...(input.name === undefined ? {} : { name: input.name }),
       ...(input.expires_at === undefined ? {} : { expiresAt: yield* parseExpiry(input.expires_at) }),
-      ...(allowed === undefined ? {} : { allowedSvcToolIds: allowed })
+      ...(allowed === undefined ? {} : { allowedSvcToolIds: allowed }),
+      ...(input.limits === undefined ? {} : { limits: input.limits })
     })
     ;(yield* Auth).forget(keyId)
     return HttpServerResponse.jsonUnsafe(key)

@@ -24,6 +24,7 @@ import { RequestEntry, sessionIdOf } from "../logs/RequestEntry.ts"
 import { RequestLog } from "../logs/RequestLog.ts"
 import type { RequestRecord } from "../logs/RequestRecord.ts"
 import { Metrics } from "../observability/Metrics.ts"
+import { RateLimits, quotaHeaders } from "../limits/RateLimits.ts"
 import { readJsonBody } from "./JsonBody.ts"
 import { sseResponse } from "./Sse.ts"
 
@@ -129,6 +130,8 @@ export const pipeline = (dialect: Dialect) => {
     const request = yield* HttpServerRequest.HttpServerRequest
     const caller = yield* (yield* Auth).authenticateKey(dialect.apiKey(request.headers))
     entry.setCaller(caller)
+    const limits = yield* RateLimits
+    if (caller.limits !== undefined) headers = { ...headers, ...quotaHeaders(yield* limits.admit(caller)) }
     const compression = compressionLevel(request.headers[COMPRESSION_HEADER], caller, config.compression)
     if (typeof compression !== "string") return yield* compression
     entry.compressionLevel = compression
@@ -145,6 +148,7 @@ export const pipeline = (dialect: Dialect) => {
       const answered = yield* chat.complete(context)
       const content = answered.completion.choices[0]?.message.content
       const compressionFacts = factsNow(answered, compression) ?? (yield* countedFacts(answered))
+      if (caller.limits !== undefined) yield* limits.charge(caller, answered.usage.promptTokens + answered.usage.completionTokens)
       yield* done(entry.finish(200, null, { ...answered, text: typeof content === "string" ? content : undefined, compressionFacts }))
       return HttpServerResponse.jsonUnsafe(dialect.encodeAnswer(identity, call, answered), {
         headers: answerHeaders(headers, answered, answered.dropped, compressionFacts)
@@ -163,7 +167,11 @@ export const pipeline = (dialect: Dialect) => {
       answerHeaders(headers, { provider: streaming.provider, model: streaming.model, attempts: started.attempts }, started.dropped, firstRound),
       (status, code) => {
         const outcome = streaming.outcome()
-        const finish = (compressionFacts: CompressionFacts) => done(entry.finish(status, code, { ...outcome, compressionFacts }))
+        const charged = caller.limits === undefined
+          ? Effect.void
+          : limits.charge(caller, outcome.usage.promptTokens + outcome.usage.completionTokens)
+        const finish = (compressionFacts: CompressionFacts) =>
+          Effect.andThen(charged, done(entry.finish(status, code, { ...outcome, compressionFacts })))
         const now = factsNow(outcome, compression)
         return now !== undefined ? finish(now) : Effect.flatMap(countedFacts(outcome), finish)
       }

@@ -4,6 +4,7 @@
  */
 
 import type { CompressionLevel } from "./CompressionLevel.ts"
+import type { Limits } from "./Limits.ts"
 
 export interface Caller {
   readonly keyId: string
@@ -15,4 +16,6 @@ export interface Caller {
   readonly logContent: boolean
   /** The org's compression level; `null`: the gateway's (`GATEWAY_COMPRESSION`). */
   readonly compression: CompressionLevel | null
+  /** The key's and the org's rate limits and budgets; absent: none. */
+  readonly limits?: { readonly key: Limits; readonly org: Limits } | undefined
 }

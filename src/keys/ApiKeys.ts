@@ -11,6 +11,7 @@ import { newId } from "../Ids.ts"
 import { fromJson, toBool, toDateOrNull, toIso, toIsoOrNull, toStoredTime } from "../store/Rows.ts"
 import { json, now } from "../store/SqlParts.ts"
 import { type CompressionLevel, isCompressionLevel } from "../kernel/CompressionLevel.ts"
+import { applyLimits, type Limits, limitsOf, type LimitsChange, NO_LIMITS, storedLimits } from "../kernel/Limits.ts"
 import { generateSecret } from "./ApiKeySecret.ts"
 
 /** A key as listings show it: never the secret. */
@@ -25,6 +26,8 @@ export interface ApiKeyInfo {
   readonly last_used_at: string | null
   /** `null`: every shared tool activated for the org is allowed. */
   readonly allowed_svc_tool_ids: ReadonlyArray<string> | null
+  /** The key's own rate limits and budgets (the org's apply too). */
+  readonly limits: Limits
 }
 
 /** The create response: the only place the secret ever appears. */
@@ -44,6 +47,7 @@ export interface KeyRecord {
   readonly logContent: boolean
   /** The org's compression level; `null`: the gateway's. */
   readonly compression: CompressionLevel | null
+  readonly limits: { readonly key: Limits; readonly org: Limits }
 }
 
 export interface NewKey {
@@ -51,6 +55,7 @@ export interface NewKey {
   readonly expiresAt: Date | null
   /** Absent or `null`: every shared tool activated for the org is allowed. */
   readonly allowedSvcToolIds?: ReadonlyArray<string> | null
+  readonly limits?: LimitsChange
 }
 
 /** A key edit: only the fields present change. */
@@ -58,6 +63,7 @@ export interface KeyChanges {
   readonly name?: string
   readonly expiresAt?: Date | null
   readonly allowedSvcToolIds?: ReadonlyArray<string> | null
+  readonly limits?: LimitsChange
 }
 
 interface KeyRow {
@@ -71,9 +77,10 @@ interface KeyRow {
   readonly last_used_at: Date | string | null
   /** JSON: parsed (PostgreSQL) or text (SQLite). */
   readonly allowed_svc_tool_ids: ReadonlyArray<string> | string | null
+  readonly limits: string | null
 }
 
-const COLUMNS = "id, org_id, name, prefix, created_at, expires_at, revoked_at, last_used_at, allowed_svc_tool_ids"
+const COLUMNS = "id, org_id, name, prefix, created_at, expires_at, revoked_at, last_used_at, allowed_svc_tool_ids, limits"
 
 const toInfo = (row: KeyRow): ApiKeyInfo => ({
   id: row.id,
@@ -84,7 +91,8 @@ const toInfo = (row: KeyRow): ApiKeyInfo => ({
   expires_at: toIsoOrNull(row.expires_at),
   revoked_at: toIsoOrNull(row.revoked_at),
   last_used_at: toIsoOrNull(row.last_used_at),
-  allowed_svc_tool_ids: row.allowed_svc_tool_ids === null ? null : fromJson(row.allowed_svc_tool_ids)
+  allowed_svc_tool_ids: row.allowed_svc_tool_ids === null ? null : fromJson(row.allowed_svc_tool_ids),
+  limits: limitsOf(row.limits)
 })
 
 export class ApiKeys extends Context.Service<ApiKeys, {
@@ -116,9 +124,9 @@ export class ApiKeys extends Context.Service<ApiKeys, {
       yield* orgs.get(orgId)
       const secret = generateSecret()
       const rows = yield* sql<KeyRow>`INSERT INTO api_keys
-        (id, org_id, name, key_hash, prefix, expires_at, allowed_svc_tool_ids)
+        (id, org_id, name, key_hash, prefix, expires_at, allowed_svc_tool_ids, limits)
         VALUES (${newId("key")}, ${orgId}, ${input.name}, ${secret.hash}, ${secret.prefix}, ${input.expiresAt},
-          ${json(sql, input.allowedSvcToolIds ?? null)})
+          ${json(sql, input.allowedSvcToolIds ?? null)}, ${storedLimits(applyLimits(NO_LIMITS, input.limits ?? null))})
         RETURNING ${sql.literal(COLUMNS)}`
       return { ...toInfo(rows[0]!), key: secret.key }
     })
@@ -135,8 +143,10 @@ export class ApiKeys extends Context.Service<ApiKeys, {
     })
 
     const update = Effect.fn("ApiKeys.update")(function*(keyId: string, changes: KeyChanges) {
-      yield* selectKey(keyId)
+      const current = yield* selectKey(keyId)
+      const limits = changes.limits === undefined ? undefined : storedLimits(applyLimits(limitsOf(current.limits), changes.limits))
       yield* sql`UPDATE api_keys SET
+        limits = ${limits === undefined ? sql`limits` : sql`${limits}`},
         name = ${changes.name === undefined ? sql`name` : sql`${changes.name}`},
         expires_at = ${changes.expiresAt === undefined ? sql`expires_at` : sql`${changes.expiresAt}`},
         allowed_svc_tool_ids = ${
@@ -159,9 +169,11 @@ export class ApiKeys extends Context.Service<ApiKeys, {
         Omit<KeyRow, "prefix" | "created_at" | "last_used_at"> & {
           readonly log_content: boolean | number
           readonly compression: string | null
+          readonly org_limits: string | null
         }
       >`
-        SELECT k.id, k.org_id, k.name, k.expires_at, k.revoked_at, k.allowed_svc_tool_ids, o.log_content, o.compression
+        SELECT k.id, k.org_id, k.name, k.expires_at, k.revoked_at, k.allowed_svc_tool_ids, k.limits, o.log_content, o.compression,
+          o.limits AS org_limits
         FROM api_keys k JOIN orgs o ON o.id = k.org_id WHERE k.key_hash = ${hash}`
       const row = rows[0]
       if (row === undefined) return undefined
@@ -174,7 +186,8 @@ export class ApiKeys extends Context.Service<ApiKeys, {
         allowedSvcToolIds: row.allowed_svc_tool_ids === null ? null : fromJson(row.allowed_svc_tool_ids),
         logContent: toBool(row.log_content),
         // a value this version does not know is as good as none: the gateway's default applies
-        compression: isCompressionLevel(row.compression) ? row.compression : null
+        compression: isCompressionLevel(row.compression) ? row.compression : null,
+        limits: { key: limitsOf(row.limits), org: limitsOf(row.org_limits) }
       }
     })
 

@@ -134,5 +134,11 @@ export const PgSchema = Migrator.fromRecord({
       PRIMARY KEY (org_id, key_id, id)
     )`
     yield* sql`CREATE INDEX svc_cut_outputs_expires_at ON svc_cut_outputs (expires_at)`
+  }),
+  "0008_limits": Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    // rate limits and token budgets as JSON ({"rpm","tpm","tokens_per_day","tokens_per_month"}); NULL: none
+    yield* sql`ALTER TABLE orgs ADD COLUMN limits TEXT`
+    yield* sql`ALTER TABLE api_keys ADD COLUMN limits TEXT`
   })
 })

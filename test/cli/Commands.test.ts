@@ -70,7 +70,7 @@ layer(CliStoreLive)("svc-gateway commands on the store", (it) => {
       const org = decode(OrgJson, parsed)
       assert.match(org.id, ORG_ID)
       assert.strictEqual(org.name, name)
-      assert.deepStrictEqual(Object.keys(parsed as object), ["id", "name", "created_at", "log_content", "compression"])
+      assert.deepStrictEqual(Object.keys(parsed as object), ["id", "name", "created_at", "log_content", "compression", "limits"])
       assert.strictEqual(result.stderr, "")
     }))
 

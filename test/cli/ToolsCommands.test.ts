@@ -173,8 +173,16 @@ layer(CliStoreLive)("the shared-tools commands on the store", (it) => {
       assert.strictEqual(
         text.stdout,
         `Updated API key 'k' (${key.id}) of organization ${orgId}.\n` +
-          `  name:           k\n  expires:        2099-01-01T00:00:00Z\n  allowed tools:  ${TIME}`
+          `  name:           k\n  expires:        2099-01-01T00:00:00Z\n  allowed tools:  ${TIME}\n  limits:         none`
       )
+      const limited = yield* run("keys", "update", key.id, "--rpm", "60", "--tokens-per-day", "1000000")
+      assert.strictEqual(limited.code, 0, limited.stderr)
+      assert.include(limited.stdout, "  limits:         60 requests/min, 1000000 tokens/day")
+      const unlimited = yield* run("keys", "update", key.id, "--rpm", "none", "--tokens-per-day", "none")
+      assert.include(unlimited.stdout, "  limits:         none")
+      const badLimit = yield* run("keys", "update", key.id, "--rpm", "0")
+      assert.strictEqual(badLimit.code, 2)
+      assert.include(badLimit.stderr, "a whole number above 0, or none")
 
       const renamed = yield* runJson(KeyJson, "keys", "update", key.id, "--name", "renamed", "--expires-at", "never")
       assert.deepStrictEqual(renamed, { id: key.id, name: "renamed", expires_at: null, allowed_svc_tool_ids: [TIME] })
@@ -252,7 +260,8 @@ describe("usage mistakes in the shared-tools commands", () => {
       const update = yield* runArgs(["keys", "update"], { store: untouchableStore })
       assert.include(
         update.stderr,
-        "Usage: svc-gateway keys update [--name <string>] [--expires-at <date_time>] [--allowed-tools <tool_ids>] [--json] <key_id>"
+        "Usage: svc-gateway keys update [--name <string>] [--expires-at <date_time>] [--allowed-tools <tool_ids>] " +
+          "[--rpm <n|none>] [--tpm <n|none>] [--tokens-per-day <n|none>] [--tokens-per-month <n|none>] [--json] <key_id>"
       )
     }))
 

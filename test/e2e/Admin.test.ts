@@ -74,7 +74,8 @@ describe("admin API", () => {
         name,
         created_at: expect.any(String),
         log_content: false,
-        compression: null
+        compression: null,
+        limits: { rpm: null, tpm: null, tokens_per_day: null, tokens_per_month: null }
       })
       expect(Number.isNaN(Date.parse(created.json.created_at))).toBe(false)
 

@@ -21,7 +21,8 @@ const FORBIDDEN: Readonly<Record<string, ReadonlyArray<string>>> = {
   auth: ["http", "dialects", "core", "cli", "console"],
   keys: ["http", "dialects", "core", "cli", "console"],
   store: ["http", "dialects", "core", "cli", "console"],
-  observability: ["http", "dialects", "core", "cli", "console"]
+  observability: ["http", "dialects", "core", "cli", "console"],
+  limits: ["http", "dialects", "core", "cli", "console"]
 }
 
 const filesUnder = (dir: string): ReadonlyArray<string> =>

@@ -9,9 +9,11 @@ import { Auth, bearerToken } from "../../../src/auth/Auth.ts"
 import { GatewayConfig } from "../../../src/Config.ts"
 import { hashSecret } from "../../../src/keys/ApiKeySecret.ts"
 import { ApiKeys, type KeyRecord } from "../../../src/keys/ApiKeys.ts"
+import { NO_LIMITS } from "../../../src/kernel/Limits.ts"
 import { makeTestLayer } from "../../utils/TestLayer.ts"
 
 const record = (id: string, overrides: Partial<KeyRecord> = {}): KeyRecord => ({
+  limits: { key: NO_LIMITS, org: NO_LIMITS },
   logContent: false,
   compression: null,
   id,
