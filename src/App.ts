@@ -51,7 +51,7 @@ export const StoreServices = Layer.mergeAll(
   Auth.layer,
   RequestLog.layer,
   RequestQueries.layer,
-  RateLimits.layerMemory
+  RateLimits.layerFromConfig
 ).pipe(
   Layer.provideMerge(ApiKeys.layer),
   Layer.provideMerge(Orgs.layer),

@@ -14,6 +14,7 @@ const settings = Config.all({
   port: Config.Port("PORT").pipe(Config.withDefault(8080)),
   host: Config.String("HOST").pipe(Config.withDefault("0.0.0.0")),
   databaseUrl: Config.Redacted("DATABASE_URL").pipe(Config.option),
+  redisUrl: Config.String("REDIS_URL").pipe(Config.option),
   dataDir: Config.String("GATEWAY_DATA_DIR").pipe(Config.withDefault("./.data")),
   adminToken: Config.Redacted("GATEWAY_ADMIN_TOKEN").pipe(Config.option),
   configFile: Config.String("GATEWAY_CONFIG").pipe(Config.option),
@@ -47,6 +48,8 @@ export interface GatewaySettings {
   readonly port: number
   readonly host: string
   readonly databaseUrl: Option.Option<Redacted.Redacted<string>>
+  /** A Redis shared by several instances for rate limits and circuit breakers; none: per instance. */
+  readonly redisUrl: Option.Option<string>
   readonly dataDir: string
   readonly adminToken: Option.Option<Redacted.Redacted<string>>
   readonly configFile: Option.Option<string>

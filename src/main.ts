@@ -9,6 +9,7 @@ import { bootstrap } from "./Bootstrap.ts"
 import { GatewayConfig } from "./Config.ts"
 import { TracingLive } from "./observability/TracingLayer.ts"
 import { DataDirLockLive } from "./store/DataDirLock.ts"
+import { isPrimaryOfWorkers, superviseWorkers, workersWanted } from "./Workers.ts"
 
 /** Runs once the server listens, so what it prints is true when it is read. */
 const Announce = Layer.effectDiscard(Effect.gen(function*() {
@@ -44,10 +45,21 @@ process.once("SIGTERM", () => {
 const teardown: Runtime.Teardown = (exit, onExit) =>
   Runtime.defaultTeardown(exit, (code) => onExit(terminated && code === 130 ? 0 : code))
 
-NodeRuntime.runMain({ teardown })(Layer.launch(Main).pipe(
-  // a second gateway on the same folder: say why, without a stack
-  Effect.catchTag("DataDirLockError", (error) =>
-    Console.error(error.message).pipe(Effect.andThen(Effect.sync(() => {
-      process.exitCode = 1
-    }))))
-))
+const runGateway = () =>
+  NodeRuntime.runMain({ teardown })(Layer.launch(Main).pipe(
+    // a second gateway on the same folder: say why, without a stack
+    Effect.catchTag("DataDirLockError", (error) =>
+      Console.error(error.message).pipe(Effect.andThen(Effect.sync(() => {
+        process.exitCode = 1
+      }))))
+  ))
+
+const workers = workersWanted(process.env)
+if (typeof workers === "string") {
+  console.error(workers)
+  process.exitCode = 1
+} else if (workers > 1 && isPrimaryOfWorkers()) {
+  superviseWorkers(workers)
+} else {
+  runGateway()
+}

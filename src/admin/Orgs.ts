@@ -4,6 +4,7 @@ import { SqlClient, type SqlError } from "effect/sql"
 import { newId } from "../Ids.ts"
 import { type CompressionLevel, isCompressionLevel } from "../kernel/CompressionLevel.ts"
 import { applyLimits, type Limits, limitsOf, type LimitsChange, storedLimits } from "../kernel/Limits.ts"
+import { ChangeFeed } from "../store/ChangeFeed.ts"
 import { toBool, toIso } from "../store/Rows.ts"
 import { AdminError } from "./AdminError.ts"
 
@@ -56,6 +57,7 @@ export class Orgs extends Context.Service<Orgs, {
 }>()("svc-gateway/Orgs") {
   static readonly layer = Layer.effect(Orgs, Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
+    const feed = yield* ChangeFeed
 
     const create = Effect.fn("Orgs.create")(function*(name: string) {
       const rows = yield* sql<OrgRow>`INSERT INTO orgs (id, name) VALUES (${newId("org")}, ${name})
@@ -88,6 +90,7 @@ export class Orgs extends Context.Service<Orgs, {
         WHERE id = ${id} RETURNING ${sql.literal(COLUMNS)}`
       const row = rows[0]
       if (row === undefined) return yield* AdminError.notFound("organization", id)
+      yield* feed.publish(`org:${id}`)
       return toOrg(row)
     })
 

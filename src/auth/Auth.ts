@@ -1,7 +1,8 @@
 /**
  * Authenticates API-key callers. Lookups are cached for `GATEWAY_KEY_CACHE_TTL` (default 5 s) so the
  * hot path rarely touches the store; `forget` drops a key at once on this instance (revocation, edits),
- * and other instances see the change when their cached entry expires.
+ * and other instances at once through the store's change feed (`ChangeFeed`), or when their cached
+ * entry expires should a change be missed.
  *
  * A store outage is not an API outage: when a lookup fails, a key seen within `GATEWAY_KEY_STALE_MAX`
  * (default 10 minutes) is answered from its last known state (a revocation or expiry known then still
@@ -16,6 +17,7 @@ import { ApiKeys, type KeyRecord } from "../keys/ApiKeys.ts"
 import { hotSpan } from "../Tracing.ts"
 import type { Caller } from "../kernel/Caller.ts"
 import { hasLimits } from "../kernel/Limits.ts"
+import { ChangeFeed } from "../store/ChangeFeed.ts"
 import { AuthError, ExpiredKey, InvalidKey, MissingKey, RevokedKey } from "./AuthError.ts"
 
 
@@ -122,6 +124,12 @@ export class Auth extends Context.Service<Auth, {
     const forget = (keyId: string) => {
       for (const [hash, entry] of cache) if (entry.record?.id === keyId) cache.delete(hash)
     }
+    // a key or an org changed here or on another instance: its keys are read again on their next use
+    ;(yield* ChangeFeed).listen((change) => {
+      const id = change.slice(4)
+      if (change.startsWith("key:")) forget(id)
+      else for (const [hash, entry] of cache) if (entry.record?.orgId === id) cache.delete(hash)
+    })
 
     return Auth.of({ authenticate, authenticateKey, forget })
   }))

@@ -11,6 +11,7 @@ import { GatewayConfig } from "../Config.ts"
 import { type CircuitState, Metrics } from "../observability/Metrics.ts"
 import { ProviderError, TargetOpen } from "../providers/ProviderError.ts"
 import type { Target } from "../providers/Providers.ts"
+import { RedisLive, whenRedis } from "../store/RedisLive.ts"
 import type { TargetGuard } from "./Failover.ts"
 
 export interface BreakerSettings {
@@ -49,7 +50,7 @@ export class TargetBreaker extends Context.Service<TargetBreaker, {
   readonly states: () => ReadonlyArray<{ readonly target: string; readonly state: CircuitState }>
 }>()("svc-gateway/TargetBreaker") {
   /** Breakers over the `CircuitBreakerStore` in context (memory for one instance, Redis to share). */
-  static readonly layer = (settings: BreakerSettings) =>
+  static readonly layer = (settings: BreakerSettings): Layer.Layer<TargetBreaker, never, Metrics | CircuitBreaker.CircuitBreakerStore> =>
     Layer.effect(
       TargetBreaker,
       Effect.gen(function*() {
@@ -93,12 +94,18 @@ export class TargetBreaker extends Context.Service<TargetBreaker, {
           states: () => [...states].map(([target, state]) => ({ target, state }))
         })
       })
-    ).pipe(Layer.provide(CircuitBreaker.layerStoreMemory()))
+    )
 
   /** Breakers as the gateway's settings say (`GATEWAY_CIRCUIT_FAILURES`, `GATEWAY_CIRCUIT_COOLDOWN`). */
   static readonly layerFromConfig = Layer.unwrap(
     Effect.map(Effect.service(GatewayConfig), (config) =>
-      TargetBreaker.layer({ failures: config.circuitFailures, cooldown: config.circuitCooldown }))
+      TargetBreaker.layer({ failures: config.circuitFailures, cooldown: config.circuitCooldown }).pipe(
+        // shared by every instance when REDIS_URL is set
+        Layer.provide(whenRedis(
+          CircuitBreaker.layerStoreRedis({ prefix: "svc-gateway:circuit:" }).pipe(Layer.provide(RedisLive)),
+          CircuitBreaker.layerStoreMemory()
+        ))
+      ))
   )
 
   /** No breakers: every target is always called (tests of the failover alone). */

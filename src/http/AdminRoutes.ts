@@ -6,7 +6,6 @@
 import { Effect, Layer, Schema } from "effect"
 import { HttpServerResponse } from "effect/http"
 import { Orgs } from "../admin/Orgs.ts"
-import { Auth } from "../auth/Auth.ts"
 import { ApiKeys } from "../keys/ApiKeys.ts"
 import { checkAllowedTools, LimitsInput, Name, parseExpiry } from "../admin/AdminInput.ts"
 import { TargetBreaker } from "../core/TargetBreaker.ts"
@@ -106,7 +105,6 @@ const updateKey = adminRoute(
       ...(allowed === undefined ? {} : { allowedSvcToolIds: allowed }),
       ...(input.limits === undefined ? {} : { limits: input.limits })
     })
-    ;(yield* Auth).forget(keyId)
     return HttpServerResponse.jsonUnsafe(key)
   })
 )
@@ -117,7 +115,6 @@ const revokeKey = adminRoute(
   Effect.gen(function*() {
     const keyId = yield* pathParam("key_id")
     const key = yield* (yield* ApiKeys).revoke(keyId)
-    ;(yield* Auth).forget(keyId)
     return HttpServerResponse.jsonUnsafe(key)
   })
 )

@@ -9,6 +9,7 @@ import { AdminError } from "../admin/AdminError.ts"
 import { Orgs } from "../admin/Orgs.ts"
 import { newId } from "../Ids.ts"
 import { fromJson, toBool, toDateOrNull, toIso, toIsoOrNull, toStoredTime } from "../store/Rows.ts"
+import { ChangeFeed } from "../store/ChangeFeed.ts"
 import { json, now } from "../store/SqlParts.ts"
 import { type CompressionLevel, isCompressionLevel } from "../kernel/CompressionLevel.ts"
 import { applyLimits, type Limits, limitsOf, type LimitsChange, NO_LIMITS, storedLimits } from "../kernel/Limits.ts"
@@ -111,6 +112,7 @@ export class ApiKeys extends Context.Service<ApiKeys, {
   static readonly layer = Layer.effect(ApiKeys, Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const orgs = yield* Orgs
+    const feed = yield* ChangeFeed
     let pendingUse = new Map<string, number>()
 
     const selectKey = (keyId: string) =>
@@ -155,11 +157,13 @@ export class ApiKeys extends Context.Service<ApiKeys, {
           : json(sql, changes.allowedSvcToolIds)
       }
         WHERE id = ${keyId}`
+      yield* feed.publish(`key:${keyId}`)
       return toInfo(yield* selectKey(keyId))
     })
 
     const revoke = Effect.fn("ApiKeys.revoke")(function*(keyId: string) {
       yield* sql`UPDATE api_keys SET revoked_at = COALESCE(revoked_at, ${now(sql)}) WHERE id = ${keyId}`
+      yield* feed.publish(`key:${keyId}`)
       return toInfo(yield* selectKey(keyId))
     })
 

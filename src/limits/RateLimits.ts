@@ -16,6 +16,7 @@ import { SqlClient } from "effect/sql"
 import type { Caller } from "../kernel/Caller.ts"
 import { LimitError, LimitExceeded } from "../kernel/LimitError.ts"
 import type { Limits } from "../kernel/Limits.ts"
+import { RedisLive, whenRedis } from "../store/RedisLive.ts"
 import { toStoredTime } from "../store/Rows.ts"
 
 /** What the `x-ratelimit-*` headers report: the tighter of the key's and the org's limits of each kind. */
@@ -190,5 +191,11 @@ export class RateLimits extends Context.Service<RateLimits, {
   static readonly layerMemory = RateLimits.layer.pipe(
     Layer.provide(RateLimiter.layer),
     Layer.provide(RateLimiter.layerStoreMemory)
+  )
+
+  /** Counters in the shared Redis when `REDIS_URL` is set, else in memory. */
+  static readonly layerFromConfig = RateLimits.layer.pipe(
+    Layer.provide(RateLimiter.layer),
+    Layer.provide(whenRedis(RateLimiter.layerStoreRedis({ prefix: "svc-gateway:ratelimit:" }).pipe(Layer.provide(RedisLive)), RateLimiter.layerStoreMemory))
   )
 }

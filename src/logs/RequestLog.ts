@@ -39,6 +39,10 @@ export type { RequestLogSettings, RequestLogStats } from "./RequestLogWriter.ts"
 /** The spill file's name in the data folder. */
 export const SPILL_FILE_NAME = "request-log-spill.ndjson"
 
+/** The spill file's name for a worker slot of `GATEWAY_WORKERS` (none: the only process). */
+export const spillFileName = (slot: Option.Option<number>): string =>
+  Option.match(slot, { onNone: () => SPILL_FILE_NAME, onSome: (n) => `request-log-spill.worker-${n}.ndjson` })
+
 const settingsConfig = Config.all({
   mode: Config.Literals(["on", "off"], "GATEWAY_REQUEST_LOG").pipe(Config.withDefault("on" as const)),
   batchSize: Config.Int("GATEWAY_LOG_BATCH_SIZE").pipe(Config.withDefault(500)),
@@ -46,6 +50,8 @@ const settingsConfig = Config.all({
   queueLimit: Config.Int("GATEWAY_LOG_QUEUE_LIMIT").pipe(Config.withDefault(50_000)),
   queueMaxBytes: Config.Int("GATEWAY_LOG_QUEUE_MAX_BYTES").pipe(Config.withDefault(64 * 1024 * 1024)),
   spillFile: Config.String("GATEWAY_LOG_SPILL_FILE").pipe(Config.option),
+  // set by the primary of GATEWAY_WORKERS on each worker it starts
+  workerSlot: Config.Int("GATEWAY_WORKER").pipe(Config.option),
   writeTimeout: Config.Duration("GATEWAY_LOG_WRITE_TIMEOUT").pipe(Config.withDefault(Duration.seconds(30))),
   retryBase: Config.Duration("GATEWAY_LOG_RETRY_BASE").pipe(Config.withDefault(Duration.millis(100))),
   retryMax: Config.Duration("GATEWAY_LOG_RETRY_MAX").pipe(Config.withDefault(Duration.seconds(10))),
@@ -69,7 +75,8 @@ export const loadSettings = Effect.gen(function*() {
     queueMaxBytes: Math.max(1, raw.queueMaxBytes),
     spillFile: Option.getOrElse(
       raw.spillFile,
-      () => dataDir.startsWith("memory://") ? undefined : join(dataDir, SPILL_FILE_NAME)
+      // each worker of GATEWAY_WORKERS its own file, kept by the worker that takes its slot after it
+      () => dataDir.startsWith("memory://") ? undefined : join(dataDir, spillFileName(raw.workerSlot))
     ),
     writeTimeout: raw.writeTimeout,
     retryBase: raw.retryBase,

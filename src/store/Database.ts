@@ -9,6 +9,7 @@ import type { SqlClient, SqlError } from "effect/sql"
 import { existsSync, mkdirSync } from "node:fs"
 import { join } from "node:path"
 import { GatewayConfig } from "../Config.ts"
+import { ChangeFeed } from "./ChangeFeed.ts"
 import { Migrations } from "./Migrations.ts"
 import * as SqliteClient from "./SqliteClient.ts"
 
@@ -36,8 +37,9 @@ export const sqliteLayer = (dataDir: string): Layer.Layer<SqlClient.SqlClient, S
 export const postgresLayer = (url: PgClient.PgClientConfig["url"]) =>
   PgClient.layer({ url, maxConnections: 10 })
 
+/** The client, migrated, with the change feed over it (LISTEN/NOTIFY on PostgreSQL). */
 const migrated = <A extends SqlClient.SqlClient, E, R>(client: Layer.Layer<A, E, R>) =>
-  Layer.provideMerge(Migrations, client)
+  Layer.provideMerge(ChangeFeed.layer, Layer.provideMerge(Migrations, client))
 
 /** The store the settings ask for, migrated. */
 export const DatabaseLive = Layer.unwrap(Effect.gen(function*() {

@@ -18,6 +18,7 @@ import { Orgs } from "../admin/Orgs.ts"
 import type { Caller } from "../kernel/Caller.ts"
 import type { ToolChoice } from "../kernel/ChatCall.ts"
 import { GatewayConfig } from "../Config.ts"
+import { ChangeFeed } from "../store/ChangeFeed.ts"
 import { InvalidSvcToolIds, RequestError } from "../kernel/RequestError.ts"
 import { ApiKeys } from "../keys/ApiKeys.ts"
 import { fromJson, toBool } from "../store/Rows.ts"
@@ -132,8 +133,14 @@ export class Policy extends Context.Service<Policy, {
     /** While the store is down, how often an org's settings are asked for again. */
     const STALE_RETRY_MS = 1_000
 
-    // bumped by every local change, so a load that overlapped a change does not cache what it read
+    // bumped by every change, so a load that overlapped a change does not cache what it read
     let generation = 0
+    const feed = yield* ChangeFeed
+    feed.listen((change) => {
+      if (!change.startsWith("org:")) return
+      generation++
+      cache.delete(change.slice(4))
+    })
 
     const settingsOf = (orgId: string): Effect.Effect<ReadonlyMap<string, OrgToolSetting>, SqlError.SqlError> => {
       const hit = cache.get(orgId)
@@ -205,6 +212,7 @@ export class Policy extends Context.Service<Policy, {
           hydrate_org = EXCLUDED.hydrate_org, hydrate_key_ids = EXCLUDED.hydrate_key_ids, updated_at = ${now(sql)}`
       generation++
       cache.delete(orgId)
+      yield* feed.publish(`org:${orgId}`)
       return next
     })
 

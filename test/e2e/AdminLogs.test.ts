@@ -97,7 +97,14 @@ describe("request log admin API", () => {
 
   it("PATCH /orgs/{id} turns log_content on and off", async () => {
     const on = await json("PATCH", `/orgs/${org}`, { log_content: true })
-    expect(on).toEqual({ id: org, name: "logs e2e", created_at: expect.any(String), log_content: true, compression: null })
+    expect(on).toEqual({
+      id: org,
+      name: "logs e2e",
+      created_at: expect.any(String),
+      log_content: true,
+      compression: null,
+      limits: { rpm: null, tpm: null, tokens_per_day: null, tokens_per_month: null }
+    })
     expect((await json("GET", `/orgs/${org}`)).log_content).toBe(true)
     expect((await json("PATCH", `/orgs/${org}`, { log_content: false })).log_content).toBe(false)
     expect((await json("GET", "/orgs")).data.find((o: { id: string }) => o.id === org).log_content).toBe(false)

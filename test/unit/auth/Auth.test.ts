@@ -5,6 +5,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Layer } from "effect"
 import { SqlError } from "effect/sql"
+import { ChangeFeed } from "../../../src/store/ChangeFeed.ts"
 import { Auth, bearerToken } from "../../../src/auth/Auth.ts"
 import { GatewayConfig } from "../../../src/Config.ts"
 import { hashSecret } from "../../../src/keys/ApiKeySecret.ts"
@@ -64,7 +65,8 @@ const withAuth = <A, E>(
   const fake = makeFakeKeys()
   const layer = Auth.layer.pipe(
     Layer.provide(fake.layer),
-    Layer.provide(GatewayConfig.layerFrom({ GATEWAY_KEY_CACHE_TTL: ttl }))
+    Layer.provide(GatewayConfig.layerFrom({ GATEWAY_KEY_CACHE_TTL: ttl })),
+    Layer.provide(ChangeFeed.layerLocal)
   )
   return Effect.gen(function*() {
     return yield* body(yield* Auth, fake)
@@ -207,7 +209,8 @@ describe("Auth in a store outage", () => {
           }),
         markUsed: () => {}
       })),
-      Layer.provide(GatewayConfig.layerFrom({ GATEWAY_KEY_CACHE_TTL: "20 millis", GATEWAY_KEY_STALE_MAX: "300 millis", ...env }))
+      Layer.provide(GatewayConfig.layerFrom({ GATEWAY_KEY_CACHE_TTL: "20 millis", GATEWAY_KEY_STALE_MAX: "300 millis", ...env })),
+      Layer.provide(ChangeFeed.layerLocal)
     )
     return { fake, layer, takeDown: () => void (down = true), bringUp: () => void (down = false) }
   }

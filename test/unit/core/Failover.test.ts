@@ -5,6 +5,7 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Duration, Effect, Fiber, Layer } from "effect"
+import { CircuitBreaker } from "effect/persistence"
 import { TestClock } from "effect/testing"
 import { type FailoverMetrics, type RetryRules, withFailover } from "../../../src/core/Failover.ts"
 import { TargetBreaker } from "../../../src/core/TargetBreaker.ts"
@@ -189,7 +190,10 @@ describe("withFailover: failures that move on at once, or reach the client", () 
 })
 
 describe("the circuit breaker per target", () => {
-  const breakers = TargetBreaker.layer({ failures: 3, cooldown: Duration.seconds(30) }).pipe(Layer.provideMerge(Metrics.layer))
+  const breakers = TargetBreaker.layer({ failures: 3, cooldown: Duration.seconds(30) }).pipe(
+    Layer.provide(CircuitBreaker.layerStoreMemory()),
+    Layer.provideMerge(Metrics.layer)
+  )
 
   it.effect("after 3 failures in a row the target is skipped for the cool-down, then one probe goes through", () =>
     Effect.gen(function*() {
@@ -240,5 +244,8 @@ describe("the circuit breaker per target", () => {
     Effect.gen(function*() {
       const { guard } = yield* TargetBreaker
       assert.isUndefined(guard)
-    }).pipe(Effect.provide(TargetBreaker.layer({ failures: 0, cooldown: Duration.seconds(1) }).pipe(Layer.provide(Metrics.layer)))))
+    }).pipe(Effect.provide(TargetBreaker.layer({ failures: 0, cooldown: Duration.seconds(1) }).pipe(
+      Layer.provide(CircuitBreaker.layerStoreMemory()),
+      Layer.provide(Metrics.layer)
+    ))))
 })
