@@ -57,6 +57,8 @@ const gatewayVariants = (store: Readonly<Record<string, string>>): ReadonlyArray
     { name: "gateway-log-off", env: { ...store, GATEWAY_REQUEST_LOG: "off" } },
     // the same gateway with compression off (the default is safe): what the compression stage costs
     { name: "gateway-compression-off", env: { ...store, GATEWAY_COMPRESSION: "off" } },
+    // two processes behind one port (GATEWAY_WORKERS needs a shared store: PostgreSQL only)
+    ...(store["DATABASE_URL"] === undefined ? [] : [{ name: "gateway-2-workers", env: { ...store, GATEWAY_WORKERS: "2" } }]),
     // another build (say, main's before a change) in the same rounds: did the change make it slower?
     ...(baseline === undefined || baseline === "" ? [] : [{ name: "baseline", env: { ...store }, entry: baseline }])
   ]

@@ -69,6 +69,28 @@ describe("console: sign-in and API keys, in Chromium", () => {
     await page.context().close()
   })
 
+  it("sets an organization's rate limits and budget, an empty box removing one; the circuit breakers are listed", async () => {
+    const page = await c.open()
+    const name = `Limits Org ${Date.now()}`
+    const orgId = await createOrgInConsole(page, name)
+    await expect.poll(() => page.getByText("no circuit has opened on this instance").count()).toBe(1)
+    const row = page.locator("tr", { hasText: name })
+    await row.getByText("no limits").click()
+    await row.getByLabel("Requests per minute").fill("60")
+    await row.getByLabel("Tokens per month").fill("5000000")
+    await row.getByRole("button", { name: "Save limits" }).click()
+    await expect.poll(() => page.getByRole("status").textContent())
+      .toBe(`${name}: limits are now 60 requests/min, 5000000 tokens/month.`)
+    expect((await c.gw.admin("GET", `/orgs/${orgId}`)).json.limits)
+      .toEqual({ rpm: 60, tpm: null, tokens_per_day: null, tokens_per_month: 5000000 })
+    await row.getByText("60 requests/min, 5000000 tokens/month").click()
+    await row.getByLabel("Requests per minute").fill("")
+    await row.getByRole("button", { name: "Save limits" }).click()
+    await expect.poll(() => page.getByRole("status").textContent()).toBe(`${name}: limits are now 5000000 tokens/month.`)
+    expect((await c.gw.admin("GET", `/orgs/${orgId}`)).json.limits.rpm).toBeNull()
+    await page.context().close()
+  })
+
   it("creates a key and shows its secret once, with a copy button and a warning; the secret works", async () => {
     const page = await c.open()
     const name = `Keys Org ${Date.now()}`

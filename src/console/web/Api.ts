@@ -9,6 +9,33 @@
  */
 import { session } from "./Session.ts"
 
+/** Requests and tokens per minute, tokens per UTC day and month; null: no limit of that kind. */
+export interface Limits {
+  readonly rpm: number | null
+  readonly tpm: number | null
+  readonly tokens_per_day: number | null
+  readonly tokens_per_month: number | null
+}
+
+export const LIMIT_FIELDS: ReadonlyArray<{ readonly field: keyof Limits; readonly label: string; readonly unit: string }> = [
+  { field: "rpm", label: "Requests per minute", unit: "requests/min" },
+  { field: "tpm", label: "Tokens per minute", unit: "tokens/min" },
+  { field: "tokens_per_day", label: "Tokens per day", unit: "tokens/day" },
+  { field: "tokens_per_month", label: "Tokens per month", unit: "tokens/month" }
+]
+
+/** `60 requests/min, 1000000 tokens/day`, or `no limits`. */
+export const limitsText = (limits: Limits): string => {
+  const parts = LIMIT_FIELDS.filter(({ field }) => limits[field] !== null).map(({ field, unit }) => `${limits[field]} ${unit}`)
+  return parts.length === 0 ? "no limits" : parts.join(", ")
+}
+
+/** A target whose circuit breaker left `closed`. */
+export interface Circuit {
+  readonly target: string
+  readonly state: "closed" | "half_open" | "open"
+}
+
 export interface Org {
   readonly id: string
   readonly name: string
@@ -16,6 +43,7 @@ export interface Org {
   readonly log_content: boolean
   /** null: the gateway's level (GATEWAY_COMPRESSION). */
   readonly compression: CompressionLevel | null
+  readonly limits: Limits
 }
 
 export const COMPRESSION_LEVELS = ["off", "shadow", "safe", "aggressive"] as const
@@ -30,6 +58,7 @@ export interface ApiKey {
   readonly expires_at: string | null
   readonly revoked_at: string | null
   readonly last_used_at: string | null
+  readonly limits: Limits
   /** null: every shared tool activated for the org. */
   readonly allowed_svc_tool_ids: ReadonlyArray<string> | null
 }
@@ -219,6 +248,9 @@ export const api = {
   createOrg: (name: string) => call<Org>("POST", "/orgs", { name }),
   setLogContent: (orgId: string, on: boolean) => call<Org>("PATCH", org(orgId), { log_content: on }),
   setCompression: (orgId: string, level: CompressionLevel | null) => call<Org>("PATCH", org(orgId), { compression: level }),
+  setOrgLimits: (orgId: string, limits: Limits) => call<Org>("PATCH", org(orgId), { limits }),
+  setKeyLimits: (keyId: string, limits: Limits) => call<ApiKey>("PATCH", `/keys/${encodeURIComponent(keyId)}`, { limits }),
+  circuits: () => call<{ data: ReadonlyArray<Circuit> }>("GET", "/circuits").then((list) => list.data),
 
   keys: (orgId: string) => call<{ data: ReadonlyArray<ApiKey> }>("GET", `${org(orgId)}/keys`).then((list) => list.data),
   createKey: (

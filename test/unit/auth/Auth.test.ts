@@ -193,6 +193,34 @@ describe("Auth cache", () => {
       })))
 })
 
+describe("Auth and the change feed", () => {
+  it.effect("a key: or org: change drops the cached keys it names, so the next request reads the store", () => {
+    const fake = makeFakeKeys()
+    const layer = Auth.layer.pipe(
+      Layer.provideMerge(fake.layer),
+      Layer.provideMerge(GatewayConfig.layerFrom({ GATEWAY_KEY_CACHE_TTL: "1 hour" })),
+      Layer.provideMerge(ChangeFeed.layerLocal)
+    )
+    return Effect.gen(function*() {
+      const auth = yield* Auth
+      const feed = yield* ChangeFeed
+      yield* auth.authenticate(`Bearer ${SECRETS.valid}`)
+      yield* auth.authenticate(`Bearer ${SECRETS.other}`)
+      assert.strictEqual(fake.lookups.length, 2)
+      fake.byHash.set(hashSecret(SECRETS.valid), record("key_valid", { revokedAt: new Date() }))
+      yield* feed.publish("key:key_valid")
+      assert.strictEqual(yield* outcome(auth, `Bearer ${SECRETS.valid}`), "RevokedKey")
+      assert.strictEqual(fake.lookups.length, 3)
+      // the other key of the same org stays cached until its org changes
+      yield* auth.authenticate(`Bearer ${SECRETS.other}`)
+      assert.strictEqual(fake.lookups.length, 3)
+      yield* feed.publish("org:org_1")
+      yield* auth.authenticate(`Bearer ${SECRETS.other}`)
+      assert.strictEqual(fake.lookups.length, 4)
+    }).pipe(Effect.provide(layer))
+  })
+})
+
 describe("Auth in a store outage", () => {
   /** A fake store that can be taken down: lookups then fail as PostgreSQL's refused connection does. */
   const outage = (env: Record<string, string>) => {

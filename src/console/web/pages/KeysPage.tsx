@@ -1,9 +1,10 @@
 /**
  * An organization's API keys: create one (its secret shown once), see every key with its prefix, dates
- * and allowed shared tools, change those tools, revoke a key after a confirmation.
+ * allowed shared tools and limits, change those tools and limits, revoke a key after a confirmation.
  */
 import { useEffect, useRef, useState } from "preact/hooks"
-import { type ApiKey, api, type CreatedKey, keyStatus, type Org } from "../Api.ts"
+import { type ApiKey, api, type CreatedKey, keyStatus, type Limits, limitsText, type Org } from "../Api.ts"
+import { LimitsEditor } from "../parts/LimitsEditor.tsx"
 import { ConfirmDialog } from "../parts/ConfirmDialog.tsx"
 import { time } from "../parts/Format.ts"
 import { Empty, type Message, Notice } from "../parts/Notice.tsx"
@@ -69,6 +70,14 @@ export const KeysPage = (props: { readonly org: Org }) => {
     await keys.reload()
   }
 
+  const saveLimits = async (key: ApiKey, limits: Limits) => {
+    const result = await run(() => api.setKeyLimits(key.id, limits))
+    setMessage(result.ok
+      ? { kind: "info", text: `Key '${key.name}': limits are now ${limitsText(result.value.limits)}.` }
+      : { kind: "error", text: result.error })
+    await keys.reload()
+  }
+
   const catalogue = tools.data ?? []
   const list = keys.data ?? []
   return (
@@ -111,6 +120,7 @@ export const KeysPage = (props: { readonly org: Org }) => {
                   <th scope="col">Last used</th>
                   <th scope="col">Expires</th>
                   <th scope="col">Shared tools</th>
+                  <th scope="col">Limits</th>
                   <th scope="col"><span class="visually-hidden">Actions</span></th>
                 </tr>
               </thead>
@@ -126,6 +136,9 @@ export const KeysPage = (props: { readonly org: Org }) => {
                       <td title={key.last_used_at ?? ""}>{time(key.last_used_at)}</td>
                       <td title={key.expires_at ?? ""}>{time(key.expires_at)}</td>
                       <td>{toolsText(key.allowed_svc_tool_ids)}</td>
+                      <td>
+                        <LimitsEditor owner={`key ${key.name}`} id={key.id} limits={key.limits} busy={busy} save={(limits) => saveLimits(key, limits)} />
+                      </td>
                       <td class="links">
                         {status === "revoked" ? null : (
                           <>

@@ -1,13 +1,14 @@
 /**
- * Organizations: the list, a form to create one, whether each stores prompt and completion text, and
- * its compression level.
+ * Organizations: the list, a form to create one, whether each stores prompt and completion text, its
+ * compression level and its rate limits and budgets; and the circuit breakers of the gateway's targets.
  */
 import { useState } from "preact/hooks"
-import { api, COMPRESSION_LEVELS, type CompressionLevel, type Org } from "../Api.ts"
+import { api, COMPRESSION_LEVELS, type CompressionLevel, type Limits, limitsText, type Org } from "../Api.ts"
+import { LimitsEditor } from "../parts/LimitsEditor.tsx"
 import { time } from "../parts/Format.ts"
 import { Empty, type Message, Notice } from "../parts/Notice.tsx"
 import { TableFrame } from "../parts/TableFrame.tsx"
-import { useAction } from "../parts/useLoad.ts"
+import { useAction, useLoad } from "../parts/useLoad.ts"
 import { href } from "../Route.ts"
 
 export const OrgsPage = (props: {
@@ -48,6 +49,16 @@ export const OrgsPage = (props: {
     await props.reload()
   }
 
+  const setLimits = async (org: Org, limits: Limits) => {
+    const result = await run(() => api.setOrgLimits(org.id, limits))
+    setMessage(result.ok
+      ? { kind: "info", text: `${org.name}: limits are now ${limitsText(result.value.limits)}.` }
+      : { kind: "error", text: result.error })
+    await props.reload()
+  }
+
+  const circuits = useLoad(() => api.circuits(), [])
+
   return (
     <section>
       <h1 tabIndex={-1}>Organizations</h1>
@@ -71,6 +82,7 @@ export const OrgsPage = (props: {
                   <th scope="col">Created</th>
                   <th scope="col">Stores prompts</th>
                   <th scope="col">Compression</th>
+                  <th scope="col">Limits</th>
                   <th scope="col"><span class="visually-hidden">Pages</span></th>
                 </tr>
               </thead>
@@ -108,6 +120,9 @@ export const OrgsPage = (props: {
                         </select>
                       </label>
                     </td>
+                    <td>
+                      <LimitsEditor owner={org.name} id={org.id} limits={org.limits} busy={busy} save={(limits) => setLimits(org, limits)} />
+                    </td>
                     <td class="links">
                       <a href={href("keys", org.id)}>API keys</a>
                       <a href={href("tools", org.id)}>Shared tools</a>
@@ -119,6 +134,26 @@ export const OrgsPage = (props: {
             </table>
           </TableFrame>
         )}
+      <div class="card">
+        <h2>Circuit breakers</h2>
+        {circuits.error !== null
+          ? <p role="alert">{circuits.error}</p>
+          : (circuits.data ?? []).length === 0
+          ? <p>Every upstream target is being called: no circuit has opened on this instance.</p>
+          : (
+            <ul>
+              {(circuits.data ?? []).map((circuit) => (
+                <li key={circuit.target}>
+                  <code>{circuit.target}</code>: {circuit.state === "open"
+                    ? "open (skipped until its cool-down ends)"
+                    : circuit.state === "half_open"
+                    ? "half open (one probe call goes through)"
+                    : "closed"}
+                </li>
+              ))}
+            </ul>
+          )}
+      </div>
     </section>
   )
 }
