@@ -6,16 +6,18 @@
  *   one instance, its Redis store when `REDIS_URL` is set, so every instance counts against the same
  *   window. A request is refused once the minute's tokens are over the limit (tokens are known only
  *   after the answer, so the request that crosses the line is answered).
- * - Budgets per UTC calendar day and month are counters per key or org and period, seeded once per
- *   period from the request log (so a restart does not forget the month) and then counted here. A
- *   store that cannot be read lets the request through (the budget is checked again on the next one).
+ * - Budgets per UTC calendar day and month are counters per key or org and period (`BudgetCounters`),
+ *   seeded once per period from the request log (so a restart does not forget the month) and then
+ *   counted: in memory, or in the shared Redis. A store that cannot be read lets the request through
+ *   (the budget is checked again on the next one).
  */
-import { Clock, Context, Duration, Effect, Layer } from "effect"
-import { RateLimiter } from "effect/persistence"
+import { Clock, Context, Duration, Effect, Layer, Option } from "effect"
+import { RateLimiter, Redis } from "effect/persistence"
 import { SqlClient } from "effect/sql"
 import type { Caller } from "../kernel/Caller.ts"
 import { LimitError, LimitExceeded } from "../kernel/LimitError.ts"
 import type { Limits } from "../kernel/Limits.ts"
+import { memoryCounters, redisCounters } from "./BudgetCounters.ts"
 import { RedisLive, whenRedis } from "../store/RedisLive.ts"
 import { toStoredTime } from "../store/Rows.ts"
 
@@ -27,8 +29,6 @@ export interface Quota {
 
 type Scope = "key" | "org"
 
-/** Budget counters kept before the ones of past periods are dropped. */
-const MAX_BUDGETS = 10_000
 type Period = "day" | "month"
 
 /** The start of the UTC day or month holding `now`, and of the next one. */
@@ -71,18 +71,9 @@ export class RateLimits extends Context.Service<RateLimits, {
   static readonly layer = Layer.effect(RateLimits, Effect.gen(function*() {
     const limiter = yield* RateLimiter.RateLimiter
     const sql = yield* SqlClient.SqlClient
-    // tokens used per `${scope}:${id}:${period}:${start}`, seeded from the log once per period
-    const budgets = new Map<string, number>()
-
-    /** Drops the counters of periods already over (a key's figure stays only for its current day and month). */
-    const forgetOldPeriods = (now: number) => {
-      const day = periodOf("day", now).start
-      const month = periodOf("month", now).start
-      for (const key of budgets.keys()) {
-        const [, , period, start] = key.split(":")
-        if (Number(start) < (period === "day" ? day : month)) budgets.delete(key)
-      }
-    }
+    // tokens used per `${scope}:${id}:${period}:${start}`, seeded from the log once per period; shared in Redis
+    const redis = yield* Effect.serviceOption(Redis.Redis)
+    const budgets = Option.isSome(redis) ? redisCounters(redis.value) : memoryCounters()
 
     const exceeded = (scope: Scope, kind: LimitExceeded["kind"], limit: number, retryAfterMs: number) =>
       new LimitError({ reason: new LimitExceeded({ scope, kind, limit, retryAfterMs: Math.max(0, Math.ceil(retryAfterMs)) }) })
@@ -121,10 +112,10 @@ export class RateLimits extends Context.Service<RateLimits, {
 
     /** Tokens used in the period so far: counted here, seeded from the request log the first time. */
     const used = Effect.fnUntraced(function*(scope: Scope, id: string, period: Period, now: number) {
-      const { start } = periodOf(period, now)
+      const { end, start } = periodOf(period, now)
       const key = `${scope}:${id}:${period}:${start}`
-      const known = budgets.get(key)
-      if (known !== undefined) return { key, used: known }
+      const known = yield* budgets.get(key)
+      if (known !== undefined) return known
       const column = scope === "key" ? sql`key_id` : sql`org_id`
       const rows = yield* sql<{ readonly used: number | string | null }>`
         SELECT SUM(COALESCE(prompt_tokens, 0) + COALESCE(completion_tokens, 0)) AS used FROM request_log
@@ -134,17 +125,13 @@ export class RateLimits extends Context.Service<RateLimits, {
           )
         )
       if (rows === undefined) return undefined
-      const seeded = Number(rows[0]?.used ?? 0)
-      if (budgets.size >= MAX_BUDGETS) forgetOldPeriods(now)
-      // a seed raced by a charge keeps the larger figure
-      budgets.set(key, Math.max(seeded, budgets.get(key) ?? 0))
-      return { key, used: budgets.get(key)! }
+      return yield* budgets.seed(key, Number(rows[0]?.used ?? 0), end)
     })
 
     const checkBudget = Effect.fnUntraced(function*(caller: Caller, scope: Scope, period: Period, budget: number | null, now: number) {
       if (budget === null) return
-      const state = yield* used(scope, idOf(caller, scope), period, now)
-      if (state !== undefined && state.used >= budget) {
+      const spent = yield* used(scope, idOf(caller, scope), period, now)
+      if (spent !== undefined && spent >= budget) {
         return yield* exceeded(scope, period === "day" ? "tokens_per_day" : "tokens_per_month", budget, periodOf(period, now).end - now)
       }
     })
@@ -176,10 +163,8 @@ export class RateLimits extends Context.Service<RateLimits, {
         }
         for (const period of ["day", "month"] as const) {
           if ((period === "day" ? own.tokens_per_day : own.tokens_per_month) === null) continue
-          const key = `${scope}:${id}:${period}:${periodOf(period, now).start}`
           // not seeded (the log could not be read): the next check seeds it, this answer's row included
-          const before = budgets.get(key)
-          if (before !== undefined) budgets.set(key, before + tokens)
+          yield* budgets.add(`${scope}:${id}:${period}:${periodOf(period, now).start}`, tokens)
         }
       }
     })
@@ -193,9 +178,13 @@ export class RateLimits extends Context.Service<RateLimits, {
     Layer.provide(RateLimiter.layerStoreMemory)
   )
 
-  /** Counters in the shared Redis when `REDIS_URL` is set, else in memory. */
-  static readonly layerFromConfig = RateLimits.layer.pipe(
-    Layer.provide(RateLimiter.layer),
-    Layer.provide(whenRedis(RateLimiter.layerStoreRedis({ prefix: "svc-gateway:ratelimit:" }).pipe(Layer.provide(RedisLive)), RateLimiter.layerStoreMemory))
+  /** Counters (per minute and budgets) in the shared Redis when `REDIS_URL` is set, else in memory. */
+  static readonly layerFromConfig = whenRedis(
+    RateLimits.layer.pipe(
+      Layer.provide(RateLimiter.layer),
+      Layer.provide(RateLimiter.layerStoreRedis({ prefix: "svc-gateway:ratelimit:" })),
+      Layer.provide(RedisLive)
+    ),
+    RateLimits.layerMemory
   )
 }

@@ -5,7 +5,7 @@
  * never on the request's path; a cut already written recently is not written again (a coding agent
  * sends the same tool results every turn), and a read finds a cut still waiting to be written.
  */
-import { Context, Duration, Effect, Layer, Schedule } from "effect"
+import { Context, Duration, Effect, Layer, Schedule, Semaphore } from "effect"
 import { SqlClient, type SqlError } from "effect/sql"
 import type { Cut } from "../compression/Aggressive.ts"
 import { GatewayConfig } from "../Config.ts"
@@ -41,7 +41,11 @@ export class CutOutputs extends Context.Service<CutOutputs, {
     const sql = yield* SqlClient.SqlClient
     const ttlMs = Duration.toMillis((yield* GatewayConfig).pendingTtl)
     let waiting = new Map<string, Waiting>()
+    // the batch being written: still read from memory until its rows are there
+    let flushing = new Map<string, Waiting>()
     const written = new Map<string, number>()
+    // one flush at a time: an explicit flush waits for the scheduled one already writing
+    const oneAtATime = yield* Semaphore.make(1)
 
     const remember = (owner: CutOwner, cuts: ReadonlyArray<Cut>) => {
       const nowMs = Date.now()
@@ -57,6 +61,7 @@ export class CutOutputs extends Context.Service<CutOutputs, {
       if (waiting.size === 0) return
       const batch = waiting
       waiting = new Map()
+      flushing = batch
       yield* sql.withTransaction(Effect.forEach(batch.values(), (cut) =>
         sql`INSERT INTO svc_cut_outputs (org_id, key_id, id, text, expires_at)
           VALUES (${cut.orgId}, ${cut.keyId}, ${cut.id}, ${cut.text}, ${nowPlus(sql, ttlMs)})
@@ -66,7 +71,10 @@ export class CutOutputs extends Context.Service<CutOutputs, {
             // kept for the next round rather than lost
             for (const [key, cut] of batch) if (!waiting.has(key)) waiting.set(key, cut)
           })
-        )
+        ),
+        Effect.ensuring(Effect.sync(() => {
+          flushing = new Map()
+        }))
       )
       const nowMs = Date.now()
       for (const key of batch.keys()) {
@@ -74,10 +82,10 @@ export class CutOutputs extends Context.Service<CutOutputs, {
         written.set(key, nowMs)
       }
       while (written.size > RECENT) written.delete(written.keys().next().value!)
-    }).pipe(Effect.withSpan("CutOutputs.flush"))
+    }).pipe(oneAtATime.withPermit, Effect.withSpan("CutOutputs.flush"))
 
     const get = Effect.fn("CutOutputs.get")(function*(owner: CutOwner, id: string) {
-      const held = waiting.get(keyOf(owner, id))
+      const held = waiting.get(keyOf(owner, id)) ?? flushing.get(keyOf(owner, id))
       if (held !== undefined) return held.text
       const rows = yield* sql<{ readonly text: string }>`SELECT text FROM svc_cut_outputs
         WHERE org_id = ${owner.orgId} AND key_id = ${owner.keyId} AND id = ${id} AND expires_at > ${now(sql)}`

@@ -1,8 +1,8 @@
 /**
  * Several gateway processes on one PostgreSQL (this test's own, on a spare port) and one Redis (the
  * machine's, 127.0.0.1:6379): a key revoked or limited on one instance takes effect on the other at once
- * (LISTEN/NOTIFY, with a key cache TTL of a minute that would otherwise hide it), a rate limit holds
- * across both (the limiter's counters in Redis), and `GATEWAY_WORKERS=2` runs two workers behind one port
+ * (LISTEN/NOTIFY, with a key cache TTL of a minute that would otherwise hide it), a rate limit and a
+ * token budget hold across both (their counters in Redis), and `GATEWAY_WORKERS=2` runs two workers behind one port
  * that drain and exit cleanly on SIGTERM.
  */
 import { rmSync } from "node:fs"
@@ -87,6 +87,16 @@ describe("two gateway processes on one PostgreSQL and one Redis", () => {
     }
     // 5 a minute over both: the one B answered above, then four more, then refusals on either instance
     expect(statuses).toEqual([200, 200, 200, 200, 429, 429])
+  })
+
+  it("a daily token budget used up on one instance is refused on the other (one counter in Redis)", async () => {
+    const created = await admin(a, "POST", `/orgs/${a.orgId}/keys`, { name: "shared-budget", limits: { tokens_per_day: 20 } })
+    const key = created.json.key as string
+    const long = { ...ask, messages: [{ role: "user", content: "one two three four five six seven eight nine ten eleven twelve" }] }
+    expect((await postChat(b.url, long, { key })).status).toBe(200)
+    const refused = await postChat(a.url, ask, { key })
+    expect(refused.status).toBe(429)
+    expect((await refused.json() as { error: { code: string } }).error.code).toBe("budget_exceeded")
   })
 })
 
