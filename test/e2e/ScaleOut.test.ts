@@ -45,7 +45,8 @@ describe("two gateway processes on one PostgreSQL and one Redis", () => {
     pg = await startOwnPostgres()
     const env = { DATABASE_URL: pg.url, REDIS_URL, GATEWAY_KEY_CACHE_TTL: "1 minute" }
     a = await startGatewayProcess(upstream, env)
-    b = await startGatewayProcess(upstream, env)
+    // the other one as npm start runs it: the bundle, which loads the Redis client on demand
+    b = await startGatewayProcess(upstream, env, "dist/main.js")
   }, 90_000)
   afterAll(async () => {
     for (const gateway of [a, b]) {
