@@ -47,9 +47,6 @@ export interface Answered<A> {
   readonly attempts: number
 }
 
-/** No retries: each target once, the next at once after any failure but a client one. */
-export const NO_RETRIES: RetryRules = { retries: 0, backoffMs: 0, retryAfterMaxMs: 0, deadlineMs: 0 }
-
 /** The `retry`-th wait (0 first) before calling the target again; undefined: move on instead. */
 const waitFor = (error: ProviderError, retry: number, rules: RetryRules, random: number): number | undefined => {
   const asked = error.reason._tag === "UpstreamStatus" ? error.reason.retryAfterMs : undefined

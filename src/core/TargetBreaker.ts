@@ -107,7 +107,4 @@ export class TargetBreaker extends Context.Service<TargetBreaker, {
         ))
       ))
   )
-
-  /** No breakers: every target is always called (tests of the failover alone). */
-  static readonly layerOff = Layer.succeed(TargetBreaker, TargetBreaker.of({ guard: undefined, states: () => [] }))
 }

@@ -50,9 +50,12 @@ const parse = (text: string): Effect.Effect<unknown, RequestError> => {
     )
   }
   try {
-    return Effect.succeed(text.trim() === "" ? null : JSON.parse(text))
+    return Effect.succeed(JSON.parse(text))
   } catch {
-    return Effect.fail(new RequestError({ reason: new InvalidJson({ message: "The request body is not valid JSON." }) }))
+    // an empty body is told apart only once parsing failed: no copy of every body on the way
+    return /^\s*$/.test(text)
+      ? Effect.succeed(null)
+      : Effect.fail(new RequestError({ reason: new InvalidJson({ message: "The request body is not valid JSON." }) }))
   }
 }
 

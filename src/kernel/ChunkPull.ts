@@ -65,16 +65,9 @@ export const pullFirst = <A, E>(
       }
       return Effect.succeed(replay(held.length === 0 ? chunk : [...held, ...chunk] as unknown as NonEmptyReadonlyArray<A>))
     })
-    return next.pipe(
-      Pull.catchDone(() =>
-        Effect.succeed<ChunkPull<A, E>>(
-          held.length === 0 ? Cause.done() : pullOnceThenDone(held as unknown as NonEmptyReadonlyArray<A>)
-        )
-      )
-    )
+    // ended before showing anything: what was held, then done (a pull already done when nothing was)
+    return next.pipe(Pull.catchDone(() => Effect.succeed<ChunkPull<A, E>>(pullOnce(held))))
   })
-
-const pullOnceThenDone = <A>(items: NonEmptyReadonlyArray<A>): ChunkPull<A, never> => pullOnce(items)
 
 /**
  * Maps each chunk to any number of elements (a chunk that maps to none pulls the next one), then, once

@@ -172,7 +172,7 @@ const whereClause = (sql: SqlClient.SqlClient, orgId: string, filter: RequestFil
     const tags = filter.tags.values
     const all = filter.tags.mode === "all"
     conditions.push(sql.onDialectOrElse({
-      // the row's JSON list, searched: any one of the tags, or as many distinct matches as distinct tags
+      // the row's JSON list, searched: at least one of the tags, or as many distinct matches as distinct tags
       sqlite: () =>
         all
           ? sql`(SELECT count(DISTINCT t.value) FROM json_each(tags) AS t WHERE t.value IN ${sql.in(tags)}) = ${new Set(tags).size}`
