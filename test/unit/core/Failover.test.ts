@@ -244,6 +244,69 @@ describe("the circuit breaker per target", () => {
       assert.deepStrictEqual(states(), [])
     }).pipe(Effect.provide(breakers)))
 
+  /** The memory store, counting the calls the breaker makes to it. */
+  const countingStore = () => {
+    const seen = { admits: 0, records: 0 }
+    const layer = Layer.effect(
+      CircuitBreaker.CircuitBreakerStore,
+      Effect.map(Effect.service(CircuitBreaker.CircuitBreakerStore), (store) =>
+        CircuitBreaker.CircuitBreakerStore.of({
+          ...store,
+          admit: (key) => Effect.andThen(Effect.sync(() => void seen.admits++), store.admit(key)),
+          record: (options) => Effect.andThen(Effect.sync(() => void seen.records++), store.record(options))
+        }))
+    ).pipe(Layer.provide(CircuitBreaker.layerStoreMemory()))
+    return { layer, seen }
+  }
+
+  it.effect("a healthy target's calls do not ask the store; from its first failure every call does, until one succeeds", () => {
+    const { layer, seen } = countingStore()
+    return Effect.gen(function*() {
+      const { guard } = yield* TargetBreaker
+      const noRetry = { rules: { ...rules, retries: 0 }, guard }
+      const { attempt } = scripted({ primary: ["ok", "ok", status("primary", 503), "ok", "ok", "ok"] })
+      yield* withFailover([primary], attempt, noRetry)
+      yield* withFailover([primary], attempt, noRetry)
+      assert.deepStrictEqual(seen, { admits: 0, records: 0 }, "closed, streak 0: nothing to admit or record")
+      yield* Effect.flip(withFailover([primary], attempt, noRetry))
+      assert.deepStrictEqual(seen, { admits: 1, records: 1 }, "the failure is recorded")
+      yield* withFailover([primary], attempt, noRetry)
+      assert.deepStrictEqual(seen, { admits: 2, records: 2 }, "the next call goes through the breaker and resets the streak")
+      yield* withFailover([primary], attempt, noRetry)
+      yield* withFailover([primary], attempt, noRetry)
+      assert.deepStrictEqual(seen, { admits: 2, records: 2 }, "healthy again")
+    }).pipe(Effect.provide(TargetBreaker.layer({ failures: 3, cooldown: Duration.seconds(30) }).pipe(
+      Layer.provide(layer),
+      Layer.provideMerge(Metrics.layer)
+    )))
+  })
+
+  it.effect("failures with successes between them do not add up to an opening", () =>
+    Effect.gen(function*() {
+      const { guard, states } = yield* TargetBreaker
+      const noRetry = { rules: { ...rules, retries: 0 }, guard }
+      const down = () => status("primary", 503)
+      const { attempt } = scripted({ primary: [down(), down(), "ok", down(), down(), "ok", down(), down(), "ok"] })
+      for (let i = 0; i < 9; i++) yield* Effect.exit(withFailover([primary], attempt, noRetry))
+      yield* Effect.yieldNow
+      assert.deepStrictEqual(states(), [])
+    }).pipe(Effect.provide(breakers)))
+
+  it.effect("a shared store (Redis) is asked on every call: another instance may have opened the circuit", () => {
+    const { layer, seen } = countingStore()
+    return Effect.gen(function*() {
+      const { guard } = yield* TargetBreaker
+      const noRetry = { rules: { ...rules, retries: 0 }, guard }
+      const { attempt } = scripted({ primary: ["ok", "ok"] })
+      yield* withFailover([primary], attempt, noRetry)
+      yield* withFailover([primary], attempt, noRetry)
+      assert.deepStrictEqual(seen, { admits: 2, records: 2 })
+    }).pipe(Effect.provide(TargetBreaker.layer({ failures: 3, cooldown: Duration.seconds(30), shared: true }).pipe(
+      Layer.provide(layer),
+      Layer.provideMerge(Metrics.layer)
+    )))
+  })
+
   it.effect("failures 0 turns breakers off", () =>
     Effect.gen(function*() {
       const { guard } = yield* TargetBreaker
