@@ -8,6 +8,10 @@
  * (default 10 minutes) is answered from its last known state (a revocation or expiry known then still
  * refuses it), and the store is asked again about that key at most once per `STALE_RETRY_MS`, so
  * requests do not queue behind a store that is down. A key never seen gets the store's error (503).
+ *
+ * The cache is keyed by the key as sent, so a known key costs a map lookup: hashing it for the store
+ * (SHA-256, one native call) cost more than the rest of authentication. Keys are hashed at rest; in
+ * memory each request carries its key anyway, and the cache only keeps those seen recently.
  */
 import { Context, Duration, Effect, Layer } from "effect"
 import type { SqlError } from "effect/sql"
@@ -55,7 +59,7 @@ export class Auth extends Context.Service<Auth, {
     const config = yield* GatewayConfig
     const ttlMs = Duration.toMillis(config.keyCacheTtl)
     const staleMs = Duration.toMillis(config.keyStaleMax)
-    // a cached entry holds the answer ready: a known key costs a hash and a map lookup, no fiber steps
+    // a cached entry holds the answer ready: a known key costs a map lookup, no fiber steps
     const cache = new Map<string, Entry>()
 
     const fail = (reason: AuthError["reason"]) => Effect.fail(new AuthError({ reason }))
@@ -88,10 +92,10 @@ export class Auth extends Context.Service<Auth, {
     }
 
     /** The last known state of a key the store cannot be asked about now, while it is recent enough. */
-    const stale = (hash: string, hit: Entry | undefined, error: SqlError.SqlError): Effect.Effect<Caller, AuthError | SqlError.SqlError> => {
+    const stale = (key: string, hit: Entry | undefined, error: SqlError.SqlError): Effect.Effect<Caller, AuthError | SqlError.SqlError> => {
       const now = Date.now()
       if (hit === undefined || now - hit.seenAt > staleMs) return Effect.fail(error)
-      cache.set(hash, { ...hit, until: now + STALE_RETRY_MS })
+      cache.set(key, { ...hit, until: now + STALE_RETRY_MS })
       return Effect.andThen(
         Effect.logWarning("key store unavailable: answering from the key's last known state", {
           key_id: hit.record?.id ?? null,
@@ -101,15 +105,15 @@ export class Auth extends Context.Service<Auth, {
       )
     }
 
-    const lookup = (hash: string): Effect.Effect<Caller, AuthError | SqlError.SqlError> => {
-      const hit = cache.get(hash)
+    const lookup = (key: string): Effect.Effect<Caller, AuthError | SqlError.SqlError> => {
+      const hit = cache.get(key)
       if (hit !== undefined && hit.until > Date.now()) return answer(hit)
-      return Effect.matchEffect(keys.findByHash(hash), {
-        onFailure: (error) => stale(hash, hit, error),
+      return Effect.matchEffect(keys.findByHash(hashSecret(key)), {
+        onFailure: (error) => stale(key, hit, error),
         onSuccess: (record) => {
           if (cache.size >= MAX_CACHED) cache.clear()
           const entry = entryFor(record)
-          cache.set(hash, entry)
+          cache.set(key, entry)
           return answer(entry)
         }
       })
@@ -118,17 +122,17 @@ export class Auth extends Context.Service<Auth, {
     const span = hotSpan("Auth.authenticate")
     // lazy like any effect: the key is checked (and its use noted) when the effect runs
     const authenticateKey = (key: string | undefined) =>
-      span(Effect.suspend(() => key === undefined || key === "" ? fail(new MissingKey()) : lookup(hashSecret(key))))
+      span(Effect.suspend(() => key === undefined || key === "" ? fail(new MissingKey()) : lookup(key)))
     const authenticate = (authorization: string | undefined) => authenticateKey(bearerToken(authorization))
 
     const forget = (keyId: string) => {
-      for (const [hash, entry] of cache) if (entry.record?.id === keyId) cache.delete(hash)
+      for (const [key, entry] of cache) if (entry.record?.id === keyId) cache.delete(key)
     }
     // a key or an org changed here or on another instance: its keys are read again on their next use
     ;(yield* ChangeFeed).listen((change) => {
       const id = change.slice(4)
       if (change.startsWith("key:")) forget(id)
-      else for (const [hash, entry] of cache) if (entry.record?.orgId === id) cache.delete(hash)
+      else for (const [key, entry] of cache) if (entry.record?.orgId === id) cache.delete(key)
     })
 
     return Auth.of({ authenticate, authenticateKey, forget })
