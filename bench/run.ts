@@ -15,14 +15,14 @@
  */
 import { type ChildProcess, execFileSync } from "node:child_process"
 import { mkdirSync, writeFileSync } from "node:fs"
-import { connect } from "node:net"
 import os from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
-import { freshDatabase } from "./database.ts"
+import { benchStore } from "./database.ts"
 import { gatewayAvailable, gatewayEntry, type GatewayVariant, logTail, type RunningGateway, startGateway } from "./gateway.ts"
 import { type LoadRun, type LoadSpec, summarize } from "./load.ts"
-import { forkScript, isRunning, isStopping, memoryMiB, nextMessage, startServerChild, stopAll } from "./proc.ts"
+import { startLoader } from "./loader.ts"
+import { isRunning, isStopping, memoryMiB, startServerChild, stopAll } from "./proc.ts"
 import {
   brief,
   type Cell,
@@ -42,54 +42,26 @@ import {
 import { requestBody, sanityCheck, streamEnd, type Target } from "./sanity.ts"
 
 /**
- * Gateway variants, on the bench's store: each runs in its own fresh child (own port and data dir) with `env` on top of the
- * base environment, alongside the others, and is measured in the same alternating rounds. To compare
- * a setting, add a variant, e.g.
+ * Gateway variants: each runs in its own fresh child (own port, data dir and, on PostgreSQL, database)
+ * with `env` on top of the base environment, alongside the others, and is measured in the same
+ * alternating rounds. To compare a setting, add a variant, e.g.
  *   { name: "gateway-log-on", env: { GATEWAY_REQUEST_LOG: "on" } }
- *   { name: "gateway-semi-16", env: { ...store }, nodeFlags: ["--max-semi-space-size=16"] }  (replaces the start script's flags)
+ *   { name: "gateway-semi-16", env: {}, nodeFlags: ["--max-semi-space-size=16"] }  (replaces the start script's flags)
  * Every variant gets its own rows in the table and its own set of targets against the pass-through.
  */
-const gatewayVariants = (store: Readonly<Record<string, string>>): ReadonlyArray<GatewayVariant> => {
+const gatewayVariants = (postgres: boolean): ReadonlyArray<GatewayVariant> => {
   const baseline = process.env["BENCH_BASELINE_ENTRY"]
   return [
-    { name: "gateway", env: { ...store } },
+    { name: "gateway", env: {} },
     // the same gateway without its request log: what logging costs
-    { name: "gateway-log-off", env: { ...store, GATEWAY_REQUEST_LOG: "off" } },
+    { name: "gateway-log-off", env: { GATEWAY_REQUEST_LOG: "off" } },
     // the same gateway with compression off (the default is safe): what the compression stage costs
-    { name: "gateway-compression-off", env: { ...store, GATEWAY_COMPRESSION: "off" } },
+    { name: "gateway-compression-off", env: { GATEWAY_COMPRESSION: "off" } },
     // two processes behind one port (GATEWAY_WORKERS needs a shared store: PostgreSQL only)
-    ...(store["DATABASE_URL"] === undefined ? [] : [{ name: "gateway-2-workers", env: { ...store, GATEWAY_WORKERS: "2" } }]),
+    ...(postgres ? [{ name: "gateway-2-workers", env: { GATEWAY_WORKERS: "2" } }] : []),
     // another build (say, main's before a change) in the same rounds: did the change make it slower?
-    ...(baseline === undefined || baseline === "" ? [] : [{ name: "baseline", env: { ...store }, entry: baseline }])
+    ...(baseline === undefined || baseline === "" ? [] : [{ name: "baseline", env: {}, entry: baseline }])
   ]
-}
-
-/**
- * The store the gateway is measured on: PostgreSQL, as a team deploys it, when `BENCH_DATABASE_URL`
- * (default: the local server on 127.0.0.1:5432) answers, in a database of the run's own
- * (`bench/database.ts`); else, or with `BENCH_DATABASE_URL=off`, the embedded store (SQLite) that
- * `npm start` uses by default.
- */
-const benchStore = async (): Promise<{ readonly env: Readonly<Record<string, string>>; readonly drop?: () => Promise<void> }> => {
-  const url = process.env["BENCH_DATABASE_URL"] ?? "postgres://postgres@127.0.0.1:5432/test"
-  if (url === "off") return { env: {} }
-  const { hostname, port } = new URL(url)
-  const reachable = await new Promise<boolean>((resolve) => {
-    const socket = connect({ host: hostname, port: Number(port || 5432) })
-    socket.setTimeout(1_000)
-    socket.once("connect", () => {
-      socket.destroy()
-      resolve(true)
-    })
-    socket.once("error", () => resolve(false))
-    socket.once("timeout", () => {
-      socket.destroy()
-      resolve(false)
-    })
-  })
-  if (!reachable) return { env: {} }
-  const database = await freshDatabase(url)
-  return { env: { DATABASE_URL: database.url }, drop: database.drop }
 }
 
 /** Whole-run budget; per-cell seconds shrink to fit it. */
@@ -131,24 +103,6 @@ const settings = () => {
   }
 }
 
-let nextRunId = 0
-
-type LoadAnswer = { readonly ok: true; readonly run: LoadRun } | { readonly ok: false; readonly message: string }
-
-/** One window of load, run by the load-generator child. */
-const runLoad = async (load: ChildProcess, spec: LoadSpec): Promise<LoadRun> => {
-  const id = ++nextRunId
-  const answer = nextMessage<LoadAnswer>(load, (message) => {
-    if (typeof message !== "object" || message === null || !("id" in message) || message.id !== id) return undefined
-    if ("result" in message) return { ok: true, run: message.result as LoadRun }
-    return { ok: false, message: "message" in message ? String(message.message) : "load generator failed" }
-  }, (spec.warmupSeconds + spec.seconds) * 1_000 + 60_000, `load ${spec.url}`)
-  load.send({ type: "run", id, spec })
-  const outcome = await answer
-  if (!outcome.ok) throw new Error(`load generator: ${outcome.message}`)
-  return outcome.run
-}
-
 /** How a gateway variant fared so far (mutable: a variant can fail mid-matrix). */
 interface GatewayState {
   status: GatewayReport["status"]
@@ -171,9 +125,9 @@ const cellLine = (cell: Cell): string => {
 const main = async (): Promise<number> => {
   const config = settings()
   mkdirSync(resultsDir, { recursive: true })
-  const { env: store, drop: dropDatabase } = await benchStore()
-  console.log(`gateway store: ${store["DATABASE_URL"] === undefined ? "embedded (SQLite)" : "PostgreSQL (DATABASE_URL)"}`)
-  const variants = gatewayVariants(store).filter((v) => config.wanted(v.name))
+  const store = await benchStore()
+  console.log(`gateway store: ${store.postgres ? "PostgreSQL (DATABASE_URL, a database per gateway)" : "embedded (SQLite)"}`)
+  const variants = gatewayVariants(store.postgres).filter((v) => config.wanted(v.name))
   const withGateway = variants.some((v) => v.name === "gateway")
   const messageTargets = [
     "passthrough-msg",
@@ -205,7 +159,7 @@ const main = async (): Promise<number> => {
   )
   const upstream = await startServerChild(join(benchDir, "fake-upstream.ts"), [], repoRoot)
   const passthrough = await startServerChild(join(benchDir, "passthrough.ts"), [String(upstream.port)], repoRoot)
-  const load = forkScript(join(benchDir, "load.ts"), [], repoRoot)
+  const loader = startLoader(repoRoot)
   console.log(`fake upstream on 127.0.0.1:${upstream.port}, pass-through on 127.0.0.1:${passthrough.port}`)
 
   const childDown = (name: string, child: ChildProcess) => (): string | undefined =>
@@ -260,7 +214,12 @@ const main = async (): Promise<number> => {
     const envNote = Object.keys(variant.env).length === 0 ? "" : ` with ${JSON.stringify(variant.env)}`
     console.log(`starting ${variant.name} (${variant.entry ?? gatewayEntry()}${envNote})`)
     try {
-      const gateway = await startGateway({ repoRoot, resultsDir, upstreamPort: upstream.port, variant })
+      const gateway = await startGateway({
+        repoRoot,
+        resultsDir,
+        upstreamPort: upstream.port,
+        variant: { ...variant, env: { ...(await store.envFor(variant.name)), ...variant.env } }
+      })
       console.log(`${variant.name} ready on ${gateway.baseUrl} (log: ${gateway.logFile})`)
       reports.set(variant.name, { status: "ok", error: null })
       readyPeaks.set(variant.name, memoryMiB(gateway.child.pid))
@@ -333,7 +292,7 @@ const main = async (): Promise<number> => {
     try {
       await sanityCheck(bench.target)
       for (const mode of config.modes) {
-        await runLoad(load, { ...spec(bench.target, mode, 16), warmupSeconds: 0, seconds: TARGET_WARMUP_SECONDS })
+        await loader.run({ ...spec(bench.target, mode, 16), warmupSeconds: 0, seconds: TARGET_WARMUP_SECONDS })
       }
     } catch (error) {
       const down = bench.down()
@@ -350,7 +309,7 @@ const main = async (): Promise<number> => {
         for (let i = 0; i < live.length; i++) {
           const bench = live[(i + round) % live.length]
           if (bench === undefined || dropped.has(bench.target.name)) continue
-          const run = await runLoad(load, spec(bench.target, mode, concurrency))
+          const run = await loader.run(spec(bench.target, mode, concurrency))
           runs.get(bench.target.name)?.push(run)
           const down = bench.down()
           if (down !== undefined) drop(bench, new Error(`${down} during ${mode} c=${concurrency}`))
@@ -381,7 +340,7 @@ const main = async (): Promise<number> => {
     })
     await gateway?.stop()
   }
-  await dropDatabase?.()
+  await store.drop()
 
   const derived: Array<Derived> = [
     ...gateways.filter((g) => g.status !== "unavailable" && g.name !== "gateway-log-off").flatMap((g) => deriveTargets(cells, g)),

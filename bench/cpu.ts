@@ -1,0 +1,200 @@
+/**
+ * `node bench/cpu.ts <entry> [<entry> ...]`: the CPU time each build spends per request, for bisecting.
+ * RPS on a 2-core machine moves with whatever else runs; the CPU a gateway process spends on a fixed
+ * number of requests moves much less, so builds a few percent apart can be told apart in one run. Each
+ * entry (a `dist/main.js`, of this tree or of another commit's worktree) runs as the bench runs it
+ * (`npm start`'s Node flags, a database of its own on PostgreSQL, or the embedded store with
+ * `BENCH_DATABASE_URL=off`; `<entry>::NAME=value,...` runs it with those settings), and the rounds alternate between them: per round and entry, a warm-up, then
+ * `CPU_REQUESTS` requests at concurrency `CPU_CONCURRENCY` (16) per mode. CPU is read from
+ * /proc/<pid>/task/<tid>/schedstat (every thread: main, GC helpers, libuv), and PostgreSQL's own from its
+ * processes, so the request log's cost on the server is counted too. Prints the median over rounds of
+ * µs per request, and each entry's ratio to the first. The entry `passthrough` measures the bare
+ * pass-through, the floor. `CPU_NODE_FLAGS` adds Node flags to every build
+ * (`--cpu-prof --cpu-prof-dir=<dir>` writes each one's profile when it stops).
+ */
+import { readdirSync, readFileSync } from "node:fs"
+import { join, resolve } from "node:path"
+import { fileURLToPath } from "node:url"
+import { benchStore } from "./database.ts"
+import { type RunningGateway, startGateway, startNodeFlags } from "./gateway.ts"
+import type { LoadSpec } from "./load.ts"
+import { startLoader } from "./loader.ts"
+import { startServerChild, stopAll } from "./proc.ts"
+import type { Mode } from "./report.ts"
+import { requestBody, sanityCheck, streamEnd, type Target } from "./sanity.ts"
+
+const repoRoot = fileURLToPath(new URL("..", import.meta.url))
+const benchDir = join(repoRoot, "bench")
+
+const envInt = (name: string, fallback: number): number => {
+  const value = Number(process.env[name] ?? fallback)
+  if (!Number.isInteger(value) || value < 1) throw new Error(`${name} must be a positive integer`)
+  return value
+}
+
+/** On-CPU nanoseconds of every thread of a process so far. */
+const cpuNs = (pid: number): number => {
+  let total = 0
+  for (const tid of readdirSync(`/proc/${pid}/task`)) {
+    try {
+      total += Number(readFileSync(`/proc/${pid}/task/${tid}/schedstat`, "utf8").split(" ")[0])
+    } catch {
+      // a thread that ended between the listing and the read
+    }
+  }
+  return total
+}
+
+/** On-CPU nanoseconds of every PostgreSQL server process so far (0 when none runs here). */
+const postgresNs = (): number => {
+  let total = 0
+  for (const pid of readdirSync("/proc")) {
+    if (!/^\d+$/.test(pid)) continue
+    try {
+      if (readFileSync(`/proc/${pid}/comm`, "utf8").trim() !== "postgres") continue
+      total += cpuNs(Number(pid))
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return total
+}
+
+const median = (values: ReadonlyArray<number>): number => {
+  const sorted = [...values].sort((a, b) => a - b)
+  const mid = Math.floor(sorted.length / 2)
+  return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2
+}
+
+const main = async (): Promise<void> => {
+  // `<entry>` or `<entry>::NAME=value,NAME=value` (that build with those settings)
+  const specs = process.argv.slice(2).map((arg) => {
+    const [entry = "", settings = ""] = arg.split("::")
+    const env = Object.fromEntries(settings.split(",").filter((s) => s !== "").map((s) => [s.slice(0, s.indexOf("=")), s.slice(s.indexOf("=") + 1)]))
+    return { entry: resolve(entry), env, label: arg }
+  })
+  const entries = specs.map((s) => s.entry)
+  if (entries.length === 0) throw new Error("usage: node bench/cpu.ts <dist/main.js> [<other build's dist/main.js> ...]")
+  const rounds = envInt("CPU_ROUNDS", 5)
+  const requests = envInt("CPU_REQUESTS", 10_000)
+  const concurrency = envInt("CPU_CONCURRENCY", 16)
+  const modes: ReadonlyArray<Mode> = (process.env["CPU_MODES"] ?? "non-stream,stream").split(",") as Array<Mode>
+  const store = await benchStore()
+  const upstream = await startServerChild(join(benchDir, "fake-upstream.ts"), [], repoRoot)
+  const loader = startLoader(repoRoot)
+  const load = loader.child
+  const runLoad = loader.run
+  // what each measured process is: a gateway, or the bare pass-through (the entry `passthrough`)
+  interface Measured {
+    readonly name: string
+    readonly pid: number
+    readonly target: Target
+    readonly stop: () => Promise<void>
+  }
+  const gateways: Array<Measured> = []
+  const asMeasured = (name: string, g: RunningGateway): Measured => ({
+    name,
+    pid: g.child.pid!,
+    target: {
+      name,
+      url: `${g.baseUrl}/v1/chat/completions`,
+      headers: { authorization: `Bearer ${g.apiKey}` },
+      model: "bench/fake-model"
+    },
+    stop: g.stop
+  })
+  for (const [i, { entry, env, label }] of specs.entries()) {
+    const name = `cpu-${i}`
+    if (label === "passthrough") {
+      const passthrough = await startServerChild(join(benchDir, "passthrough.ts"), [String(upstream.port)], repoRoot)
+      gateways.push({
+        name,
+        pid: passthrough.child.pid!,
+        target: { name, url: `http://127.0.0.1:${passthrough.port}/v1/chat/completions`, headers: {}, model: "fake-model" },
+        stop: () => Promise.resolve()
+      })
+      continue
+    }
+    gateways.push(asMeasured(name, 
+      await startGateway({
+        repoRoot,
+        resultsDir: join(benchDir, "results"),
+        upstreamPort: upstream.port,
+        variant: {
+          name,
+          env: { ...(await store.envFor(name)), ...env },
+          entry,
+          // CPU_NODE_FLAGS: more Node flags for every build, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof"
+          nodeFlags: [...startNodeFlags(), ...(process.env["CPU_NODE_FLAGS"] ?? "").split(" ").filter((f) => f !== "")]
+        }
+      })
+    ))
+  }
+  const target = (g: Measured): Target => g.target
+  const spec = (g: Measured, mode: Mode, count: number): LoadSpec => ({
+    url: target(g).url,
+    headers: target(g).headers,
+    body: requestBody(target(g).model, mode),
+    concurrency,
+    warmupSeconds: 0,
+    seconds: 120,
+    maxRequests: count,
+    ...(mode === "stream" ? streamEnd(target(g)) : {})
+  })
+  for (const g of gateways) {
+    await sanityCheck(target(g))
+    for (const mode of modes) await runLoad(spec(g, mode, 5 * requests))
+  }
+  const samples = new Map<string, Array<{ gateway: number; postgres: number; others: number; rps: number }>>()
+  for (let round = 0; round < rounds; round++) {
+    for (const mode of modes) {
+      for (let i = 0; i < gateways.length; i++) {
+        const g = gateways[(i + round) % gateways.length]!
+        await runLoad(spec(g, mode, Math.ceil(requests / 5)))
+        const pid = g.pid
+        const before = [cpuNs(pid), postgresNs(), cpuNs(upstream.child.pid!), cpuNs(load.pid!)] as const
+        const run = await runLoad(spec(g, mode, requests))
+        // the log's rows are written behind the answers: give the writer its flush before reading
+        await new Promise((done) => setTimeout(done, 300))
+        const after = [cpuNs(pid), postgresNs(), cpuNs(upstream.child.pid!), cpuNs(load.pid!)] as const
+        const n = run.latencies.length
+        if (run.errors > 0) throw new Error(`${g.name} ${mode}: ${run.errors} errors, first: ${run.firstError}`)
+        const key = `${g.name} ${mode}`
+        const list = samples.get(key) ?? []
+        list.push({
+          gateway: (after[0] - before[0]) / n / 1e3,
+          postgres: (after[1] - before[1]) / n / 1e3,
+          // the rest of the machine's work per request: the fake upstream and the load generator
+          others: (after[2] - before[2] + after[3] - before[3]) / n / 1e3,
+          rps: n / run.seconds
+        })
+        samples.set(key, list)
+      }
+    }
+  }
+  console.log(`CPU per request, median of ${rounds} rounds of ${requests} requests at c=${concurrency} (${store.postgres ? "PostgreSQL" : "embedded store"})`)
+  for (const mode of modes) {
+    const first = median((samples.get(`cpu-0 ${mode}`) ?? []).map((s) => s.gateway))
+    for (const [i, { label: entry }] of specs.entries()) {
+      const list = samples.get(`cpu-${i} ${mode}`) ?? []
+      const gw = median(list.map((s) => s.gateway))
+      const spread = list.map((s) => s.gateway.toFixed(1)).join(" ")
+      console.log(
+        `${mode.padEnd(10)} ${gw.toFixed(1).padStart(7)} µs gateway (${(gw / first).toFixed(3)}x)  ` +
+          `${median(list.map((s) => s.postgres)).toFixed(1).padStart(6)} µs postgres  ` +
+          `${median(list.map((s) => s.others)).toFixed(1).padStart(6)} µs upstream+load  ` +
+          `${median(list.map((s) => s.rps)).toFixed(0).padStart(6)} rps  [${spread}]  ${entry}`
+      )
+    }
+  }
+  for (const g of gateways) await g.stop()
+  await store.drop()
+}
+
+main().then(
+  () => stopAll().then(() => process.exit(0)),
+  (error: unknown) => {
+    console.error(error)
+    void stopAll().then(() => process.exit(1))
+  }
+)
