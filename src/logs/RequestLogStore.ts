@@ -26,7 +26,11 @@ export class RequestLogStore extends Context.Service<RequestLogStore, {
     // PostgreSQL then parses about a third less JSON per row, which made a batch ~14 % cheaper for it.
     // Every column costs each row of every batch (a lookup in its JSON, for each engine): the savings
     // columns are in the statement only when a row of the batch has a saving to store.
-    const insertPg = (batch: string, savings: boolean) =>
+    // A batch goes first without ON CONFLICT: the clause makes every row a speculative insertion on
+    // PostgreSQL, a tenth of the statement's work (measured: 13.3 -> 12.0 us a row). A batch that
+    // repeats a stored id (sent again after a timeout whose first try committed, a replayed spill)
+    // fails whole on the unique key and is sent again with the clause, which skips what is stored.
+    const insertPg = (batch: string, savings: boolean, skipStored: boolean) =>
       sql`INSERT INTO request_log (${sql.literal(INSERTED)}${sql.literal(savings ? `, ${SAVINGS}` : "")})
       SELECT
         id, created_at, org_id, key_id, requested_model, model, provider, status, error_code, stream,
@@ -41,11 +45,11 @@ export class RequestLogStore extends Context.Service<RequestLogStore, {
         attempts INTEGER, latency_ms DOUBLE PRECISION, ttft_ms DOUBLE PRECISION,
         user_agent TEXT, prompt_text TEXT, completion_text TEXT, session_id TEXT,
         compression_level TEXT${sql.literal(savings ? SAVINGS_TYPED : "")})
-      ON CONFLICT (id) DO NOTHING`
+      ${sql.literal(skipStored ? "ON CONFLICT (id) DO NOTHING" : "")}`
 
     // SQLite reads the same JSON with json_each; list columns hold JSON text. `WHERE true` tells its
     // parser that ON CONFLICT belongs to the INSERT, not to a join.
-    const insertSqlite = (batch: string, savings: boolean) =>
+    const insertSqlite = (batch: string, savings: boolean, skipStored: boolean) =>
       sql`INSERT INTO request_log (${sql.literal(INSERTED)}${sql.literal(savings ? `, ${SAVINGS}` : "")})
       SELECT
         r.value ->> 'id', r.value ->> 'created_at', r.value ->> 'org_id', r.value ->> 'key_id',
@@ -57,7 +61,7 @@ export class RequestLogStore extends Context.Service<RequestLogStore, {
         r.value ->> 'ttft_ms', r.value ->> 'user_agent', r.value ->> 'prompt_text', r.value ->> 'completion_text',
         r.value ->> 'session_id', r.value ->> 'compression_level'${sql.literal(savings ? SAVINGS_SQLITE : "")}
       FROM json_each(${batch}) AS r WHERE true
-      ON CONFLICT (id) DO NOTHING`
+      ${sql.literal(skipStored ? "ON CONFLICT (id) DO NOTHING" : "")}`
 
     const insert = (rows: ReadonlyArray<RequestRecord>) =>
       Effect.suspend(() => {
@@ -70,10 +74,12 @@ export class RequestLogStore extends Context.Service<RequestLogStore, {
         } catch (cause) {
           return Effect.fail(unstorable(cause))
         }
-        return sql.onDialectOrElse({
-          sqlite: () => insertSqlite(batch, savings),
-          orElse: () => insertPg(batch, savings)
-        })
+        const statement = (skipStored: boolean) =>
+          sql.onDialectOrElse({
+            sqlite: () => insertSqlite(batch, savings, skipStored),
+            orElse: () => insertPg(batch, savings, skipStored)
+          })
+        return Effect.catchIf(statement(false), isStoredId, () => statement(true))
       }).pipe(Effect.asVoid, Effect.catchDefect(asSqlError))
 
     // Small batches through the created_at index; SKIP LOCKED lets two gateways on one PostgreSQL share
@@ -132,6 +138,16 @@ const unstorable = (cause: unknown) =>
       operation: "insert"
     })
   })
+
+/** Whether the store refused a row for an id it holds already (PostgreSQL 23505; SQLite's primary key or unique). */
+export const isStoredId = (error: SqlError.SqlError): boolean => {
+  const cause: unknown = error.reason.cause
+  if (typeof cause !== "object" || cause === null) return false
+  if ("code" in cause && cause.code === "23505") return true
+  const errcode = "errcode" in cause ? cause.errcode : undefined
+  // SQLITE_CONSTRAINT_PRIMARYKEY, SQLITE_CONSTRAINT_UNIQUE
+  return errcode === 1555 || errcode === 2067
+}
 
 /**
  * Whether the store refused these rows for what they hold (bad data, a constraint, a value too large
