@@ -177,8 +177,10 @@ const whereClause = (sql: SqlClient.SqlClient, orgId: string, filter: RequestFil
         all
           ? sql`(SELECT count(DISTINCT t.value) FROM json_each(tags) AS t WHERE t.value IN ${sql.in(tags)}) = ${new Set(tags).size}`
           : sql`EXISTS (SELECT 1 FROM json_each(tags) AS t WHERE t.value IN ${sql.in(tags)})`,
-      // `&&` / `@>` against a text[] parameter: the operators the GIN index on `tags` serves
-      orElse: () => all ? sql`tags @> ${tags}::text[]` : sql`tags && ${tags}::text[]`
+      // `&&` / `@>` against a text[] parameter: the operators the GIN index on `tags` serves; that index
+      // leaves out rows without tags (which match no tag anyway), and the planner uses it only when the
+      // condition says so in its own words
+      orElse: () => all ? sql`tags @> ${tags}::text[] AND tags <> '{}'` : sql`tags && ${tags}::text[] AND tags <> '{}'`
     }))
   }
   if (filter.model !== undefined) conditions.push(sql`(requested_model = ${filter.model} OR model = ${filter.model})`)

@@ -140,5 +140,7 @@ export const SqliteSchema = Migrator.fromRecord({
     // rate limits and token budgets as JSON ({"rpm","tpm","tokens_per_day","tokens_per_month"}); NULL: none
     yield* sql`ALTER TABLE orgs ADD COLUMN limits TEXT`
     yield* sql`ALTER TABLE api_keys ADD COLUMN limits TEXT`
-  })
+  }),
+  // PostgreSQL's GIN index on tags made partial; SQLite keeps tags as JSON text, with no such index
+  "0009_request_log_tags_partial": Effect.void
 })
