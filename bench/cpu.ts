@@ -124,8 +124,12 @@ const main = async (): Promise<void> => {
           name,
           env: { ...(await store.envFor(name)), ...env },
           entry,
-          // CPU_NODE_FLAGS: more Node flags for every build, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof"
-          nodeFlags: [...startNodeFlags(), ...(process.env["CPU_NODE_FLAGS"] ?? "").split(" ").filter((f) => f !== "")]
+          // CPU_NODE_FLAGS: more Node flags for every build, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof";
+          // an entry's own NODE_FLAGS setting (space-separated) for that one
+          nodeFlags: [
+            ...startNodeFlags(),
+            ...`${process.env["CPU_NODE_FLAGS"] ?? ""} ${env["NODE_FLAGS"] ?? ""}`.split(" ").filter((f) => f !== "")
+          ]
         }
       })
     ))

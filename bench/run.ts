@@ -10,8 +10,8 @@
  * BENCH_WARMUP_SECONDS (per round, 0.5), BENCH_MAX_REQUESTS (per cell, 200000), BENCH_CONCURRENCY
  * ("1,16,64"), BENCH_MODES ("non-stream,stream"), BENCH_TARGETS (comma list of target names; default
  * all), BENCH_GATEWAY_ENTRY (gateway entry relative to the repo root; default the start script's),
- * BENCH_BASELINE_ENTRY (another build's entry, measured as the variant "baseline" in the same rounds; see the
- * README for a baseline older than a migration it cannot write to).
+ * BENCH_BASELINE_ENTRY (another build's entry, measured as the variant "baseline" in the same rounds, with a
+ * database of its own like every gateway).
  */
 import { type ChildProcess, execFileSync } from "node:child_process"
 import { mkdirSync, writeFileSync } from "node:fs"

@@ -1,0 +1,62 @@
+/**
+ * The bench guard's judgement: paired rounds, medians, and which figure is judged where.
+ */
+import { assert, describe, it } from "vitest"
+import { judge, median, type Round } from "../../../bench/verdict.ts"
+
+const tolerances = { rpsTolerance: 0.15, p50ToleranceMs: 0.05 }
+const round = (current: [number, number], baseline: [number, number]): Round => ({
+  current: { rps: current[0], p50Ms: current[1] },
+  baseline: { rps: baseline[0], p50Ms: baseline[1] }
+})
+
+describe("the guard's verdict", () => {
+  it("median: the middle value, or the mean of the two middle ones", () => {
+    assert.strictEqual(median([3, 1, 2]), 2)
+    assert.strictEqual(median([4, 1, 3, 2]), 2.5)
+    assert.isNaN(median([]))
+  })
+
+  it("an unchanged build passes, and the figures are the medians", () => {
+    const verdict = judge({ mode: "non-stream", concurrency: 16 }, [
+      round([5000, 2.4], [5100, 2.3]),
+      round([5200, 2.3], [5000, 2.4]),
+      round([4900, 2.5], [5000, 2.4])
+    ], tolerances)
+    assert.deepStrictEqual(verdict.failures, [])
+    assert.strictEqual(verdict.rps.current, 5000)
+    assert.strictEqual(verdict.rps.baseline, 5000)
+    assert.closeTo(verdict.rps.ratio, 0.98, 0.001)
+  })
+
+  it("more than 15 % fewer requests a second fails; 15 % exactly does not", () => {
+    const slower = judge({ mode: "stream", concurrency: 16 }, [round([800, 3], [1000, 3]), round([840, 3], [1000, 3]), round([820, 3], [1000, 3])], tolerances)
+    assert.deepStrictEqual(slower.failures, ["streamed c=16: RPS 18.0 % below the baseline's (at most 15 %)"])
+    const edge = judge({ mode: "stream", concurrency: 16 }, [round([850, 3], [1000, 3])], tolerances)
+    assert.deepStrictEqual(edge.failures, [])
+  })
+
+  it("the median of the per-round ratios decides: one bad round does not", () => {
+    const verdict = judge({ mode: "non-stream", concurrency: 16 }, [
+      round([1000, 2], [1000, 2]),
+      round([500, 4], [1000, 2]),
+      round([990, 2], [1000, 2])
+    ], tolerances)
+    assert.deepStrictEqual(verdict.failures, [])
+  })
+
+  it("p50 more than 0.05 ms above the baseline's fails at c=1", () => {
+    const verdict = judge({ mode: "non-stream", concurrency: 1 }, [round([2000, 0.56], [2100, 0.5]), round([2000, 0.57], [2100, 0.5])], tolerances)
+    assert.strictEqual(verdict.failures.length, 1)
+    assert.match(verdict.failures[0]!, /^whole c=1: p50 0\.065 ms above the baseline's/)
+  })
+
+  it("p50 at c=16 is not judged (it moves with the RPS, which is)", () => {
+    const verdict = judge({ mode: "non-stream", concurrency: 16 }, [round([1000, 3.0], [1000, 2.5])], tolerances)
+    assert.deepStrictEqual(verdict.failures, [])
+  })
+
+  it("a cell without rounds is an error, not a pass", () => {
+    assert.throws(() => judge({ mode: "stream", concurrency: 1 }, [], tolerances), /no rounds/)
+  })
+})
