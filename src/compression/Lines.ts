@@ -8,7 +8,16 @@
 export const repeatMarker = (more: number): string =>
   `[previous line repeated ${more} more time${more === 1 ? "" : "s"}]`
 
-const TRAILING = /[ \t]+$/
+/** `line` without the spaces and tabs at its end (a scan from the end: a regex tried every run of spaces). */
+const stripTrailing = (line: string): string => {
+  let end = line.length
+  while (end > 0) {
+    const code = line.charCodeAt(end - 1)
+    if (code !== 0x20 && code !== 0x09) break
+    end--
+  }
+  return end === line.length ? line : line.slice(0, end)
+}
 
 /**
  * `lines` with trailing whitespace removed, blank runs made one blank line, and identical runs folded
@@ -20,8 +29,11 @@ export const tidyLines = (lines: ReadonlyArray<string>, inner: { readonly start:
   const out: Array<string> = []
   let i = 0
   const n = lines.length
+  // each line stripped once: the run check below reads the line after a run, which starts the next one
+  let next = n > 0 ? stripTrailing(lines[0]!) : ""
   while (i < n) {
-    const line = lines[i]!.replace(TRAILING, "")
+    const line = next
+    next = i + 1 < n ? stripTrailing(lines[i + 1]!) : ""
     if (line === "") {
       // one blank line between non-blank ones; none leading unless the piece follows a kept block
       if (out.length > 0 ? out[out.length - 1] !== "" : inner.start) out.push("")
@@ -29,7 +41,10 @@ export const tidyLines = (lines: ReadonlyArray<string>, inner: { readonly start:
       continue
     }
     let j = i + 1
-    while (j < n && lines[j]!.replace(TRAILING, "") === line) j++
+    while (j < n && next === line) {
+      j++
+      next = j < n ? stripTrailing(lines[j]!) : ""
+    }
     const more = j - i - 1
     out.push(line)
     if (more > 0) {

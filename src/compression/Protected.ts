@@ -13,11 +13,14 @@ export interface Piece {
 
 const FENCE = /^ {0,3}(`{3,}|~{3,})/
 const OPEN_TAG = /^\s*<([A-Za-z][\w.:-]*)(?:\s[^<>]*)?>/
+/** Any line that FENCE or OPEN_TAG could match: the start of every block, and more. */
+const MAY_OPEN = /^(?: {0,3}(?:`{3}|~{3})|\s*<[A-Za-z])/m
 
 /** `text` as whole-line pieces, in order; joined, they are `text` again. */
 export const splitProtected = (text: string): ReadonlyArray<Piece> => {
-  // fast path: nothing that could open a block
-  if (!text.includes("```") && !text.includes("~~~") && !text.includes("<")) return [{ text, kept: false }]
+  // fast path: no line that could open a block (a "<" inside a line opens none; one search of the text
+  // instead of splitting it into lines and joining them again)
+  if (!MAY_OPEN.test(text)) return [{ text, kept: false }]
   const lines = text.split("\n")
   const closings = closingTags(lines)
   const pieces: Array<Piece> = []

@@ -20,8 +20,8 @@ export const looksLikeTerminal = (text: string): boolean => {
   return false
 }
 
-/** Characters that are not written where the cursor is. */
-const SPECIAL = new Set([ESC, "\r", "\n", "\b"])
+/** Whether the character code is one not written where the cursor is: ESC, CR, LF, backspace. */
+const isSpecial = (code: number): boolean => code === 0x1b || code === 0x0d || code === 0x0a || code === 0x08
 
 /** CSI final bytes that only style text or show and hide things: dropped, nothing moves. */
 const STYLE_ONLY = new Set(["m", "h", "l", "q"])
@@ -139,7 +139,8 @@ export const renderTerminal = (text: string): string | undefined => {
     else if (char === "\b") screen.col = Math.max(0, screen.col - 1)
     else {
       let j = i + 1
-      while (j < n && !SPECIAL.has(text[j]!)) j++
+      // a character code, not a one-character string looked up in a set: this loop sees every character
+      while (j < n && !isSpecial(text.charCodeAt(j))) j++
       screen.write(text.slice(i, j))
       i = j
       continue
