@@ -14,7 +14,7 @@ import { fileURLToPath } from "node:url"
 import { benchStore } from "./database.ts"
 import { type RunningGateway, startGateway } from "./gateway.ts"
 import { startLoader } from "./loader.ts"
-import { stopAll, startServerChild } from "./proc.ts"
+import { startServerChild, stopAll, track } from "./proc.ts"
 import { requestBody } from "./sanity.ts"
 
 const repoRoot = fileURLToPath(new URL("..", import.meta.url))
@@ -71,7 +71,7 @@ const main = async (): Promise<void> => {
   const logged: Array<number> = []
   for (let round = 0; round < rounds; round++) {
     alone.push(await rps(logOff, seconds))
-    const burner = spawn(process.execPath, ["-e", BURNER], { stdio: "ignore" })
+    const burner = track(spawn(process.execPath, ["-e", BURNER], { stdio: "ignore" })) // stopped by stopAll too
     try {
       burned.push(await rps(logOff, seconds))
     } finally {
