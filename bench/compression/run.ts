@@ -181,9 +181,9 @@ for (const [name, dialect, build] of formats) {
 
 const UPSTREAM_MS = 100
 const sleepUpstream = () => new Promise((resolve) => setTimeout(resolve, UPSTREAM_MS))
-const waitedMs: Array<number> = []
-for (const category of categories) {
-  const call = await Effect.runPromise(OpenAiChat.decode(chatBody(corpus.filter((o) => o.category === category)), {}))
+/** One request of these outputs, from cold: milliseconds compressing, and counting left once answered. */
+const timeRequest = async (outputs: ReadonlyArray<Output>) => {
+  const call = await Effect.runPromise(OpenAiChat.decode(chatBody(outputs), {}))
   forgetCounts()
   const started = performance.now()
   const compression = requestCompression("safe")
@@ -193,7 +193,12 @@ for (const category of categories) {
   // the answer is here: what the request still waits for is the rest of the count
   const answered = performance.now()
   await factsOf(compression.report(), { promptTokens: 0, cachedTokens: 0 })
-  waitedMs.push(compressed + (performance.now() - answered))
+  return { compressed, left: performance.now() - answered }
+}
+const waitedMs: Array<number> = []
+for (const category of categories) {
+  const { compressed, left } = await timeRequest(corpus.filter((o) => o.category === category))
+  waitedMs.push(compressed + left)
 }
 const addedPer100Kb = (waitedMs.reduce((sum, ms) => sum + ms, 0) / (total.bytes / 1e5))
 
@@ -205,18 +210,7 @@ const hundredKb = (() => {
   return text.slice(0, 100_000)
 })()
 const oneRequest: Array<{ readonly compressed: number; readonly left: number }> = []
-for (let run = 0; run < 15; run++) {
-  const call = await Effect.runPromise(OpenAiChat.decode(chatBody([{ category: "all", name: "100kb", text: hundredKb }]), {}))
-  forgetCounts()
-  const started = performance.now()
-  const compression = requestCompression("safe")
-  compression.wire(call.messages)
-  const compressed = performance.now() - started
-  await sleepUpstream()
-  const answered = performance.now()
-  await factsOf(compression.report(), { promptTokens: 0, cachedTokens: 0 })
-  oneRequest.push({ compressed, left: performance.now() - answered })
-}
+for (let run = 0; run < 15; run++) oneRequest.push(await timeRequest([{ category: "all", name: "100kb", text: hundredKb }]))
 const medianOf = (values: ReadonlyArray<number>) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!
 const oneCompressed = medianOf(oneRequest.map((r) => r.compressed))
 const oneLeft = medianOf(oneRequest.map((r) => r.left))

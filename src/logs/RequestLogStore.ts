@@ -139,14 +139,18 @@ const unstorable = (cause: unknown) =>
     })
   })
 
+/** The engine's own error codes behind a failure: PostgreSQL's SQLSTATE, SQLite's extended result code. */
+const codesOf = (error: SqlError.SqlError): { readonly sqlstate: unknown; readonly errcode: unknown } => {
+  const cause: unknown = error.reason.cause
+  if (typeof cause !== "object" || cause === null) return { sqlstate: undefined, errcode: undefined }
+  return { sqlstate: "code" in cause ? cause.code : undefined, errcode: "errcode" in cause ? cause.errcode : undefined }
+}
+
 /** Whether the store refused a row for an id it holds already (PostgreSQL 23505; SQLite's primary key or unique). */
 export const isStoredId = (error: SqlError.SqlError): boolean => {
-  const cause: unknown = error.reason.cause
-  if (typeof cause !== "object" || cause === null) return false
-  if ("code" in cause && cause.code === "23505") return true
-  const errcode = "errcode" in cause ? cause.errcode : undefined
+  const { errcode, sqlstate } = codesOf(error)
   // SQLITE_CONSTRAINT_PRIMARYKEY, SQLITE_CONSTRAINT_UNIQUE
-  return errcode === 1555 || errcode === 2067
+  return sqlstate === "23505" || errcode === 1555 || errcode === 2067
 }
 
 /**
@@ -156,14 +160,11 @@ export const isStoredId = (error: SqlError.SqlError): boolean => {
  * and the rows are kept.
  */
 export const isRejectedRow = (error: SqlError.SqlError): boolean => {
-  const cause: unknown = error.reason.cause
-  if (cause instanceof UnstorableRow) return true
-  if (typeof cause !== "object" || cause === null) return false
-  const code = "code" in cause ? cause.code : undefined
+  if (error.reason.cause instanceof UnstorableRow) return true
+  const { errcode, sqlstate } = codesOf(error)
   // PostgreSQL: 22 data exception, 23 integrity constraint, 54000 program limit exceeded (index row size)
-  if (typeof code === "string" && (code.startsWith("22") || code.startsWith("23") || code === "54000")) return true
+  if (typeof sqlstate === "string" && (sqlstate.startsWith("22") || sqlstate.startsWith("23") || sqlstate === "54000")) return true
   // SQLite's primary result codes: 18 TOOBIG, 19 CONSTRAINT, 20 MISMATCH
-  const errcode = "errcode" in cause ? cause.errcode : undefined
   return typeof errcode === "number" && [18, 19, 20].includes(errcode & 0xff)
 }
 

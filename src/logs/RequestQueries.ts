@@ -180,7 +180,7 @@ const whereClause = (sql: SqlClient.SqlClient, orgId: string, filter: RequestFil
       // `&&` / `@>` against a text[] parameter: the operators the GIN index on `tags` serves; that index
       // leaves out rows without tags (which match no tag anyway), and the planner uses it only when the
       // condition says so in its own words
-      orElse: () => all ? sql`tags @> ${tags}::text[] AND tags <> '{}'` : sql`tags && ${tags}::text[] AND tags <> '{}'`
+      orElse: () => sql`tags ${sql.literal(all ? "@>" : "&&")} ${tags}::text[] AND tags <> '{}'`
     }))
   }
   if (filter.model !== undefined) conditions.push(sql`(requested_model = ${filter.model} OR model = ${filter.model})`)
