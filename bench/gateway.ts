@@ -4,7 +4,7 @@
  * key through the admin API. Every unexpected answer becomes an error that quotes what the gateway said.
  */
 import { type ChildProcess, spawn } from "node:child_process"
-import { closeSync, existsSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from "node:fs"
+import { closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join, resolve } from "node:path"
 import { atCleanup, freePort, httpCall, isRunning, sleep, stopChild, track } from "./proc.ts"
@@ -149,6 +149,8 @@ export const startGateway = async (options: {
   }))
   const port = await freePort()
   const baseUrl = `http://127.0.0.1:${port}`
+  // cpu.ts, guard.ts and interference.ts start gateways without run.ts, which makes this folder
+  mkdirSync(resultsDir, { recursive: true })
   const logFile = join(resultsDir, `${variant.name}.log`)
   const logFd = openSync(logFile, "w")
   const child = track(spawn(process.execPath, [...(variant.nodeFlags ?? startNodeFlags()), variant.entry ?? gatewayEntry()], {

@@ -157,6 +157,18 @@ layer(StoreLive, { excludeTestServices: true })("RequestLog", (it) => {
       )
     }))
 
+  it.effect("tags and tool ids that look like list syntax are stored as they are", () =>
+    Effect.gen(function*() {
+      // PostgreSQL receives each row's list as an array literal: quotes, backslashes, braces, commas
+      // and the word NULL must come back as the caller's text
+      const tags = ["a\"b", "back\\slash", "{x,y}", "NULL", " spaced ", "ünï"]
+      const listed = makeRecord({ tags, svcTools: ["svc_a", "svc_\"b\""] })
+      yield* withRequestLog(logEnv(), (log) => log.record(listed))
+      const [row] = yield* rowsOf([listed.id])
+      assert.isDefined(row)
+      assert.deepStrictEqual([row.tags, row.svc_tools], [tags, ["svc_a", "svc_\"b\""]])
+    }))
+
   it.effect("many records become few INSERT statements, each a RequestLog.flush span", () =>
     Effect.gen(function*() {
       const recorded = recorder()

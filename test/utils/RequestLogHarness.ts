@@ -133,11 +133,19 @@ export interface Recorder {
 
 export const recorder = (): Recorder => ({ statements: [], spans: [] })
 
-/** Rows per INSERT the recorder saw (the batch travels as one JSON parameter). */
+/**
+ * Rows per INSERT the recorder saw: SQLite's batch travels as one JSON parameter, PostgreSQL's as an
+ * array per column (the first holds the ids).
+ */
 export const insertSizes = (recorded: Recorder): Array<number> =>
   recorded.statements
     .filter((statement) => /^\s*INSERT INTO request_log/.test(statement.sql))
-    .map((statement) => (JSON.parse(String(statement.params[0])) as ReadonlyArray<unknown>).length)
+    .map((statement) => {
+      const first = statement.params[0]
+      return typeof first === "string"
+        ? (JSON.parse(first) as ReadonlyArray<unknown>).length
+        : (first as { readonly value: ReadonlyArray<unknown> }).value.length
+    })
 
 const recording = (recorded: Recorder) =>
   Layer.mergeAll(

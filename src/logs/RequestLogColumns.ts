@@ -1,0 +1,144 @@
+/**
+ * A batch of request-log rows as PostgreSQL reads it fastest: one typed array per column, bound in the
+ * binary format and turned back into rows by `unnest`. Against the batch as one JSON document
+ * (`json_to_recordset`), the server parses no text for numbers, flags and times and validates no
+ * JSON: 1.3 µs a row for 11 columns against 4.0 µs for the JSON's 24 (measured on 500-row batches,
+ * PostgreSQL 15); the statement's text is the same for every batch, so it is prepared once.
+ */
+import { PgTypes } from "@effect/sql-pg"
+import type { RequestRecord } from "./RequestRecord.ts"
+
+/** The columns in the order `INSERT_UNNEST` names them, with their element types. */
+const COLUMNS = [
+  ["id", "text"],
+  ["created_at", "timestamptz"],
+  ["org_id", "text"],
+  ["key_id", "text"],
+  ["requested_model", "text"],
+  ["model", "text"],
+  ["provider", "text"],
+  ["status", "int4"],
+  ["error_code", "text"],
+  ["stream", "bool"],
+  // an array literal per row (`unnest` would flatten a two-dimensional array); NULL for none
+  ["tags", "text"],
+  ["prompt_tokens", "int4"],
+  ["completion_tokens", "int4"],
+  ["cached_tokens", "int4"],
+  ["reasoning_tokens", "int4"],
+  ["svc_tools", "text"],
+  ["attempts", "int4"],
+  ["latency_ms", "float8"],
+  ["ttft_ms", "float8"],
+  ["user_agent", "text"],
+  ["prompt_text", "text"],
+  ["completion_text", "text"],
+  ["session_id", "text"],
+  ["compression_level", "text"],
+  ["prompt_tokens_saved", "int4"],
+  ["prompt_tokens_saved_net", "int4"],
+  ["shadow_tokens_saved_safe", "int4"],
+  ["shadow_tokens_saved_aggressive", "int4"]
+] as const
+
+type ElementType = (typeof COLUMNS)[number][1]
+
+const LISTS = new Set(["tags", "svc_tools"])
+
+/** The SELECT list: list columns parsed from their literals, the rest as they come. */
+const selected = COLUMNS.map(([name]) => LISTS.has(name) ? `COALESCE(${name}::text[], '{}')` : name).join(", ")
+
+/** `$1::text[], $2::timestamptz[], ...`: the element types, also for arrays that hold only NULLs. */
+const unnested = COLUMNS.map(([, type], index) => `$${index + 1}::${type}[]`).join(", ")
+
+/** The statement's text without its optional ON CONFLICT clause; the parameters are `columnsOf`'s. */
+export const INSERT_UNNEST = `INSERT INTO request_log (${COLUMNS.map(([name]) => name).join(", ")})
+  SELECT ${selected}
+  FROM unnest(${unnested}) AS r(${COLUMNS.map(([name]) => name).join(", ")})`
+
+const OIDS: Record<ElementType, number> = {
+  text: PgTypes.OID.text,
+  timestamptz: PgTypes.OID.timestamptz,
+  int4: PgTypes.OID.int4,
+  bool: PgTypes.OID.bool,
+  float8: PgTypes.OID.float8
+}
+
+const INT4_MAX = 2_147_483_647
+
+/** A whole number INTEGER accepts; NaN and infinities become 0. */
+export const int = (value: number): number =>
+  Number.isFinite(value) ? Math.max(-INT4_MAX - 1, Math.min(INT4_MAX, Math.round(value))) : 0
+const intOrNull = (value: number | null): number | null =>
+  value === null || !Number.isFinite(value) ? null : int(value)
+/** A zero saving is stored as NULL, as it always was: read back as 0 wherever a level was chosen. */
+const savingOrNull = (value: number | null): number | null => {
+  const n = intOrNull(value)
+  return n === 0 ? null : n
+}
+const float = (value: number): number => Number.isFinite(value) ? value : 0
+const floatOrNull = (value: number | null): number | null =>
+  value === null || !Number.isFinite(value) ? null : value
+
+/**
+ * TEXT cannot hold NUL. In the binary format that is all: an unpaired surrogate is written as U+FFFD
+ * by the UTF-8 encoder, as the JSON path had to replace it itself.
+ */
+const text = (value: string): string => value.includes("\u0000") ? value.replaceAll("\u0000", "\uFFFD") : value
+const textOrNull = (value: string | null): string | null => value === null ? null : text(value)
+
+/** `{"a","b\"c"}`, or NULL for an empty list (the SELECT restores `'{}'`). */
+const listLiteral = (values: ReadonlyArray<string>): string | null => {
+  if (values.length === 0) return null
+  let literal = "{"
+  for (let index = 0; index < values.length; index++) {
+    if (index > 0) literal += ","
+    literal += `"${text(values[index]!).replace(/["\\]/g, "\\$&")}"`
+  }
+  return `${literal}}`
+}
+
+/**
+ * The rows as `INSERT_UNNEST`'s parameters; values the column types cannot hold are coerced, not
+ * rejected (a NUL in text, a fractional or huge count, a time that is not one).
+ */
+export const columnsOf = (rows: ReadonlyArray<RequestRecord>): ReadonlyArray<unknown> => {
+  const columns: Array<Array<unknown>> = COLUMNS.map(() => new Array(rows.length))
+  for (let i = 0; i < rows.length; i++) {
+    const row = rows[i]!
+    columns[0]![i] = text(row.id)
+    columns[1]![i] = Number.isNaN(row.createdAt.getTime()) ? new Date() : row.createdAt
+    columns[2]![i] = textOrNull(row.orgId)
+    columns[3]![i] = textOrNull(row.keyId)
+    columns[4]![i] = textOrNull(row.requestedModel)
+    columns[5]![i] = textOrNull(row.model)
+    columns[6]![i] = textOrNull(row.provider)
+    columns[7]![i] = int(row.status)
+    columns[8]![i] = textOrNull(row.errorCode)
+    columns[9]![i] = row.stream === true
+    columns[10]![i] = listLiteral(row.tags)
+    columns[11]![i] = int(row.promptTokens)
+    columns[12]![i] = int(row.completionTokens)
+    columns[13]![i] = int(row.cachedTokens)
+    columns[14]![i] = int(row.reasoningTokens)
+    columns[15]![i] = listLiteral(row.svcTools)
+    columns[16]![i] = int(row.attempts)
+    columns[17]![i] = float(row.latencyMs)
+    columns[18]![i] = floatOrNull(row.ttftMs)
+    columns[19]![i] = textOrNull(row.userAgent)
+    columns[20]![i] = textOrNull(row.promptText)
+    columns[21]![i] = textOrNull(row.completionText)
+    columns[22]![i] = textOrNull(row.sessionId)
+    columns[23]![i] = textOrNull(row.compressionLevel)
+    columns[24]![i] = savingOrNull(row.promptTokensSaved)
+    columns[25]![i] = savingOrNull(row.promptTokensSavedNet)
+    columns[26]![i] = intOrNull(row.shadowTokensSavedSafe)
+    columns[27]![i] = intOrNull(row.shadowTokensSavedAggressive)
+  }
+  return columns.map((values, index) => {
+    const parameter = PgTypes.array(values, OIDS[COLUMNS[index]![1]])
+    // every OID above has an array type; a missing one is a bug here, not bad data
+    if (parameter._tag === "Failure") throw parameter.failure
+    return parameter.success
+  })
+}
