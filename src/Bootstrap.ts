@@ -3,7 +3,7 @@
  * so a new user can send a request at once. Later starts find an organization and do nothing.
  */
 import { Console, Effect } from "effect"
-import { Orgs } from "./admin/Orgs.ts"
+import { Orgs } from "./orgs/Orgs.ts"
 import { GatewayConfig } from "./Config.ts"
 import { ApiKeys } from "./keys/ApiKeys.ts"
 

@@ -6,7 +6,7 @@ import { Effect, Schema } from "effect"
 import { COMPRESSION_LEVELS } from "../kernel/CompressionLevel.ts"
 import { decodeInput } from "../kernel/DecodeInput.ts"
 import { RequestError } from "../kernel/RequestError.ts"
-import type { OrgChanges } from "./Orgs.ts"
+import type { OrgChanges } from "../orgs/Orgs.ts"
 import { ToolRegistry } from "../tools/ToolRegistry.ts"
 
 /** A display name: trimmed, 1 to 200 characters. */

@@ -10,92 +10,24 @@ import { type Config, Console, Context, Effect, Layer, Option, Schema } from "ef
 import { existsSync } from "node:fs"
 import { resolve } from "node:path"
 import type { SqlError } from "effect/sql"
-import type { AdminError } from "../admin/AdminError.ts"
-import { type Org, Orgs } from "../admin/Orgs.ts"
+import type { AdminError } from "../kernel/AdminError.ts"
+import { Orgs } from "../orgs/Orgs.ts"
 import { GatewayConfig } from "../Config.ts"
 import { decodeInput } from "../kernel/DecodeInput.ts"
 import { describeError } from "../http/ErrorResponse.ts"
 import { checkAllowedTools, LimitsInput, Name, parseExpiry, parseOrgUpdate } from "../admin/AdminInput.ts"
-import type { CompressionLevel } from "../kernel/CompressionLevel.ts"
-import type { LimitsChange } from "../kernel/Limits.ts"
 import type { RequestError } from "../kernel/RequestError.ts"
-import { type ApiKeyInfo, ApiKeys, type CreatedApiKey } from "../keys/ApiKeys.ts"
-import { type Analytics, type RequestLogEntry, type RequestPage, RequestQueries } from "../logs/RequestQueries.ts"
+import { ApiKeys } from "../keys/ApiKeys.ts"
+import { RequestQueries } from "../logs/RequestQueries.ts"
 import { parseAnalyticsParams, parseListParams } from "../logs/RequestQueryParams.ts"
-import { type OrgToolChange, type OrgToolSetting, Policy } from "../tools/Policy.ts"
+import { Policy } from "../tools/Policy.ts"
 import { ToolRegistry } from "../tools/ToolRegistry.ts"
 import { DatabaseLive } from "../store/Database.ts"
 import { type DataDirLockError, DataDirLockLive, lockedDataDir } from "../store/DataDirLock.ts"
 import { AdminClientError } from "./AdminClientError.ts"
+import type { AdminClientShape, KeyInput, KeyUpdate, OrgUpdateBody, SvcToolInfo } from "./AdminClientShape.ts"
 import { type HttpOptions, makeHttpAdmin } from "./AdminHttp.ts"
 import { analyticsParams, listParams, type RequestFilterInput, type RequestListInput } from "./LogQuery.ts"
-
-/** A new key as the admin API takes it: `expiresAt` is the ISO 8601 text, validated like `expires_at`. */
-export interface KeyInput {
-  readonly name: string
-  readonly expiresAt: string | null
-  /** `allowed_svc_tool_ids`: absent or `null` allows every tool activated for the org. */
-  readonly allowedSvcToolIds?: ReadonlyArray<string> | null
-}
-
-/** A key edit as `PATCH /admin/v1/keys/{key_id}` takes it: only the fields present change. */
-export interface KeyUpdate {
-  readonly name?: string
-  /** ISO 8601 text, or `null`: never expires. */
-  readonly expiresAt?: string | null
-  /** `null`: every tool activated for the org is allowed. */
-  readonly allowedSvcToolIds?: ReadonlyArray<string> | null
-  readonly limits?: LimitsChange
-}
-
-/** An installed shared tool as `GET /admin/v1/svc-tools` lists it. */
-/** An org update in the admin API's words; the fields left out stay as they are. */
-export interface OrgUpdateBody {
-  readonly log_content?: boolean
-  /** `null`: back to the gateway's level. */
-  readonly compression?: CompressionLevel | null
-  readonly limits?: LimitsChange
-}
-
-export interface SvcToolInfo {
-  readonly id: string
-  readonly description: string
-  /** The JSON Schema of its arguments. */
-  readonly parameters: Readonly<Record<string, unknown>>
-}
-
-export interface AdminClientShape {
-  readonly createOrg: (name: string) => Effect.Effect<Org, AdminClientError>
-  readonly listOrgs: Effect.Effect<ReadonlyArray<Org>, AdminClientError>
-  /** The result holds the secret: the only time it is ever seen. */
-  readonly createKey: (orgId: string, input: KeyInput) => Effect.Effect<CreatedApiKey, AdminClientError>
-  readonly listKeys: (orgId: string) => Effect.Effect<ReadonlyArray<ApiKeyInfo>, AdminClientError>
-  readonly revokeKey: (keyId: string) => Effect.Effect<ApiKeyInfo, AdminClientError>
-  readonly updateKey: (keyId: string, update: KeyUpdate) => Effect.Effect<ApiKeyInfo, AdminClientError>
-  /** The installed shared tools, in catalogue order. */
-  readonly listTools: Effect.Effect<ReadonlyArray<SvcToolInfo>, AdminClientError>
-  /** Every installed tool with the org's settings (inactive when never set). */
-  readonly orgTools: (orgId: string) => Effect.Effect<ReadonlyArray<OrgToolSetting>, AdminClientError>
-  /** Sets one tool for one org; hydration left out keeps its current value. */
-  readonly setOrgTool: (
-    orgId: string,
-    toolId: string,
-    change: OrgToolChange
-  ) => Effect.Effect<OrgToolSetting, AdminClientError>
-  /** Turns storing prompt and completion text in the request log on or off; the org as it now is. */
-  /** `PATCH /admin/v1/orgs/{org_id}`'s body, as the API reads it. */
-  readonly updateOrg: (orgId: string, update: OrgUpdateBody) => Effect.Effect<Org, AdminClientError>
-  /** A page of the org's request log, newest first; the filters are checked as the admin API checks them. */
-  readonly listRequests: (orgId: string, input: RequestListInput) => Effect.Effect<RequestPage, AdminClientError>
-  /** One request of the org; NotFound when it is not the org's. */
-  readonly getRequest: (orgId: string, requestId: string) => Effect.Effect<RequestLogEntry, AdminClientError>
-  /** The org's requests matching the filters, per group (`groupBy` as typed: checked by the admin API). */
-  readonly analytics: (
-    orgId: string,
-    groupBy: string,
-    input: RequestFilterInput
-  ) => Effect.Effect<Analytics, AdminClientError>
-}
 
 // the admin API's input checks, so the store path refuses exactly what the API refuses, in its words
 const decodeName = decodeInput(Schema.Struct({ name: Name }))

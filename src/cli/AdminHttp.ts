@@ -8,7 +8,7 @@ import { HttpClient, type HttpClientError, HttpClientRequest, type HttpClientRes
 import { COMPRESSION_LEVELS } from "../kernel/CompressionLevel.ts"
 import { GROUP_BY } from "../logs/RequestFilter.ts"
 import { AdminClientError } from "./AdminClientError.ts"
-import type { AdminClientShape, KeyInput, KeyUpdate } from "./AdminClient.ts"
+import type { AdminClientShape, KeyInput, KeyUpdate } from "./AdminClientShape.ts"
 import { analyticsParams, listParams, queryString } from "./LogQuery.ts"
 
 export interface HttpOptions {

@@ -1,10 +1,11 @@
 /** `svc-gateway orgs ...`: create and list organizations, and change their settings. */
 import { Console, Effect, Option } from "effect"
 import { Command, Flag } from "effect/cli"
-import type { Org } from "../admin/Orgs.ts"
+import type { Org } from "../orgs/Orgs.ts"
 import type { Limits } from "../kernel/Limits.ts"
 import { COMPRESSION_LEVELS } from "../kernel/CompressionLevel.ts"
-import { AdminClient, type OrgUpdateBody } from "./AdminClient.ts"
+import { AdminClient } from "./AdminClient.ts"
+import type { OrgUpdateBody } from "./AdminClientShape.ts"
 import { AdminClientError } from "./AdminClientError.ts"
 import { AdminClientFromFlags, json, withAdminClient } from "./Connection.ts"
 import { limitFlags, limitsChange, org, trueOrFalse } from "./Flags.ts"

@@ -4,7 +4,7 @@
  * then writes it in its client's own error shape (`Dialect.errorBody`, `Dialect.streamError`).
  */
 import type { SqlError } from "effect/sql"
-import type { AdminError } from "../admin/AdminError.ts"
+import type { AdminError } from "../kernel/AdminError.ts"
 import type { AuthError } from "../auth/AuthError.ts"
 import type { RequestError } from "../kernel/RequestError.ts"
 import { wellKnown } from "../providers/Adapters.ts"

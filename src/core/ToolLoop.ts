@@ -7,29 +7,14 @@
  */
 import { Effect } from "effect"
 import type { SqlError } from "effect/sql"
-import type { Caller } from "../kernel/Caller.ts"
 import type { ToolRunRecord } from "./Outcome.ts"
 import type { ProviderError } from "../providers/ProviderError.ts"
-import type { PendingCalls } from "../tools/PendingCalls.ts"
-import type { SvcTool, ToolContext } from "../tools/SvcTool.ts"
-import { type ToolRunLimits, type ToolRunResult, runToolCalls } from "../tools/ToolRunner.ts"
-import { addUsage, type ChatMessage, type Completion, emptyUsage, type ToolCall, type Usage } from "../kernel/ChatWire.ts"
+import { addUsage, type ChatMessage, type Completion, emptyUsage, type Usage } from "../kernel/ChatWire.ts"
 import type { ToolLoopError } from "./ToolLoopError.ts"
-import { decideRound, type RoundDecision } from "./ToolRound.ts"
+import { decideRound, type LoopSettings, type RoundDecision } from "./ToolRound.ts"
 import { assistantTurn } from "./ToolTurns.ts"
 
-export type { ToolRunRecord }
-
-export interface LoopSettings {
-  readonly caller: Caller
-  readonly requestId: string
-  readonly svcTools: ReadonlyArray<SvcTool>
-  readonly limits: ToolRunLimits
-  readonly maxRounds: number
-  readonly pending: PendingCalls["Service"]
-  /** Reads what compression cut from the caller's tool results (`svc_expand_output`). */
-  readonly cutOutput: ToolContext["cutOutput"]
-}
+export type { LoopSettings, ToolRunRecord }
 
 export interface ModelAnswer {
   readonly completion: Completion
@@ -44,47 +29,6 @@ export interface LoopOutcome {
   readonly toolRuns: ReadonlyArray<ToolRunRecord>
   readonly svcPendingId: string | undefined
 }
-
-/** Runs one turn's shared calls and records them. */
-export const runSharedTurn = (
-  settings: LoopSettings,
-  shared: ReadonlyArray<ToolCall>,
-  round: number,
-  runs: Array<ToolRunRecord>
-) =>
-  runToolCalls(
-    shared,
-    new Map(settings.svcTools.map((tool) => [tool.id, tool])),
-    { orgId: settings.caller.orgId, keyId: settings.caller.keyId, requestId: settings.requestId, cutOutput: settings.cutOutput },
-    settings.limits
-  ).pipe(
-    Effect.tap((results) =>
-      Effect.sync(() => {
-        for (const result of results) runs.push({ id: result.toolId, outcome: result.outcome, round })
-      })
-    )
-  )
-
-/**
- * Stores a mixed turn for its continuation; returns the `svc_pending_id`. `priorTurns`: the shared-only
- * rounds the gateway ran before it, which the model saw and the client never did.
- */
-export const savePending = (
-  settings: LoopSettings,
-  client: ReadonlyArray<ToolCall>,
-  shared: ReadonlyArray<ToolCall>,
-  results: ReadonlyArray<ToolRunResult>,
-  priorTurns: ReadonlyArray<ChatMessage>,
-  turn: { readonly content: ChatMessage["content"]; readonly calls: ReadonlyArray<ToolCall> }
-): Effect.Effect<string, SqlError.SqlError> =>
-  settings.pending.save(settings.caller, {
-    clientToolCallIds: client.map((call) => call.id),
-    priorTurns,
-    sharedToolCalls: shared,
-    sharedResults: results.map((result) => ({ tool_call_id: result.toolCallId, content: result.content })),
-    injectedToolIds: settings.svcTools.map((tool) => tool.id),
-    turn: { content: turn.content ?? null, callOrder: turn.calls.map((call) => call.id) }
-  })
 
 export const completeWithTools = <R>(
   settings: LoopSettings,

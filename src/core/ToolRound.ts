@@ -3,15 +3,72 @@
  * is complete, what happens next. No shared call: the answer is final. Shared calls only: they run, and
  * the model is asked again with the calls and their results (up to the round limit). Shared and client
  * calls at once: the shared ones run, the turn is stored as pending, and the client gets its own calls
- * with a `svc_pending_id` (no further model call, so the round limit does not apply).
+ * with a `svc_pending_id` (no further model call, so the round limit does not apply). The round's two
+ * actions (running the shared calls, storing a mixed turn) and the loop's settings live here too, so
+ * the whole and streamed loops both build on this file and it on neither.
  */
 import { Effect } from "effect"
 import type { SqlError } from "effect/sql"
 import type { ChatMessage, ToolCall } from "../kernel/ChatWire.ts"
-import { type LoopSettings, runSharedTurn, savePending } from "./ToolLoop.ts"
+import type { Caller } from "../kernel/Caller.ts"
+import type { PendingCalls } from "../tools/PendingCalls.ts"
+import type { SvcTool, ToolContext } from "../tools/SvcTool.ts"
+import { type ToolRunLimits, type ToolRunResult, runToolCalls } from "../tools/ToolRunner.ts"
 import type { ToolRunRecord } from "./Outcome.ts"
 import { RoundLimitReached, ToolLoopError } from "./ToolLoopError.ts"
 import { partitionCalls, toolResultMessages } from "./ToolTurns.ts"
+
+export interface LoopSettings {
+  readonly caller: Caller
+  readonly requestId: string
+  readonly svcTools: ReadonlyArray<SvcTool>
+  readonly limits: ToolRunLimits
+  readonly maxRounds: number
+  readonly pending: PendingCalls["Service"]
+  /** Reads what compression cut from the caller's tool results (`svc_expand_output`). */
+  readonly cutOutput: ToolContext["cutOutput"]
+}
+
+/** Runs one turn's shared calls and records them. */
+export const runSharedTurn = (
+  settings: LoopSettings,
+  shared: ReadonlyArray<ToolCall>,
+  round: number,
+  runs: Array<ToolRunRecord>
+) =>
+  runToolCalls(
+    shared,
+    new Map(settings.svcTools.map((tool) => [tool.id, tool])),
+    { orgId: settings.caller.orgId, keyId: settings.caller.keyId, requestId: settings.requestId, cutOutput: settings.cutOutput },
+    settings.limits
+  ).pipe(
+    Effect.tap((results) =>
+      Effect.sync(() => {
+        for (const result of results) runs.push({ id: result.toolId, outcome: result.outcome, round })
+      })
+    )
+  )
+
+/**
+ * Stores a mixed turn for its continuation; returns the `svc_pending_id`. `priorTurns`: the shared-only
+ * rounds the gateway ran before it, which the model saw and the client never did.
+ */
+export const savePending = (
+  settings: LoopSettings,
+  client: ReadonlyArray<ToolCall>,
+  shared: ReadonlyArray<ToolCall>,
+  results: ReadonlyArray<ToolRunResult>,
+  priorTurns: ReadonlyArray<ChatMessage>,
+  turn: { readonly content: ChatMessage["content"]; readonly calls: ReadonlyArray<ToolCall> }
+): Effect.Effect<string, SqlError.SqlError> =>
+  settings.pending.save(settings.caller, {
+    clientToolCallIds: client.map((call) => call.id),
+    priorTurns,
+    sharedToolCalls: shared,
+    sharedResults: results.map((result) => ({ tool_call_id: result.toolCallId, content: result.content })),
+    injectedToolIds: settings.svcTools.map((tool) => tool.id),
+    turn: { content: turn.content ?? null, callOrder: turn.calls.map((call) => call.id) }
+  })
 
 export type RoundDecision =
   | { readonly _tag: "Final" }

@@ -5,7 +5,7 @@
  */
 import { Effect, Layer, Schema } from "effect"
 import { HttpServerResponse } from "effect/http"
-import { Orgs } from "../admin/Orgs.ts"
+import { Orgs } from "../orgs/Orgs.ts"
 import { ApiKeys } from "../keys/ApiKeys.ts"
 import { checkAllowedTools, LimitsInput, Name, parseExpiry } from "../admin/AdminInput.ts"
 import { TargetBreaker } from "../core/TargetBreaker.ts"

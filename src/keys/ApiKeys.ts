@@ -5,8 +5,8 @@
  */
 import { Context, Effect, Layer, Schedule } from "effect"
 import { SqlClient, type SqlError } from "effect/sql"
-import { AdminError } from "../admin/AdminError.ts"
-import { Orgs } from "../admin/Orgs.ts"
+import { AdminError } from "../kernel/AdminError.ts"
+import { Orgs } from "../orgs/Orgs.ts"
 import { newId } from "../Ids.ts"
 import { fromJson, toBool, toDateOrNull, toIso, toIsoOrNull, toStoredTime } from "../store/Rows.ts"
 import { ChangeFeed } from "../store/ChangeFeed.ts"

@@ -9,7 +9,7 @@
  */
 import { Context, Effect, Layer } from "effect"
 import { SqlClient, type SqlError, type Statement } from "effect/sql"
-import { AdminError } from "../admin/AdminError.ts"
+import { AdminError } from "../kernel/AdminError.ts"
 import { fromJson, toBool, toIso } from "../store/Rows.ts"
 import { encodeCursor, type GroupBy, type PageRequest, type RequestFilter } from "./RequestFilter.ts"
 

@@ -12,16 +12,10 @@
  * in the trace, as W3C trace context asks of one.
  */
 import { Context, Effect, Layer, Tracer } from "effect"
-import { isTracing } from "../Tracing.ts"
+import { IncomingTraceHeaders, isTracing } from "../Tracing.ts"
 import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
 
 export const TRACE_ID_HEADER = "x-trace-id"
-
-/** The caller's trace context headers, for an upstream request made while no spans are recorded. */
-export const IncomingTraceHeaders = Context.Reference<Readonly<Record<string, string>> | undefined>(
-  "svc-gateway/IncomingTraceHeaders",
-  { defaultValue: () => undefined }
-)
 
 const forwardTraceContext = <E, R>(
   handler: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>

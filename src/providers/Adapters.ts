@@ -3,15 +3,24 @@
  * `adapters`, and `wellKnown` lists the services enabled by environment variables alone. Adding a
  * format is a folder under `providers/` and one entry here.
  */
-import { type Duration, Effect } from "effect"
+import { type Duration, Effect, type Redacted } from "effect"
 import * as Anthropic from "./anthropic/Anthropic.ts"
 import * as Gemini from "./gemini/Gemini.ts"
 import * as LocalProvider from "./local/LocalProvider.ts"
 import * as OpenAiCompatible from "./openai/OpenAiCompatible.ts"
 import type { Provider } from "./Provider.ts"
 import * as Responses from "./responses/Responses.ts"
-import type { ProviderSpec } from "./RoutingConfig.ts"
 import type { UpstreamTransport } from "./UpstreamTransport.ts"
+
+/** One provider instance, resolved: the API key is read from the environment already. */
+export interface ProviderSpec {
+  readonly name: string
+  readonly adapter: AdapterName
+  readonly baseUrl: string
+  readonly apiKey: Redacted.Redacted<string> | undefined
+  readonly headers: Readonly<Record<string, string>>
+  readonly models: ReadonlyArray<string>
+}
 
 /** What every adapter gets besides its provider's entry: the upstream timeouts. */
 export interface AdapterSettings {

@@ -16,7 +16,7 @@
 import { Config, Effect, Option, Redacted, Schema } from "effect"
 import { readFile } from "node:fs/promises"
 import { parse as parseYaml } from "yaml"
-import { type AdapterName, adapterNames, adapters, wellKnown } from "./Adapters.ts"
+import { adapterNames, adapters, type ProviderSpec, wellKnown } from "./Adapters.ts"
 
 export const ProviderEntry = Schema.Struct({
   adapter: Schema.optionalKey(Schema.Literals(adapterNames)),
@@ -38,16 +38,6 @@ export const RoutingFile = Schema.Struct({
   routes: Schema.optionalKey(Schema.Array(RouteEntry)),
   fallbacks: Schema.optionalKey(Schema.Record(Schema.String, Schema.Array(Schema.String)))
 })
-
-/** One provider instance, resolved: the API key is read from the environment already. */
-export interface ProviderSpec {
-  readonly name: string
-  readonly adapter: AdapterName
-  readonly baseUrl: string
-  readonly apiKey: Redacted.Redacted<string> | undefined
-  readonly headers: Readonly<Record<string, string>>
-  readonly models: ReadonlyArray<string>
-}
 
 export interface Routing {
   readonly providers: ReadonlyArray<ProviderSpec>

@@ -12,8 +12,7 @@
 import { Context, Duration, Effect, Layer, Schema } from "effect"
 import type { Tracer } from "effect"
 import { HttpTraceContext } from "effect/http"
-import { IncomingTraceHeaders } from "../observability/TraceHeaders.ts"
-import { isTracing } from "../Tracing.ts"
+import { IncomingTraceHeaders, isTracing } from "../Tracing.ts"
 import { TimeoutPhase } from "./ProviderError.ts"
 import type { Dispatcher } from "undici"
 // undici's Agent alone: the package's index also loads fetch, WebSocket, the cache and mocks, and Node's

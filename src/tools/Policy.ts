@@ -13,8 +13,8 @@
  */
 import { Context, Duration, Effect, Layer } from "effect"
 import { SqlClient, type SqlError } from "effect/sql"
-import { AdminError } from "../admin/AdminError.ts"
-import { Orgs } from "../admin/Orgs.ts"
+import { AdminError } from "../kernel/AdminError.ts"
+import { Orgs } from "../orgs/Orgs.ts"
 import type { Caller } from "../kernel/Caller.ts"
 import type { ToolChoice } from "../kernel/ChatCall.ts"
 import { GatewayConfig } from "../Config.ts"

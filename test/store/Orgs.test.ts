@@ -2,7 +2,7 @@
 import { assert, layer } from "@effect/vitest"
 import { Effect, Layer } from "effect"
 import { SqlClient } from "effect/sql"
-import { type Org, Orgs } from "../../src/admin/Orgs.ts"
+import { type Org, Orgs } from "../../src/orgs/Orgs.ts"
 import { notFoundOf, StoreLive, unique } from "../utils/TestStore.ts"
 
 const pause = Effect.promise(() => new Promise<void>((resolve) => setTimeout(resolve, 5)))

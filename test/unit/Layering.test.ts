@@ -1,7 +1,9 @@
 /**
  * Dependencies point one way (docs/architecture.md): http -> dialects -> core -> the services below ->
  * kernel. A folder that imports one above it would bring the cycle back that made a new wire format a
- * copy of the old one; this test names each such import.
+ * copy of the old one; this test names each such import, and every circle of imports, between files
+ * and between folders (a file directly under src/ counts as a folder of its own), type-only imports
+ * included: a circle means neither side can be read, tested or moved without the other.
  */
 import { describe, expect, it } from "@effect/vitest"
 import { readdirSync, readFileSync } from "node:fs"
@@ -20,6 +22,7 @@ const FORBIDDEN: Readonly<Record<string, ReadonlyArray<string>>> = {
   admin: ["http", "dialects", "core", "cli", "console"],
   auth: ["http", "dialects", "core", "cli", "console"],
   keys: ["http", "dialects", "core", "cli", "console"],
+  orgs: ["http", "dialects", "core", "cli", "console"],
   store: ["http", "dialects", "core", "cli", "console"],
   observability: ["http", "dialects", "core", "cli", "console"],
   limits: ["http", "dialects", "core", "cli", "console"]
@@ -38,6 +41,56 @@ const folderOf = (file: string, specifier: string): string | undefined => {
   if (target.startsWith("..")) return undefined
   const parts = target.split("/")
   return parts.length > 1 ? parts[0] : ""
+}
+
+/** Every relative import of every file under src/, as src-relative paths (the importer, the imported). */
+const importsUnderSrc = (): ReadonlyArray<readonly [string, string]> =>
+  filesUnder(SRC).flatMap((file) =>
+    [...readFileSync(file, "utf8").matchAll(/^(?:import|export)[^"']*["'](\.{1,2}\/[^"']+)["']/gm)].flatMap((match) => {
+      const target = relative(SRC, resolve(dirname(file), match[1]!))
+      return target.startsWith("..") ? [] : [[relative(SRC, file), target] as const]
+    })
+  )
+
+/** The folder a src-relative path is in; a file directly under src/ is its own. */
+const unitOf = (path: string): string => path.includes("/") ? `${path.split("/")[0]}/` : path
+
+/** The circles of a graph: its strongly connected components of more than one node (Tarjan's). */
+const circles = (edges: ReadonlyArray<readonly [string, string]>): ReadonlyArray<ReadonlyArray<string>> => {
+  const next = new Map<string, Set<string>>()
+  for (const [from, to] of edges) {
+    if (from === to) continue
+    if (!next.has(from)) next.set(from, new Set())
+    if (!next.has(to)) next.set(to, new Set())
+    next.get(from)!.add(to)
+  }
+  const index = new Map<string, number>()
+  const low = new Map<string, number>()
+  const stack: Array<string> = []
+  const onStack = new Set<string>()
+  const found: Array<ReadonlyArray<string>> = []
+  const visit = (node: string) => {
+    index.set(node, index.size)
+    low.set(node, index.get(node)!)
+    stack.push(node)
+    onStack.add(node)
+    for (const to of next.get(node)!) {
+      if (!index.has(to)) {
+        visit(to)
+        low.set(node, Math.min(low.get(node)!, low.get(to)!))
+      } else if (onStack.has(to)) low.set(node, Math.min(low.get(node)!, index.get(to)!))
+    }
+    if (low.get(node) !== index.get(node)) return
+    const component: Array<string> = []
+    for (let member = stack.pop()!; ; member = stack.pop()!) {
+      onStack.delete(member)
+      component.push(member)
+      if (member === node) break
+    }
+    if (component.length > 1) found.push(component.sort())
+  }
+  for (const node of [...next.keys()].sort()) if (!index.has(node)) visit(node)
+  return found
 }
 
 const violations = (): ReadonlyArray<string> => {
@@ -60,6 +113,21 @@ const violations = (): ReadonlyArray<string> => {
 describe("layering", () => {
   it("no folder imports one above it", () => {
     expect(violations()).toEqual([])
+  })
+
+  it("no circle of imports between files", () => {
+    expect(circles(importsUnderSrc())).toEqual([])
+  })
+
+  it("no circle of imports between folders", () => {
+    expect(circles(importsUnderSrc().map(([from, to]) => [unitOf(from), unitOf(to)] as const))).toEqual([])
+  })
+
+  it("would name a circle, and not a chain", () => {
+    expect(circles([["a", "b"], ["b", "c"], ["c", "a"], ["c", "d"], ["d", "d"]])).toEqual([["a", "b", "c"]])
+    expect(circles([["a", "b"], ["b", "c"]])).toEqual([])
+    expect(unitOf("core/ToolLoop.ts")).toBe("core/")
+    expect(unitOf("Config.ts")).toBe("Config.ts")
   })
 
   it("would name an upward import", () => {

@@ -5,7 +5,7 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import { SqlError } from "effect/sql"
-import { AdminError, Conflict, NotFound } from "../../../src/admin/AdminError.ts"
+import { AdminError, Conflict, NotFound } from "../../../src/kernel/AdminError.ts"
 import {
   AuthError,
   ExpiredKey,

@@ -4,12 +4,8 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import { ConfigProvider, Effect, Redacted } from "effect"
-import {
-  parseRoutingFile,
-  type ProviderSpec,
-  type Routing,
-  routingFromEnv
-} from "../../../src/providers/RoutingConfig.ts"
+import type { ProviderSpec } from "../../../src/providers/Adapters.ts"
+import { parseRoutingFile, type Routing, routingFromEnv } from "../../../src/providers/RoutingConfig.ts"
 
 const withEnv = (env: Record<string, string>) => Effect.provide(ConfigProvider.layer(ConfigProvider.fromEnvRecord(env)))
 

@@ -6,7 +6,7 @@
  */
 import { assert, describe, it, layer } from "@effect/vitest"
 import { Effect, Layer } from "effect"
-import { Orgs } from "../../../src/admin/Orgs.ts"
+import { Orgs } from "../../../src/orgs/Orgs.ts"
 import type { Caller } from "../../../src/kernel/Caller.ts"
 import { ApiKeys } from "../../../src/keys/ApiKeys.ts"
 import { type OrgToolSetting, Policy, selectTools } from "../../../src/tools/Policy.ts"

@@ -6,7 +6,7 @@ import { type CompressionLevel, isCompressionLevel } from "../kernel/Compression
 import { applyLimits, type Limits, limitsOf, type LimitsChange, storedLimits } from "../kernel/Limits.ts"
 import { ChangeFeed } from "../store/ChangeFeed.ts"
 import { toBool, toIso } from "../store/Rows.ts"
-import { AdminError } from "./AdminError.ts"
+import { AdminError } from "../kernel/AdminError.ts"
 
 export interface Org {
   readonly id: string
