@@ -6,14 +6,14 @@
  *
  * A store outage is not an API outage: when a lookup fails, a key seen within `GATEWAY_KEY_STALE_MAX`
  * (default 10 minutes) is answered from its last known state (a revocation or expiry known then still
- * refuses it), and the store is asked again about that key at most once per `STALE_RETRY_MS`, so
- * requests do not queue behind a store that is down. A key never seen gets the store's error (503).
+ * refuses it), and the store is asked again about that key at most once a second, so requests do not
+ * queue behind a store that is down (`StaleCache`). A key never seen gets the store's error (503).
  *
  * The cache is keyed by the key as sent, so a known key costs a map lookup: hashing it for the store
  * (SHA-256, one native call) cost more than the rest of authentication. Keys are hashed at rest; in
  * memory each request carries its key anyway, and the cache only keeps those seen recently.
  */
-import { Context, Duration, Effect, Layer } from "effect"
+import { Context, Effect, Layer } from "effect"
 import type { SqlError } from "effect/sql"
 import { GatewayConfig } from "../Config.ts"
 import { hashSecret } from "../keys/ApiKeySecret.ts"
@@ -21,6 +21,7 @@ import { ApiKeys, type KeyRecord } from "../keys/ApiKeys.ts"
 import { hotSpan } from "../Tracing.ts"
 import type { Caller } from "../kernel/Caller.ts"
 import { hasLimits } from "../kernel/Limits.ts"
+import { makeStaleCache } from "../kernel/StaleCache.ts"
 import { ChangeFeed } from "../store/ChangeFeed.ts"
 import { AuthError, ExpiredKey, InvalidKey, MissingKey, RevokedKey } from "./AuthError.ts"
 
@@ -29,13 +30,7 @@ import { AuthError, ExpiredKey, InvalidKey, MissingKey, RevokedKey } from "./Aut
 interface Entry {
   readonly record: KeyRecord | undefined
   readonly caller: Caller | undefined
-  /** Fresh until then; stale but usable in an outage until `seenAt` + the stale limit. */
-  readonly until: number
-  readonly seenAt: number
 }
-
-/** While the store is down, how often one key's lookup is tried again instead of its stale answer. */
-const STALE_RETRY_MS = 1_000
 
 /** Bounds memory when many unknown keys are tried; the cache is simply cleared past it. */
 const MAX_CACHED = 50_000
@@ -57,10 +52,12 @@ export class Auth extends Context.Service<Auth, {
   static readonly layer = Layer.effect(Auth, Effect.gen(function*() {
     const keys = yield* ApiKeys
     const config = yield* GatewayConfig
-    const ttlMs = Duration.toMillis(config.keyCacheTtl)
-    const staleMs = Duration.toMillis(config.keyStaleMax)
     // a cached entry holds the answer ready: a known key costs a map lookup, no fiber steps
-    const cache = new Map<string, Entry>()
+    const cache = yield* makeStaleCache<string, Entry>({
+      ttl: config.keyCacheTtl,
+      staleMax: config.keyStaleMax,
+      maxEntries: MAX_CACHED
+    })
 
     const fail = (reason: AuthError["reason"]) => Effect.fail(new AuthError({ reason }))
 
@@ -74,9 +71,7 @@ export class Auth extends Context.Service<Auth, {
         logContent: record.logContent,
         compression: record.compression,
         ...(hasLimits(record.limits.key) || hasLimits(record.limits.org) ? { limits: record.limits } : {})
-      },
-      until: Date.now() + ttlMs,
-      seenAt: Date.now()
+      }
     })
 
     const answer = (entry: Entry): Effect.Effect<Caller, AuthError> => {
@@ -84,39 +79,24 @@ export class Auth extends Context.Service<Auth, {
       if (record === undefined || caller === undefined) return fail(new InvalidKey())
       const owner = { keyId: record.id, orgId: record.orgId }
       if (record.revokedAt !== null) return fail(new RevokedKey(owner))
-      if (record.expiresAt !== null && record.expiresAt.getTime() <= Date.now()) {
+      if (record.expiresAt !== null && record.expiresAt.getTime() <= cache.now()) {
         return fail(new ExpiredKey({ expiredAt: record.expiresAt.toISOString(), ...owner }))
       }
       keys.markUsed(record.id)
       return Effect.succeed(caller)
     }
 
-    /** The last known state of a key the store cannot be asked about now, while it is recent enough. */
-    const stale = (key: string, hit: Entry | undefined, error: SqlError.SqlError): Effect.Effect<Caller, AuthError | SqlError.SqlError> => {
-      const now = Date.now()
-      if (hit === undefined || now - hit.seenAt > staleMs) return Effect.fail(error)
-      cache.set(key, { ...hit, until: now + STALE_RETRY_MS })
-      return Effect.andThen(
-        Effect.logWarning("key store unavailable: answering from the key's last known state", {
-          key_id: hit.record?.id ?? null,
-          seen_seconds_ago: Math.round((now - hit.seenAt) / 1000)
-        }),
-        answer(hit)
-      )
-    }
+    /** Answered from the key's last known state while the store cannot be asked (a revocation known then still refuses it). */
+    const warnStale = (entry: Entry, ageMs: number) =>
+      Effect.logWarning("key store unavailable: answering from the key's last known state", {
+        key_id: entry.record?.id ?? null,
+        seen_seconds_ago: Math.round(ageMs / 1000)
+      })
 
     const lookup = (key: string): Effect.Effect<Caller, AuthError | SqlError.SqlError> => {
-      const hit = cache.get(key)
-      if (hit !== undefined && hit.until > Date.now()) return answer(hit)
-      return Effect.matchEffect(keys.findByHash(hashSecret(key)), {
-        onFailure: (error) => stale(key, hit, error),
-        onSuccess: (record) => {
-          if (cache.size >= MAX_CACHED) cache.clear()
-          const entry = entryFor(record)
-          cache.set(key, entry)
-          return answer(entry)
-        }
-      })
+      const hit = cache.fresh(key)
+      if (hit !== undefined) return answer(hit)
+      return Effect.flatMap(cache.load(key, Effect.map(keys.findByHash(hashSecret(key)), entryFor), warnStale), answer)
     }
 
     const span = hotSpan("Auth.authenticate")
@@ -125,14 +105,12 @@ export class Auth extends Context.Service<Auth, {
       span(Effect.suspend(() => key === undefined || key === "" ? fail(new MissingKey()) : lookup(key)))
     const authenticate = (authorization: string | undefined) => authenticateKey(bearerToken(authorization))
 
-    const forget = (keyId: string) => {
-      for (const [key, entry] of cache) if (entry.record?.id === keyId) cache.delete(key)
-    }
+    const forget = (keyId: string) => cache.deleteWhere((entry) => entry.record?.id === keyId)
     // a key or an org changed here or on another instance: its keys are read again on their next use
     ;(yield* ChangeFeed).listen((change) => {
       const id = change.slice(4)
       if (change.startsWith("key:")) forget(id)
-      else for (const [key, entry] of cache) if (entry.record?.orgId === id) cache.delete(key)
+      else if (change.startsWith("org:")) cache.deleteWhere((entry) => entry.record?.orgId === id)
     })
 
     return Auth.of({ authenticate, authenticateKey, forget })

@@ -11,12 +11,13 @@
  * Org settings are cached like keys (`GATEWAY_KEY_CACHE_TTL`) and dropped at once on a local change;
  * in a store outage they are answered as last seen, within `GATEWAY_KEY_STALE_MAX`, as keys are.
  */
-import { Context, Duration, Effect, Layer } from "effect"
+import { Context, Effect, Layer } from "effect"
 import { SqlClient, type SqlError } from "effect/sql"
 import { AdminError } from "../kernel/AdminError.ts"
 import { Orgs } from "../orgs/Orgs.ts"
 import type { Caller } from "../kernel/Caller.ts"
 import type { ToolChoice } from "../kernel/ChatCall.ts"
+import { makeStaleCache } from "../kernel/StaleCache.ts"
 import { GatewayConfig } from "../Config.ts"
 import { ChangeFeed } from "../store/ChangeFeed.ts"
 import { InvalidSvcToolIds, RequestError } from "../kernel/RequestError.ts"
@@ -109,13 +110,10 @@ export class Policy extends Context.Service<Policy, {
     const orgs = yield* Orgs
     const keys = yield* ApiKeys
     const config = yield* GatewayConfig
-    const ttlMs = Duration.toMillis(config.keyCacheTtl)
-    const staleMs = Duration.toMillis(config.keyStaleMax)
-    const cache = new Map<string, {
-      readonly settings: ReadonlyMap<string, OrgToolSetting>
-      readonly until: number
-      readonly seenAt: number
-    }>()
+    const cache = yield* makeStaleCache<string, ReadonlyMap<string, OrgToolSetting>>({
+      ttl: config.keyCacheTtl,
+      staleMax: config.keyStaleMax
+    })
 
     const load = (orgId: string) =>
       sql<SettingRow>`SELECT tool_id, activated, hydrate_org, hydrate_key_ids FROM org_svc_tools
@@ -130,36 +128,15 @@ export class Policy extends Context.Service<Policy, {
         )
       )
 
-    /** While the store is down, how often an org's settings are asked for again. */
-    const STALE_RETRY_MS = 1_000
-
-    // bumped by every change, so a load that overlapped a change does not cache what it read
-    let generation = 0
     const feed = yield* ChangeFeed
     feed.listen((change) => {
-      if (!change.startsWith("org:")) return
-      generation++
-      cache.delete(change.slice(4))
+      if (change.startsWith("org:")) cache.delete(change.slice(4))
     })
 
+    // the store down: the org's settings as last seen, within the stale limit (as keys, see Auth.ts)
     const settingsOf = (orgId: string): Effect.Effect<ReadonlyMap<string, OrgToolSetting>, SqlError.SqlError> => {
-      const hit = cache.get(orgId)
-      if (hit !== undefined && hit.until > Date.now()) return Effect.succeed(hit.settings)
-      const started = generation
-      return load(orgId).pipe(
-        Effect.tap((settings) =>
-          Effect.sync(() => {
-            if (started === generation) cache.set(orgId, { settings, until: Date.now() + ttlMs, seenAt: Date.now() })
-          })
-        ),
-        // the store down: the org's settings as last seen, within the stale limit (as keys, see Auth.ts)
-        Effect.catch((error) => {
-          const now = Date.now()
-          if (hit === undefined || now - hit.seenAt > staleMs) return Effect.fail(error)
-          cache.set(orgId, { ...hit, until: now + STALE_RETRY_MS })
-          return Effect.succeed(hit.settings)
-        })
-      )
+      const hit = cache.fresh(orgId)
+      return hit !== undefined ? Effect.succeed(hit) : cache.load(orgId, load(orgId))
     }
 
     const span = hotSpan("Policy.toolsFor")
@@ -210,7 +187,6 @@ export class Policy extends Context.Service<Policy, {
         VALUES (${orgId}, ${toolId}, ${next.activated}, ${next.hydrate_org}, ${json(sql, next.hydrate_key_ids)})
         ON CONFLICT (org_id, tool_id) DO UPDATE SET activated = EXCLUDED.activated,
           hydrate_org = EXCLUDED.hydrate_org, hydrate_key_ids = EXCLUDED.hydrate_key_ids, updated_at = ${now(sql)}`
-      generation++
       cache.delete(orgId)
       yield* feed.publish(`org:${orgId}`)
       return next

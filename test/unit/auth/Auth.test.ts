@@ -1,9 +1,11 @@
 /**
  * Auth with a fake ApiKeys layer: every outcome of a bearer header, `markUsed` on success only, and the
- * lookup cache (hit within the TTL, `forget`, expiry after the TTL). `bearerToken` as a table.
+ * lookup cache (hit within the TTL, `forget`, expiry after the TTL). `bearerToken` as a table. Time is
+ * the test clock's, set to `NOW` first: the cache and expiry read Effect's `Clock`.
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Layer } from "effect"
+import { TestClock } from "effect/testing"
 import { SqlError } from "effect/sql"
 import { ChangeFeed } from "../../../src/store/ChangeFeed.ts"
 import { Auth, bearerToken } from "../../../src/auth/Auth.ts"
@@ -26,6 +28,9 @@ const record = (id: string, overrides: Partial<KeyRecord> = {}): KeyRecord => ({
   ...overrides
 })
 
+/** The test clock's time when each test starts. */
+const NOW = Date.parse("2026-06-01T00:00:00.000Z")
+
 const SECRETS = {
   valid: "sk-svc-valid0000000000000000000000000000000000",
   other: "sk-svc-other0000000000000000000000000000000000",
@@ -38,7 +43,7 @@ const SECRETS = {
 const makeFakeKeys = () => {
   const byHash = new Map<string, KeyRecord>([
     [hashSecret(SECRETS.valid), record("key_valid", { allowedSvcToolIds: ["web"] })],
-    [hashSecret(SECRETS.other), record("key_other", { expiresAt: new Date(Date.now() + 3_600_000) })],
+    [hashSecret(SECRETS.other), record("key_other", { expiresAt: new Date(NOW + 3_600_000) })],
     [hashSecret(SECRETS.revoked), record("key_revoked", { revokedAt: new Date("2026-01-01T00:00:00Z") })],
     [hashSecret(SECRETS.expired), record("key_expired", { expiresAt: new Date("2025-02-03T04:05:06.000Z") })]
   ])
@@ -68,9 +73,12 @@ const withAuth = <A, E>(
     Layer.provide(GatewayConfig.layerFrom({ GATEWAY_KEY_CACHE_TTL: ttl })),
     Layer.provide(ChangeFeed.layerLocal)
   )
-  return Effect.gen(function*() {
-    return yield* body(yield* Auth, fake)
-  }).pipe(Effect.provide(layer))
+  return Effect.andThen(
+    TestClock.setTime(NOW),
+    Effect.gen(function*() {
+      return yield* body(yield* Auth, fake)
+    }).pipe(Effect.provide(layer))
+  )
 }
 
 /** The failure reason's tag, or "ok". */
@@ -79,8 +87,6 @@ const outcome = (auth: Auth["Service"], header: string | undefined) =>
     Effect.map(() => "ok"),
     Effect.catchTag("AuthError", (error) => Effect.succeed(error.reason._tag))
   )
-
-const sleep = (ms: number) => Effect.promise(() => new Promise<void>((resolve) => setTimeout(resolve, ms)))
 
 describe("Auth.authenticate", () => {
   it.effect("a valid key yields its caller and is marked used", () =>
@@ -140,7 +146,7 @@ describe("Auth.authenticate", () => {
 })
 
 describe("Auth cache", () => {
-  it.live("a second authenticate within the TTL does not hit the store, unknown keys included", () =>
+  it.effect("a second authenticate within the TTL does not hit the store, unknown keys included", () =>
     withAuth("10 seconds", (auth, fake) =>
       Effect.gen(function*() {
         yield* auth.authenticate(`Bearer ${SECRETS.valid}`)
@@ -151,7 +157,7 @@ describe("Auth cache", () => {
         assert.deepStrictEqual(fake.used, ["key_valid", "key_valid"], "every success is marked, cached or not")
       })))
 
-  it.live("after forget(keyId) the next authenticate reads the store, and sees a revocation", () =>
+  it.effect("after forget(keyId) the next authenticate reads the store, and sees a revocation", () =>
     withAuth("10 seconds", (auth, fake) =>
       Effect.gen(function*() {
         yield* auth.authenticate(`Bearer ${SECRETS.valid}`)
@@ -168,26 +174,26 @@ describe("Auth cache", () => {
         ], "forget drops only that key")
       })))
 
-  it.live("after the TTL the store is read again", () =>
+  it.effect("after the TTL the store is read again", () =>
     withAuth("150 millis", (auth, fake) =>
       Effect.gen(function*() {
         yield* auth.authenticate(`Bearer ${SECRETS.valid}`)
         yield* auth.authenticate(`Bearer ${SECRETS.valid}`)
         assert.strictEqual(fake.lookups.length, 1)
-        yield* sleep(200)
+        yield* TestClock.adjust("200 millis")
         yield* auth.authenticate(`Bearer ${SECRETS.valid}`)
         assert.strictEqual(fake.lookups.length, 2)
         yield* auth.authenticate(`Bearer ${SECRETS.valid}`)
         assert.strictEqual(fake.lookups.length, 2)
       })))
 
-  it.live("expiry is checked on every call, cached or not", () =>
+  it.effect("expiry is checked on every call, cached or not", () =>
     withAuth("10 seconds", (auth, fake) =>
       Effect.gen(function*() {
         const secret = "sk-svc-soon0000000000000000000000000000000000"
-        fake.byHash.set(hashSecret(secret), record("key_soon", { expiresAt: new Date(Date.now() + 250) }))
+        fake.byHash.set(hashSecret(secret), record("key_soon", { expiresAt: new Date(NOW + 250) }))
         assert.strictEqual(yield* outcome(auth, `Bearer ${secret}`), "ok")
-        yield* sleep(300)
+        yield* TestClock.adjust("300 millis")
         assert.strictEqual(yield* outcome(auth, `Bearer ${secret}`), "ExpiredKey")
         assert.strictEqual(fake.lookups.length, 1)
       })))
@@ -243,13 +249,13 @@ describe("Auth in a store outage", () => {
     return { fake, layer, takeDown: () => void (down = true), bringUp: () => void (down = false) }
   }
 
-  it.live("keys seen before the outage keep their last known state; unknown keys get the store's error", () => {
+  it.effect("keys seen before the outage keep their last known state; unknown keys get the store's error", () => {
     const store = outage({})
     return Effect.gen(function*() {
       const auth = yield* Auth
       for (const secret of [SECRETS.valid, SECRETS.revoked]) yield* Effect.exit(auth.authenticate(`Bearer ${secret}`))
       store.takeDown()
-      yield* sleep(40)
+      yield* TestClock.adjust("40 millis")
       assert.strictEqual(yield* outcome(auth, `Bearer ${SECRETS.valid}`), "ok", "a known key still works")
       assert.strictEqual(yield* outcome(auth, `Bearer ${SECRETS.revoked}`), "RevokedKey", "a revocation known before still applies")
       const unknown = yield* Effect.flip(auth.authenticate(`Bearer ${SECRETS.other}`))
@@ -261,30 +267,30 @@ describe("Auth in a store outage", () => {
     }).pipe(Effect.provide(store.layer))
   })
 
-  it.live("past GATEWAY_KEY_STALE_MAX a known key is refused with the store's error too", () => {
+  it.effect("past GATEWAY_KEY_STALE_MAX a known key is refused with the store's error too", () => {
     const store = outage({ GATEWAY_KEY_STALE_MAX: "50 millis" })
     return Effect.gen(function*() {
       const auth = yield* Auth
       yield* auth.authenticate(`Bearer ${SECRETS.valid}`)
       store.takeDown()
-      yield* sleep(80)
+      yield* TestClock.adjust("80 millis")
       const error = yield* Effect.flip(auth.authenticate(`Bearer ${SECRETS.valid}`))
       assert.strictEqual(error._tag, "SqlError")
     }).pipe(Effect.provide(store.layer))
   })
 
-  it.live("once the store is back, the key's state is read again", () => {
+  it.effect("once the store is back, the key's state is read again", () => {
     const store = outage({})
     return Effect.gen(function*() {
       const auth = yield* Auth
       yield* auth.authenticate(`Bearer ${SECRETS.valid}`)
       store.takeDown()
-      yield* sleep(40)
+      yield* TestClock.adjust("40 millis")
       yield* auth.authenticate(`Bearer ${SECRETS.valid}`)
       // revoked while the store was down, seen once it is back
       store.fake.byHash.set(hashSecret(SECRETS.valid), record("key_valid", { revokedAt: new Date() }))
       store.bringUp()
-      yield* sleep(1_050)
+      yield* TestClock.adjust("1050 millis")
       assert.strictEqual(yield* outcome(auth, `Bearer ${SECRETS.valid}`), "RevokedKey")
     }).pipe(Effect.provide(store.layer))
   })
