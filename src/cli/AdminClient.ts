@@ -53,7 +53,7 @@ const fromStore = (error: RequestError | AdminError | SqlError.SqlError): AdminC
 const lockedMessage = (error: DataDirLockError, pid: number, port: number) =>
   [
     `The data folder ${error.dataDir} is in use by another svc-gateway process (pid ${pid}), probably the ` +
-    `running gateway; its embedded PostgreSQL can be opened by one process at a time.`,
+    `running gateway; its embedded store can be opened by one process at a time.`,
     `Go through the gateway's admin API instead: pass --url http://127.0.0.1:${port} --admin-token <token> ` +
     `(or set GATEWAY_URL and GATEWAY_ADMIN_TOKEN), or stop the server first.`,
     `If no svc-gateway process is running, delete ${error.lockFile}.`

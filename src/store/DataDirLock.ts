@@ -34,7 +34,7 @@ export class DataDirLockError extends Schema.TaggedError<DataDirLockError>()("Da
     switch (reason._tag) {
       case "LockHeld":
         return `The data folder ${this.dataDir} is in use by another svc-gateway process (pid ${reason.pid}); ` +
-          `embedded PostgreSQL can be opened by one process at a time. Stop that process first ` +
+          `its embedded store can be opened by one process at a time. Stop that process first ` +
           `(if no such process is running, delete ${this.lockFile}).`
       case "LockIoFailed":
         return `Could not lock the data folder ${this.dataDir} (${this.lockFile}): ${reason.message}`

@@ -1,7 +1,7 @@
 /**
  * The real gateway as a child process (`node src/main.ts`, or the bundle) on a free loopback port with a fresh data
  * folder, for tests of what only a process shows: signals, draining, what survives the exit. The store
- * is that folder's embedded PostgreSQL, or the server named by DATABASE_URL when the suite runs on it.
+ * is that folder's embedded store (SQLite), or the server named by DATABASE_URL when the suite runs on it.
  */
 import { spawn } from "node:child_process"
 import { mkdtempSync } from "node:fs"
