@@ -6,6 +6,7 @@
  * format is the upstream's, as the client's own request in `native`.
  */
 import type { ChatMessage, ToolDefinition } from "./ChatWire.ts"
+import type { WireFormat } from "./WireFormat.ts"
 
 /**
  * Every tool choice the formats know: OpenAI's `none`, `auto`, `required` and a named function;
@@ -29,7 +30,7 @@ export const forcedToolName = (choice: ToolChoice | undefined): string | undefin
  */
 export interface NativeRequest {
   /** The upstream format the body is written in, e.g. `anthropic`. */
-  readonly format: string
+  readonly format: WireFormat
   readonly body: Readonly<Record<string, unknown>>
   /** Headers of the client's that this format sends upstream as they are (`anthropic-beta`). */
   readonly headers: Readonly<Record<string, string>>

@@ -6,6 +6,7 @@
  * `logprobs` or `system_fingerprint` pass through untouched.
  */
 import { Schema } from "effect"
+import type { WireFormat } from "./WireFormat.ts"
 
 const Extra = [Schema.Record(Schema.String, Schema.Unknown)] as const
 /** A struct that keeps any keys it does not name. */
@@ -119,7 +120,7 @@ export interface Completion {
 
 /** Upstream details that only a client of the same format reads: `format` names it. */
 export interface NativeDetail {
-  readonly format: string
+  readonly format: WireFormat
   readonly [key: string]: unknown
 }
 

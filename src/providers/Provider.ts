@@ -9,6 +9,7 @@ import type { Effect, Scope } from "effect"
 import type { NativeRequest, ToolChoice } from "../kernel/ChatCall.ts"
 import type { ChatMessage, Completion, CompletionChunk, ToolDefinition } from "../kernel/ChatWire.ts"
 import type { ChunkPull } from "../kernel/ChunkPull.ts"
+import type { WireFormat } from "../kernel/WireFormat.ts"
 import type { ProviderError } from "./ProviderError.ts"
 
 export interface ProviderCall {
@@ -33,8 +34,8 @@ export interface ProviderCall {
 }
 
 /** Whether `provider` sends a request of the client's `format` as it came. */
-export const takesNative = (provider: Provider, format: string): boolean =>
-  provider.nativeFormats === undefined ? provider.adapter === format : provider.nativeFormats.includes(format)
+export const takesNative = (provider: Provider, format: WireFormat): boolean =>
+  provider.nativeFormats?.includes(format) === true
 
 export interface Provider {
   /** The configured instance name, e.g. `openai`, `groq`, `local`. */
@@ -43,9 +44,9 @@ export interface Provider {
   readonly adapter: string
   /**
    * The client formats (`NativeRequest.format`) whose requests this instance sends as they came, when
-   * the call carries one; absent: the instance's own `adapter` name alone.
+   * the call carries one; absent: none, every request is written from the gateway's model.
    */
-  readonly nativeFormats?: ReadonlyArray<string>
+  readonly nativeFormats?: ReadonlyArray<WireFormat>
   /** Models this instance is known to serve, for `GET /v1/models`; may be empty. */
   readonly models: ReadonlyArray<string>
   readonly complete: (call: ProviderCall) => Effect.Effect<Completion, ProviderError>

@@ -39,7 +39,7 @@ describe("compressorOf('safe')", () => {
 describe("compressNative", () => {
   it("replaces the changed texts in the conversation, never in the system prompt, instructions or tools", () => {
     const native = {
-      format: "anthropic",
+      format: "anthropic" as const,
       headers: {},
       body: {
         system: PRETTY,

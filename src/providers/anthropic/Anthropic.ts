@@ -145,6 +145,9 @@ export const make = (options: AnthropicOptions): Effect.Effect<Provider, never, 
 
     return {
       name: options.name,
+      // a Messages client's request (Claude Code's) goes out as it came: thinking signatures, cache
+      // breakpoints and betas intact
+      nativeFormats: ["anthropic"],
       adapter,
       models: options.models,
       complete,

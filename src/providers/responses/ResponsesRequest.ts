@@ -11,11 +11,12 @@
  */
 import type { NativeRequest } from "../../kernel/ChatCall.ts"
 import type { ChatMessage, ContentPart, ToolDefinition } from "../../kernel/ChatWire.ts"
+import type { WireFormat } from "../../kernel/WireFormat.ts"
 import type { ProviderCall } from "../Provider.ts"
 
 type Json = Record<string, unknown>
 
-export const FORMAT = "openai-responses"
+export const FORMAT: WireFormat = "openai-responses"
 
 const isRecord = (u: unknown): u is Readonly<Record<string, unknown>> => typeof u === "object" && u !== null && !Array.isArray(u)
 

@@ -164,17 +164,17 @@ describe("stop reasons", () => {
   }
 
   it("an Anthropic upstream's own stop reason and sequence, as they were", () => {
-    const native = { format: "anthropic", stop_reason: "stop_sequence", stop_sequence: "###" }
+    const native = { format: "anthropic" as const, stop_reason: "stop_sequence", stop_sequence: "###" }
     expect(encodeMessage(identity, answerOf({ content: "1 2 3" }, "stop", usage(1, 1), { native }))).toMatchObject({
       stop_reason: "stop_sequence",
       stop_sequence: "###"
     })
-    const paused = { format: "anthropic", stop_reason: "pause_turn", stop_sequence: null }
+    const paused = { format: "anthropic" as const, stop_reason: "pause_turn", stop_sequence: null }
     expect(encodeMessage(identity, answerOf({ content: "..." }, "stop", usage(1, 1), { native: paused }))["stop_reason"]).toBe("pause_turn")
   })
 
   it("another format's native detail is not Anthropic's", () => {
-    const native = { format: "gemini", finishReason: "SAFETY" }
+    const native = { format: "openai-responses" as const, finishReason: "SAFETY" }
     expect(encodeMessage(identity, answerOf({ content: "x" }, "content_filter", usage(1, 1), { native }))["stop_reason"]).toBe("refusal")
   })
 })

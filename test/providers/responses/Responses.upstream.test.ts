@@ -231,7 +231,8 @@ describe("openai, OpenAI itself, against a fake OpenAI server", () => {
       const provider = yield* makeOpenAi(optionsOf({ baseUrl: `${upstream.url}/v1` }))
       assert.strictEqual(provider.adapter, "openai")
       assert.isTrue(takesNative(provider, "openai-responses"))
-      assert.isFalse(takesNative(provider, "openai"))
+      // @ts-expect-error a misspelt format is a type error, not a silent turn away from pass-through
+      assert.isFalse(takesNative(provider, "openai-response"))
       assert.isFalse(takesNative(provider, "anthropic"))
 
       // chat completions, whole and streamed, exactly as openai-compatible sends them

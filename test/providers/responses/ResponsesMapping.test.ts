@@ -72,7 +72,7 @@ describe("the client's own Responses request", () => {
     store: false,
     stream: true
   }
-  const native = { request: { format: "openai-responses", body, headers: {} }, clientTurns: 1 }
+  const native = { request: { format: "openai-responses" as const, body, headers: {} }, clientTurns: 1 }
 
   it("goes as sent but for the model; it drops nothing", () => {
     const theCall = call({ modelId: "gpt-5-codex", native, messages: [{ role: "user", content: "go" }] })
