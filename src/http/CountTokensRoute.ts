@@ -11,7 +11,7 @@ import { toProviderCall } from "../core/ChatCompletions.ts"
 import { describeError, type EdgeError } from "../core/Problem.ts"
 import { countConversation } from "../core/TokenCount.ts"
 import { AnthropicMessages } from "../dialects/anthropic/AnthropicDialect.ts"
-import { isRecord } from "../kernel/DecodeInput.ts"
+import { isRecord } from "../kernel/Json.ts"
 import { Providers } from "../providers/Providers.ts"
 import { readJsonBody } from "./JsonBody.ts"
 

@@ -3,6 +3,7 @@
  * parameter (`messages[0].role`, the way OpenAI names them) and says what is wrong with each.
  */
 import { Effect, Schema, SchemaIssue } from "effect"
+import { isRecord } from "./Json.ts"
 import { RequestError } from "./RequestError.ts"
 
 const formatter = SchemaIssue.makeFormatterStandardSchemaV1()
@@ -30,9 +31,6 @@ export const toRequestError = (error: Schema.SchemaError): RequestError => {
     first.message === "Missing key" ? "missing_required_parameter" : "invalid_value"
   )
 }
-
-export const isRecord = (value: unknown): value is Record<string, unknown> =>
-  typeof value === "object" && value !== null && !Array.isArray(value)
 
 /** A decoder for a JSON object body; anything but an object is refused before the schema runs. */
 export const decodeInput = <S extends Schema.Decoder<unknown>>(schema: S) => {

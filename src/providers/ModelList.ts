@@ -7,11 +7,10 @@ import { Duration, Effect } from "effect"
 import { ProviderError, UpstreamBadResponse, UpstreamStatus } from "./ProviderError.ts"
 import { reasonFromTransportError } from "./UpstreamReasons.ts"
 import type { UpstreamTransport } from "./UpstreamTransport.ts"
+import { isRecord } from "../kernel/Json.ts"
 
 /** How long a list may take, however slow the provider. */
 export const LIST_TIMEOUT = Duration.seconds(10)
-
-const isRecord = (u: unknown): u is Readonly<Record<string, unknown>> => typeof u === "object" && u !== null && !Array.isArray(u)
 
 /** The `id`s of a `{data: [{id}]}` list (OpenAI's and Anthropic's shape). */
 export const dataIds = (json: unknown): ReadonlyArray<string> => {

@@ -14,6 +14,9 @@ const SRC = resolve(import.meta.dirname, "../../src")
 /** The folders each folder must not import from. */
 const FORBIDDEN: Readonly<Record<string, ReadonlyArray<string>>> = {
   kernel: ["*"],
+  // what an inbound dialect and an upstream adapter of one wire format share: the kernel only
+  formats: ["http", "dialects", "core", "providers", "tools", "logs", "admin", "auth", "keys", "orgs", "store",
+    "observability", "limits", "compression", "cli", "console"],
   core: ["http", "dialects", "cli", "console"],
   dialects: ["http", "cli", "console"],
   providers: ["http", "dialects", "core", "cli", "console"],

@@ -9,7 +9,7 @@
 import type { Identity } from "../../core/Dialect.ts"
 import type { Answer, Outcome } from "../../core/Outcome.ts"
 import type { Completion, NativeDetail, Usage } from "../../kernel/ChatWire.ts"
-import { isRecord } from "../../kernel/DecodeInput.ts"
+import { isRecord } from "../../kernel/Json.ts"
 import { toolUseId } from "./MessagesIds.ts"
 
 type Json = Record<string, unknown>

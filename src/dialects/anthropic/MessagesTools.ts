@@ -7,7 +7,7 @@
  */
 import type { ToolChoice } from "../../kernel/ChatCall.ts"
 import type { ToolDefinition } from "../../kernel/ChatWire.ts"
-import { isRecord } from "../../kernel/DecodeInput.ts"
+import { isRecord } from "../../kernel/Json.ts"
 import { RequestError } from "../../kernel/RequestError.ts"
 
 /** A tool as the request's schema checked it: a name, and whatever its type carries. */

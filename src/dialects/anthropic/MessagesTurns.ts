@@ -8,9 +8,9 @@
  * reads from it is a 400 naming the field.
  */
 import type { ChatMessage, ContentPart } from "../../kernel/ChatWire.ts"
-import { isRecord } from "../../kernel/DecodeInput.ts"
+import { isRecord } from "../../kernel/Json.ts"
 import { RequestError } from "../../kernel/RequestError.ts"
-import { assistantFromBlocks } from "../../providers/anthropic/AssistantBlocks.ts"
+import { assistantFromBlocks } from "../../formats/anthropic/AssistantBlocks.ts"
 
 /** A content block as the request's schema checked it: a `type`, and whatever else it carries. */
 export interface Block {

@@ -5,7 +5,8 @@
  * which field and why.
  */
 import { Effect, Schema } from "effect"
-import { decodeInput, isRecord } from "../../kernel/DecodeInput.ts"
+import { decodeInput } from "../../kernel/DecodeInput.ts"
+import { isRecord } from "../../kernel/Json.ts"
 import { RequestError } from "../../kernel/RequestError.ts"
 import type { ChatCall } from "../../kernel/ChatCall.ts"
 import { ChatMessage, ToolDefinition } from "../../kernel/ChatWire.ts"

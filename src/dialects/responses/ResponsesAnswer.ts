@@ -11,7 +11,7 @@ import type { Identity } from "../../core/Dialect.ts"
 import type { Answer, Outcome } from "../../core/Outcome.ts"
 import type { ChatCall } from "../../kernel/ChatCall.ts"
 import type { AssistantMessage, Usage } from "../../kernel/ChatWire.ts"
-import { isRecord } from "../../kernel/DecodeInput.ts"
+import { isRecord } from "../../kernel/Json.ts"
 import { randomBase62 } from "../../Ids.ts"
 
 type Json = Record<string, unknown>

@@ -8,7 +8,7 @@
  * reach a Responses upstream, which gets the client's body as sent.
  */
 import type { ChatMessage, ContentPart, ToolCall } from "../../kernel/ChatWire.ts"
-import { isRecord } from "../../kernel/DecodeInput.ts"
+import { isRecord } from "../../kernel/Json.ts"
 import { RequestError } from "../../kernel/RequestError.ts"
 
 type Json = Readonly<Record<string, unknown>>

@@ -15,6 +15,7 @@
 import { forcedToolName } from "../../kernel/ChatCall.ts"
 import type { ChatMessage, ContentPart, ToolDefinition } from "../../kernel/ChatWire.ts"
 import type { ProviderCall } from "../Provider.ts"
+import { isRecord } from "../../kernel/Json.ts"
 
 /** What an answer may cost when the client set no limit: enough for a long answer, within every Claude model's. */
 export const DEFAULT_MAX_TOKENS = 4096
@@ -28,8 +29,6 @@ export const DROPPED_PARTS = "messages[].content[] (parts other than text and im
 type Json = Record<string, unknown>
 type Block = Json
 type Native = NonNullable<ProviderCall["native"]>
-
-const isRecord = (u: unknown): u is Json => typeof u === "object" && u !== null && !Array.isArray(u)
 
 /** Passthrough fields this adapter maps (or, for `max_completion_tokens`, honours); any other is dropped. */
 const MAPPED: ReadonlySet<string> = new Set(["stop", "temperature", "top_p", "user", "parallel_tool_calls", "max_completion_tokens"])

@@ -10,12 +10,12 @@
 import { Result } from "effect"
 import type { ChunkChoice, Completion, NativeDetail, Usage } from "../../kernel/ChatWire.ts"
 import { UpstreamBadResponse, UpstreamStatus } from "../ProviderError.ts"
-import { assistantFromBlocks } from "./AssistantBlocks.ts"
+import { assistantFromBlocks } from "../../formats/anthropic/AssistantBlocks.ts"
 import { endEvent, type EventStep, skipEvent } from "../SseChunks.ts"
+import { isRecord } from "../../kernel/Json.ts"
 
 type Json = Readonly<Record<string, unknown>>
 
-const isRecord = (u: unknown): u is Json => typeof u === "object" && u !== null && !Array.isArray(u)
 const isCount = (u: unknown): u is number => typeof u === "number" && Number.isFinite(u)
 const count = (u: unknown): number => (isCount(u) ? u : 0)
 const MAX_MESSAGE = 1000

@@ -15,10 +15,9 @@ import { listModelIds } from "../ModelList.ts"
 import { droppedFields, requestBody } from "./GeminiRequest.ts"
 import { decodeGeminiError, decodeResponse, streamDecoder } from "./GeminiResponse.ts"
 import { withRetryAfter } from "../RetryAfter.ts"
+import { isRecord } from "../../kernel/Json.ts"
 
 export const DEFAULT_BASE_URL = "https://generativelanguage.googleapis.com/v1beta"
-
-const isRecord = (u: unknown): u is Readonly<Record<string, unknown>> => typeof u === "object" && u !== null && !Array.isArray(u)
 
 /** The models of Gemini's list (`{models: [{name: "models/gemini-2.5-flash", supportedGenerationMethods}]}`) that generate content. */
 export const geminiModelIds = (json: unknown): ReadonlyArray<string> => {

@@ -11,10 +11,9 @@
 import type { ChatMessage, ContentPart } from "../../kernel/ChatWire.ts"
 import type { ProviderCall } from "../Provider.ts"
 import { geminiSchema } from "./GeminiSchema.ts"
+import { isRecord } from "../../kernel/Json.ts"
 
 type Json = Record<string, unknown>
-
-const isRecord = (u: unknown): u is Readonly<Record<string, unknown>> => typeof u === "object" && u !== null && !Array.isArray(u)
 
 /** Thinking budgets for OpenAI's reasoning efforts (tokens). */
 const BUDGETS: Readonly<Record<string, number>> = { none: 0, minimal: 512, low: 1024, medium: 8192, high: 24576 }

@@ -14,10 +14,10 @@ import type { Completion, CompletionChunk, ToolCall, Usage } from "../../kernel/
 import { randomBase62 } from "../../Ids.ts"
 import { UpstreamBadResponse, UpstreamStatus } from "../ProviderError.ts"
 import { type EventStep, skipEvent } from "../SseChunks.ts"
+import { isRecord } from "../../kernel/Json.ts"
 
 type Json = Readonly<Record<string, unknown>>
 
-const isRecord = (u: unknown): u is Json => typeof u === "object" && u !== null && !Array.isArray(u)
 const count = (u: unknown): number => (typeof u === "number" && Number.isFinite(u) ? u : 0)
 
 const FILTERED: ReadonlySet<string> = new Set(["SAFETY", "RECITATION", "BLOCKLIST", "PROHIBITED_CONTENT", "SPII", "IMAGE_SAFETY", "LANGUAGE"])

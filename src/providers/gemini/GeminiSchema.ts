@@ -11,9 +11,8 @@
  *   `patternProperties`, `not`, `if`, `strict`, ...) is removed; `required` keeps only listed properties.
  * An object without properties is sent without them (Gemini refuses an empty `properties`).
  */
+import { isRecord } from "../../kernel/Json.ts"
 type Json = Record<string, unknown>
-
-const isRecord = (u: unknown): u is Json => typeof u === "object" && u !== null && !Array.isArray(u)
 
 /** Keywords Gemini's Schema has (beside the ones rewritten below). */
 const KEPT: ReadonlySet<string> = new Set([

@@ -11,15 +11,13 @@ import { isChoices, isChunkChoices } from "./WireGuards.ts"
 import type { ProviderCall } from "../Provider.ts"
 import { stripForeignKeys } from "./ForeignKeys.ts"
 import { UpstreamBadResponse, UpstreamStatus } from "../ProviderError.ts"
+import { isRecord } from "../../kernel/Json.ts"
 
 /** Longest upstream error message passed on; some providers answer errors with whole HTML pages. */
 export const maxErrorMessageLength = 1000
 
 /** Top-level fields the gateway sets or maps itself; everything else on a response is passed through. */
 const knownTopLevelKeys: ReadonlySet<string> = new Set(["id", "object", "created", "model", "choices", "usage"])
-
-const isRecord = (u: unknown): u is Readonly<Record<string, unknown>> =>
-  typeof u === "object" && u !== null && !Array.isArray(u)
 
 const count = (u: unknown): number => (typeof u === "number" && Number.isFinite(u) ? u : 0)
 

@@ -7,10 +7,7 @@
  * each check to its schema over valid and malformed inputs.
  */
 import type { Choice, ChunkChoice } from "../../kernel/ChatWire.ts"
-
-type Fields = Readonly<Record<string, unknown>>
-
-const isRecord = (u: unknown): u is Fields => typeof u === "object" && u !== null && !Array.isArray(u)
+import { isRecord } from "../../kernel/Json.ts"
 
 const isNumber = (u: unknown): boolean => typeof u === "number"
 const isString = (u: unknown): boolean => typeof u === "string"

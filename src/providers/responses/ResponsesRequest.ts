@@ -13,12 +13,11 @@ import type { NativeRequest } from "../../kernel/ChatCall.ts"
 import type { ChatMessage, ContentPart, ToolDefinition } from "../../kernel/ChatWire.ts"
 import type { WireFormat } from "../../kernel/WireFormat.ts"
 import type { ProviderCall } from "../Provider.ts"
+import { isRecord } from "../../kernel/Json.ts"
 
 type Json = Record<string, unknown>
 
 export const FORMAT: WireFormat = "openai-responses"
-
-const isRecord = (u: unknown): u is Readonly<Record<string, unknown>> => typeof u === "object" && u !== null && !Array.isArray(u)
 
 /** The client's own Responses request, when the call still starts from it. */
 const nativeOf = (call: ProviderCall): { readonly request: NativeRequest; readonly clientTurns: number } | undefined =>

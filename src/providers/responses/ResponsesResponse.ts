@@ -13,10 +13,10 @@ import { Result } from "effect"
 import type { Completion, CompletionChunk, ToolCall, ToolCallDelta, Usage } from "../../kernel/ChatWire.ts"
 import { UpstreamBadResponse, UpstreamStatus } from "../ProviderError.ts"
 import { type EventStep, skipEvent } from "../SseChunks.ts"
+import { isRecord } from "../../kernel/Json.ts"
 
 type Json = Readonly<Record<string, unknown>>
 
-const isRecord = (u: unknown): u is Json => typeof u === "object" && u !== null && !Array.isArray(u)
 const count = (u: unknown): number => (typeof u === "number" && Number.isFinite(u) ? u : 0)
 const text = (u: unknown): string => (typeof u === "string" ? u : "")
 

@@ -2,14 +2,14 @@
  * An assistant turn's Anthropic content blocks as the gateway's assistant message: text joined into
  * `content` (null when the turn only thinks or calls tools), `tool_use` blocks as tool calls, thinking
  * and redacted thinking kept whole in `thinking_blocks` (their signatures must go back to Anthropic)
- * with the thinking text in `reasoning_content`. Both directions need it: an upstream's answer, and a
- * client's earlier turns.
+ * with the thinking text in `reasoning_content`. Both directions need it: an upstream's answer (the
+ * provider) and a client's earlier turns (the dialect), so it lives under `formats/`, which each of them
+ * may import and which imports only the kernel.
  */
 import type { AssistantMessage, ToolCall } from "../../kernel/ChatWire.ts"
+import { isRecord } from "../../kernel/Json.ts"
 
 type Json = Readonly<Record<string, unknown>>
-
-const isRecord = (u: unknown): u is Json => typeof u === "object" && u !== null && !Array.isArray(u)
 
 /** The message, and the positions of blocks it has no place for (say, a server tool's result). */
 export const assistantFromBlocks = (
