@@ -84,7 +84,7 @@ const chunksOf = (n: number, make: (i: number) => CompletionChunk): Array<Comple
 const results: Record<string, number> = {
   "chat completions event, read and written (chat in, chat upstream)": perEvent((n) => {
     const chunks = chunksOf(n, (i) => decodeChat(chatEvents[i % WORDS.length]!))
-    drain(renderFrames(identity, false, pullOnce(chunks), () => ({})))
+    drain(renderFrames(pullOnce(chunks), { identity, includeUsage: false, trailer: () => ({}) }))
   }),
   "Anthropic event read into the gateway's model (adapter)": perEvent((n) => {
     const decode = streamDecoder("fake-model")

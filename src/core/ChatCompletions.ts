@@ -53,24 +53,34 @@ export type ChatError = RequestError | ProviderError | ToolLoopError | SqlError.
  */
 export const toProviderCall = (
   call: ChatCall,
-  modelId: string,
-  requestId: string,
-  messages: ReadonlyArray<ChatMessage> = call.messages,
-  svcTools: ReadonlyArray<SvcTool> = [],
-  native = call.native !== undefined,
-  toolChoice = call.toolChoice
-): ProviderCall => ({
-  modelId,
-  messages,
-  tools: upstreamTools(call.tools, svcTools),
-  toolChoice,
-  maxTokens: call.maxTokens,
-  passthrough: call.stream && Object.keys(call.streamOptions).length > 0
-    ? { ...call.passthrough, stream_options: call.streamOptions }
-    : call.passthrough,
-  requestId,
-  ...(native && call.native !== undefined ? { native: { request: call.native, clientTurns: call.messages.length } } : {})
-})
+  to: {
+    readonly modelId: string
+    readonly requestId: string
+    /** The conversation as it goes up (a restored pending turn, compression); default the call's. */
+    readonly messages?: ReadonlyArray<ChatMessage> | undefined
+    readonly svcTools?: ReadonlyArray<SvcTool> | undefined
+    /** Whether the client's own request may travel as it came; default when it carries one. */
+    readonly native?: boolean | undefined
+    readonly toolChoice?: ToolChoice | undefined
+  }
+): ProviderCall => {
+  const { modelId, requestId } = to
+  const messages = to.messages ?? call.messages
+  const native = to.native ?? call.native !== undefined
+  const toolChoice = to.toolChoice ?? call.toolChoice
+  return {
+    modelId,
+    messages,
+    tools: upstreamTools(call.tools, to.svcTools ?? []),
+    toolChoice,
+    maxTokens: call.maxTokens,
+    passthrough: call.stream && Object.keys(call.streamOptions).length > 0
+      ? { ...call.passthrough, stream_options: call.streamOptions }
+      : call.passthrough,
+    requestId,
+    ...(native && call.native !== undefined ? { native: { request: call.native, clientTurns: call.messages.length } } : {})
+  }
+}
 
 /**
  * The tool choice of a round after shared tools ran. A round continues only after the model called
@@ -149,7 +159,7 @@ export class ChatCompletions extends Context.Service<ChatCompletions, {
         messages = restored
         carried = state.injectedToolIds
       }
-      const allowed = yield* policy.toolsFor(caller, call.svcToolIds, call.toolChoice, carried)
+      const allowed = yield* policy.toolsFor(caller, { listed: call.svcToolIds, toolChoice: call.toolChoice, carried })
       // only what goes upstream is compressed: the tool loop, shared tools and pending turns keep `history`.
       // The first round is compressed now: what it cut decides whether svc_expand_output is offered.
       const compression = requestCompression(level)
@@ -184,7 +194,8 @@ export class ChatCompletions extends Context.Service<ChatCompletions, {
         remember()
         const sentCall = native && call.native !== undefined ? { ...call, native: compression.native(call.native) } : call
         const choice = history === messages ? call.toolChoice : later
-        return (target: Target) => toProviderCall(sentCall, target.modelId, requestId, sent, svcTools, native, choice)
+        return (target: Target) =>
+          toProviderCall(sentCall, { modelId: target.modelId, requestId, messages: sent, svcTools, native, toolChoice: choice })
       }
       return { messages, settings, targets, callFor, compression }
     })

@@ -55,13 +55,16 @@ export const runSharedTurn = (
  */
 export const savePending = (
   settings: LoopSettings,
-  client: ReadonlyArray<ToolCall>,
-  shared: ReadonlyArray<ToolCall>,
-  results: ReadonlyArray<ToolRunResult>,
-  priorTurns: ReadonlyArray<ChatMessage>,
-  turn: { readonly content: ChatMessage["content"]; readonly calls: ReadonlyArray<ToolCall> }
-): Effect.Effect<string, SqlError.SqlError> =>
-  settings.pending.save(settings.caller, {
+  mixed: {
+    readonly client: ReadonlyArray<ToolCall>
+    readonly shared: ReadonlyArray<ToolCall>
+    readonly results: ReadonlyArray<ToolRunResult>
+    readonly priorTurns: ReadonlyArray<ChatMessage>
+    readonly turn: { readonly content: ChatMessage["content"]; readonly calls: ReadonlyArray<ToolCall> }
+  }
+): Effect.Effect<string, SqlError.SqlError> => {
+  const { client, priorTurns, results, shared, turn } = mixed
+  return settings.pending.save(settings.caller, {
     clientToolCallIds: client.map((call) => call.id),
     priorTurns,
     sharedToolCalls: shared,
@@ -69,6 +72,7 @@ export const savePending = (
     injectedToolIds: settings.svcTools.map((tool) => tool.id),
     turn: { content: turn.content ?? null, callOrder: turn.calls.map((call) => call.id) }
   })
+}
 
 export type RoundDecision =
   | { readonly _tag: "Final" }
@@ -107,7 +111,13 @@ export const decideRound = (
     if (client.length > 0) {
       const priorTurns = round.history.slice(round.clientTurns)
       return Effect.map(
-        savePending(settings, client, shared, results, priorTurns, { content: round.assistant.content, calls: round.calls }),
+        savePending(settings, {
+          client,
+          shared,
+          results,
+          priorTurns,
+          turn: { content: round.assistant.content, calls: round.calls }
+        }),
         (svcPendingId) => ({ _tag: "Pending", client, svcPendingId })
       )
     }

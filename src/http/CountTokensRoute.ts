@@ -28,7 +28,7 @@ const count = Effect.gen(function*() {
   const provider = target!.provider
   const inputTokens = provider.countTokens === undefined
     ? yield* countConversation(call.messages, call.tools)
-    : yield* provider.countTokens(toProviderCall(call, target!.modelId, "count_tokens"))
+    : yield* provider.countTokens(toProviderCall(call, { modelId: target!.modelId, requestId: "count_tokens" }))
   return HttpServerResponse.jsonUnsafe({ input_tokens: inputTokens })
 }).pipe(
   Effect.catch((error: EdgeError) => {

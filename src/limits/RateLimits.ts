@@ -128,7 +128,10 @@ export class RateLimits extends Context.Service<RateLimits, {
       return yield* budgets.seed(key, Number(rows[0]?.used ?? 0), end)
     })
 
-    const checkBudget = Effect.fnUntraced(function*(caller: Caller, scope: Scope, period: Period, budget: number | null, now: number) {
+    const checkBudget = Effect.fnUntraced(function*(
+      caller: Caller,
+      { budget, now, period, scope }: { readonly scope: Scope; readonly period: Period; readonly budget: number | null; readonly now: number }
+    ) {
       if (budget === null) return
       const spent = yield* used(scope, idOf(caller, scope), period, now)
       if (spent !== undefined && spent >= budget) {
@@ -141,8 +144,8 @@ export class RateLimits extends Context.Service<RateLimits, {
       if (limits === undefined) return {}
       const now = yield* Clock.currentTimeMillis
       for (const scope of ["key", "org"] as const) {
-        yield* checkBudget(caller, scope, "day", limits[scope].tokens_per_day, now)
-        yield* checkBudget(caller, scope, "month", limits[scope].tokens_per_month, now)
+        yield* checkBudget(caller, { scope, period: "day", budget: limits[scope].tokens_per_day, now })
+        yield* checkBudget(caller, { scope, period: "month", budget: limits[scope].tokens_per_month, now })
       }
       const key = yield* perMinute(caller, "key", limits.key)
       const org = yield* perMinute(caller, "org", limits.org)

@@ -34,12 +34,16 @@ export const endEvent: EventStep = { _tag: "End" }
  */
 export const sseChunks = (
   response: UpstreamResponse,
-  /** An event's data and its name (`message` when the event has none), in plain code. */
-  decode: (data: string, name: string) => EventStep,
-  fail: (reason: ProviderError["reason"]) => ProviderError,
-  fromTransportError: (error: UpstreamTransportError) => ProviderError,
-  cut: string
+  how: {
+    /** An event's data and its name (`message` when the event has none), in plain code. */
+    readonly decode: (data: string, name: string) => EventStep
+    readonly fail: (reason: ProviderError["reason"]) => ProviderError
+    readonly fromTransportError: (error: UpstreamTransportError) => ProviderError
+    /** What a body that ended before its end event is said to be. */
+    readonly cut: string
+  }
 ) => {
+  const { cut, decode, fail, fromTransportError } = how
   let done = false
   // a failure met after some chunks of the same piece of body: those chunks go out first
   let failure: ProviderError | undefined

@@ -52,15 +52,24 @@ interface SettingRow {
 
 const inactive = (id: string): OrgToolSetting => ({ id, activated: false, hydrate_org: false, hydrate_key_ids: [] })
 
+/** What a request asks of the shared tools. */
+export interface ToolRequest {
+  /** `svc_tool_ids` as the client listed them. */
+  readonly listed: ReadonlyArray<string>
+  readonly toolChoice: ToolChoice | undefined
+  /** Ids a continued turn offered before, kept while still allowed. */
+  readonly carried?: ReadonlyArray<string> | undefined
+}
+
 /** The rules above, as a pure function over one org's settings. */
 export const selectTools = (
   registry: { readonly get: (id: string) => SvcTool | undefined; readonly all: ReadonlyArray<SvcTool> },
   settings: ReadonlyMap<string, OrgToolSetting>,
   caller: Caller,
-  listed: ReadonlyArray<string>,
-  toolChoice: ToolChoice | undefined,
-  carried: ReadonlyArray<string> = []
+  request: ToolRequest
 ): { readonly tools: ReadonlyArray<SvcTool> } | { readonly invalid: InvalidSvcToolIds["invalid"] } => {
+  const { listed, toolChoice } = request
+  const carried = request.carried ?? []
   const allowedForKey = (id: string) => caller.allowedSvcToolIds === null || caller.allowedSvcToolIds.includes(id)
   const invalid: Array<{ id: string; why: string }> = []
   for (const id of new Set(listed)) {
@@ -86,15 +95,10 @@ export const selectTools = (
 }
 
 export class Policy extends Context.Service<Policy, {
-  /**
-   * The shared tools to inject for this request, or `invalid_svc_tool_ids`. `carried`: ids a continued
-   * turn offered before, kept while still allowed.
-   */
+  /** The shared tools to inject for this request, or `invalid_svc_tool_ids`. */
   readonly toolsFor: (
     caller: Caller,
-    listed: ReadonlyArray<string>,
-    toolChoice: ToolChoice | undefined,
-    carried?: ReadonlyArray<string>
+    request: ToolRequest
   ) => Effect.Effect<ReadonlyArray<SvcTool>, RequestError | SqlError.SqlError>
   /** Every installed tool with this org's settings (inactive when never set). */
   readonly orgTools: (orgId: string) => Effect.Effect<ReadonlyArray<OrgToolSetting>, SqlError.SqlError | AdminError>
@@ -141,14 +145,9 @@ export class Policy extends Context.Service<Policy, {
 
     const span = hotSpan("Policy.toolsFor")
     // plain code over the cached settings, not a generator: this runs on every request
-    const toolsFor = (
-      caller: Caller,
-      listed: ReadonlyArray<string>,
-      toolChoice: ToolChoice | undefined,
-      carried: ReadonlyArray<string> = []
-    ) => {
+    const toolsFor = (caller: Caller, request: ToolRequest) => {
       const select = (settings: ReadonlyMap<string, OrgToolSetting>) => {
-        const selected = selectTools(registry, settings, caller, listed, toolChoice, carried)
+        const selected = selectTools(registry, settings, caller, request)
         return "invalid" in selected
           ? Effect.fail(new RequestError({ reason: new InvalidSvcToolIds({ invalid: selected.invalid }) }))
           : Effect.succeed(selected.tools)

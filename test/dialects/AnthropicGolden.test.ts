@@ -235,7 +235,7 @@ describe("Anthropic requests through the gateway's model and back", () => {
       expect(call.passthrough).toEqual({ stop: ["###"], temperature: 0.2 })
       expect(call.dropped).toEqual([])
       // written from the model (as for a pending turn), not from the client's request
-      const { native: _native, ...fromModel } = toProviderCall(call, "claude-opus-4-6", "req")
+      const { native: _native, ...fromModel } = toProviderCall(call, { modelId: "claude-opus-4-6", requestId: "req" })
       expect(requestBody(fromModel, false)).toEqual({ ...documented, stream: false })
     }))
 
@@ -243,7 +243,7 @@ describe("Anthropic requests through the gateway's model and back", () => {
     Effect.gen(function*() {
       const call = yield* parseMessagesCall({ ...documented, thinking: { type: "adaptive" }, top_k: 5 }, { "anthropic-beta": "b1" })
       expect(call.dropped).toEqual(["thinking", "top_k"])
-      const body = requestBody(toProviderCall(call, "claude-sonnet-4-5", "req"), false)
+      const body = requestBody(toProviderCall(call, { modelId: "claude-sonnet-4-5", requestId: "req" }), false)
       expect(body).toEqual({ ...documented, thinking: { type: "adaptive" }, top_k: 5, model: "claude-sonnet-4-5" })
     }))
 })

@@ -45,7 +45,7 @@ export const renderChunks = <E>(
   onUsage?: (usage: Usage) => void,
   trailer?: () => Record<string, unknown>
 ): Stream.Stream<object, E> =>
-  viaChunkPull(chunks, (pull) => renderPull(identity, includeUsage, pull, onUsage, trailer))
+  viaChunkPull(chunks, (pull) => renderPull(pull, { identity, includeUsage, onUsage, trailer }))
 
 /**
  * `pullWithTools` over streams: each round's stream runs in a scope of its own, closed when it ends.

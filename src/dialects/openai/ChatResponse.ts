@@ -53,16 +53,26 @@ const chunkEnvelope = (identity: ResponseIdentity) => ({
  * sees the last usage reported. `trailer` adds fields to the last chunk (`svc_pending_id`): the usage
  * chunk, or a `choices: []` chunk of its own when usage was not asked for; `end` follows it (`[DONE]`).
  */
-const renderWith = <B, E, R>(
-  identity: ResponseIdentity,
-  includeUsage: boolean,
-  chunks: ChunkPull<CompletionChunk, E, R>,
-  emit: (event: object) => B,
-  end: ReadonlyArray<B>,
-  onUsage: (usage: Usage) => void = () => {},
-  trailer: () => Record<string, unknown> = () => ({}),
-  plainText?: (content: string) => B
-): ChunkPull<B, E, R> => {
+interface RenderOptions<B> {
+  readonly identity: ResponseIdentity
+  readonly includeUsage: boolean
+  /** Writes one wire chunk: an object for tests, an SSE frame for the wire. */
+  readonly emit: (event: object) => B
+  /** What follows the last chunk (`[DONE]`). */
+  readonly end: ReadonlyArray<B>
+  readonly onUsage?: ((usage: Usage) => void) | undefined
+  readonly trailer?: (() => Record<string, unknown>) | undefined
+  /** The frame of a chunk that is one plain text delta, written without building its object. */
+  readonly plainText?: ((content: string) => B) | undefined
+}
+
+const noUsage = () => {}
+const noTrailer = () => ({})
+
+const renderWith = <B, E, R>(chunks: ChunkPull<CompletionChunk, E, R>, options: RenderOptions<B>): ChunkPull<B, E, R> => {
+  const { emit, end, identity, includeUsage, plainText } = options
+  const onUsage = options.onUsage ?? noUsage
+  const trailer = options.trailer ?? noTrailer
   const envelope = chunkEnvelope(identity)
   const roleSent = new Set<number>()
   let usage: Usage | undefined
@@ -103,12 +113,14 @@ const renderWith = <B, E, R>(
 
 /** The wire chunks as objects (what each SSE event's data holds). */
 export const renderPull = <E, R>(
-  identity: ResponseIdentity,
-  includeUsage: boolean,
   chunks: ChunkPull<CompletionChunk, E, R>,
-  onUsage?: (usage: Usage) => void,
-  trailer?: () => Record<string, unknown>
-): ChunkPull<object, E, R> => renderWith(identity, includeUsage, chunks, (event) => event, [], onUsage, trailer)
+  options: {
+    readonly identity: ResponseIdentity
+    readonly includeUsage: boolean
+    readonly onUsage?: ((usage: Usage) => void) | undefined
+    readonly trailer?: (() => Record<string, unknown>) | undefined
+  }
+): ChunkPull<object, E, R> => renderWith(chunks, { ...options, emit: (event) => event, end: [] })
 
 const frame = (event: object): string => `data: ${JSON.stringify(event)}\n\n`
 
@@ -135,16 +147,19 @@ export const DONE_FRAME = "data: [DONE]\n\n"
 
 /** The wire chunks as SSE frames, `data: [DONE]` last. */
 export const renderFrames = <E, R>(
-  identity: ResponseIdentity,
-  includeUsage: boolean,
   chunks: ChunkPull<CompletionChunk, E, R>,
-  trailer: () => Record<string, unknown>
+  options: {
+    readonly identity: ResponseIdentity
+    readonly includeUsage: boolean
+    readonly trailer: () => Record<string, unknown>
+  }
 ): ChunkPull<string, E, R> => {
+  const { identity, includeUsage, trailer } = options
   // such a chunk's frame is the envelope's text around its content: the same bytes as serialising it,
   // without building and serialising the objects on every event
   const head = `data: {"id":${JSON.stringify(identity.id)},"object":"chat.completion.chunk","created":${identity.created},"model":${
     JSON.stringify(identity.model)
   },"choices":[{"index":0,"delta":{"content":`
   const plainText = (content: string) => `${head}${JSON.stringify(content)}},"finish_reason":null}]}\n\n`
-  return renderWith(identity, includeUsage, chunks, frame, [DONE_FRAME], undefined, trailer, plainText)
+  return renderWith(chunks, { identity, includeUsage, emit: frame, end: [DONE_FRAME], trailer, plainText })
 }

@@ -17,7 +17,7 @@ export const OpenAiChat: Dialect = {
   identity: (call) => ({ id: `chatcmpl-${randomBase62(24)}`, created: Math.floor(Date.now() / 1000), model: call.model }),
   encodeAnswer: (identity, _call, answer) => renderCompletion(identity, answer.completion, answer),
   encodeStream: (identity, call, chunks, outcome) =>
-    renderFrames(identity, call.includeUsage, chunks, () => renderSharedToolReport(outcome())),
+    renderFrames(chunks, { identity, includeUsage: call.includeUsage, trailer: () => renderSharedToolReport(outcome()) }),
   streamError: (problem) => `data: ${JSON.stringify(openAiErrorBody(problem))}\n\n`,
   errorBody: (problem) => ({ status: problem.status, body: openAiErrorBody(problem) })
 }

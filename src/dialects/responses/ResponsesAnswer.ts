@@ -43,16 +43,19 @@ export const gatewayFields = (outcome: Pick<Outcome, "toolRuns" | "svcPendingId"
 
 const echo = (body: Readonly<Record<string, unknown>>, key: string, fallback: unknown): unknown => body[key] ?? fallback
 
+/** A response's state: what `responseObject` puts around the request's echoed settings. */
+export interface ResponseState {
+  readonly status: string
+  readonly incompleteDetails: Json | null
+  readonly output: ReadonlyArray<Json>
+  readonly usage: Usage | undefined
+  /** The gateway's own fields (`svc_tool_runs`, `svc_pending_id`). */
+  readonly extra?: Json | undefined
+}
+
 /** The response object around `output`: identity, status, usage and the request's settings echoed. */
-export const responseObject = (
-  identity: Identity,
-  call: ChatCall,
-  status: string,
-  incompleteDetails: Json | null,
-  output: ReadonlyArray<Json>,
-  usage: Usage | undefined,
-  extra: Json = {}
-): Json => {
+export const responseObject = (identity: Identity, call: ChatCall, state: ResponseState): Json => {
+  const { incompleteDetails, output, status, usage } = state
   const body = call.native?.body ?? {}
   return {
     id: identity.id,
@@ -78,7 +81,7 @@ export const responseObject = (
     usage: usage === undefined ? null : responsesUsage(usage),
     user: echo(body, "user", null),
     metadata: echo(body, "metadata", {}),
-    ...extra
+    ...state.extra
   }
 }
 
@@ -102,13 +105,19 @@ export const reasoningItem = (id: string, text: string, encrypted: string | unde
   ...(encrypted === undefined || encrypted === "" ? {} : { encrypted_content: encrypted })
 })
 
-export const functionCallItem = (id: string, callId: string, name: string, args: string, status = "completed"): Json => ({
-  id,
+export const functionCallItem = (item: {
+  readonly id: string
+  readonly callId: string
+  readonly name: string
+  readonly args: string
+  readonly status?: string
+}): Json => ({
+  id: item.id,
   type: "function_call",
-  status,
-  arguments: args,
-  call_id: callId,
-  name
+  status: item.status ?? "completed",
+  arguments: item.args,
+  call_id: item.callId,
+  name: item.name
 })
 
 /** The assistant message of a completion as output items. */
@@ -129,7 +138,12 @@ export const outputItems = (message: AssistantMessage | undefined): Array<Json> 
   const refusal = typeof message.refusal === "string" ? message.refusal : undefined
   if (text !== "" || refusal !== undefined) items.push(messageItem(itemId("msg"), text, refusal))
   for (const call of message.tool_calls ?? []) {
-    items.push(functionCallItem(itemId("fc"), call.id === "" ? `call_${randomBase62(24)}` : call.id, call.function.name, call.function.arguments))
+    items.push(functionCallItem({
+      id: itemId("fc"),
+      callId: call.id === "" ? `call_${randomBase62(24)}` : call.id,
+      name: call.function.name,
+      args: call.function.arguments
+    }))
   }
   return items
 }
@@ -137,5 +151,11 @@ export const outputItems = (message: AssistantMessage | undefined): Array<Json> 
 export const encodeResponse = (identity: Identity, call: ChatCall, answer: Answer): Json => {
   const choice = answer.completion.choices[0]
   const { incomplete_details, status } = statusOf(choice?.finish_reason)
-  return responseObject(identity, call, status, incomplete_details, outputItems(choice?.message), answer.usage, gatewayFields(answer))
+  return responseObject(identity, call, {
+    status,
+    incompleteDetails: incomplete_details,
+    output: outputItems(choice?.message),
+    usage: answer.usage,
+    extra: gatewayFields(answer)
+  })
 }

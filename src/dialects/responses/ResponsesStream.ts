@@ -71,7 +71,7 @@ export const encodeResponseStream = <E>(
   /** The two events that open the stream carry the same response, written once. */
   const start = (out: Array<string>): void => {
     started = true
-    const response = JSON.stringify(responseObject(identity, call, "in_progress", null, [], undefined))
+    const response = JSON.stringify(responseObject(identity, call, { status: "in_progress", incompleteDetails: null, output: [], usage: undefined }))
     for (const type of ["response.created", "response.in_progress"]) {
       out.push(`event: ${type}\ndata: {"type":"${type}","sequence_number":${sequence++},"response":${response}}\n\n`)
     }
@@ -101,7 +101,7 @@ export const encodeResponseStream = <E>(
       }
       case "call": {
         out.push(frame("response.function_call_arguments.done", { ...at, name: item.name, arguments: item.args }))
-        whole = functionCallItem(item.id, item.callId, item.name, item.args)
+        whole = functionCallItem(item)
         break
       }
     }
@@ -142,7 +142,7 @@ export const encodeResponseStream = <E>(
       item = begin<CallItem>(
         out,
         (index) => ({ kind: "call", index, id: itemId("fc"), call: piece.index, callId, name, args: "" }),
-        (opened) => functionCallItem(opened.id, callId, name, "", "in_progress")
+        (opened) => functionCallItem({ id: opened.id, callId, name, args: "", status: "in_progress" })
       )
     }
     const args = piece.function?.arguments
@@ -198,7 +198,13 @@ export const encodeResponseStream = <E>(
     close(out)
     const final = outcome()
     const { incomplete_details, status } = statusOf(finish)
-    const response = responseObject(identity, call, status, incomplete_details, output, final.usage, gatewayFields(final))
+    const response = responseObject(identity, call, {
+      status,
+      incompleteDetails: incomplete_details,
+      output,
+      usage: final.usage,
+      extra: gatewayFields(final)
+    })
     out.push(frame(status === "completed" ? "response.completed" : "response.incomplete", { response }))
     return out
   })

@@ -114,13 +114,12 @@ export const make = (options: AnthropicOptions): Effect.Effect<Provider, never, 
         yield* Scope.addFinalizer(scope, response.cancel)
         return notStreamed(response, call.modelId)
       }
-      const { finalizer, pull } = sseChunks(
-        response,
-        streamDecoder(call.modelId),
+      const { finalizer, pull } = sseChunks(response, {
+        decode: streamDecoder(call.modelId),
         fail,
         fromTransportError,
-        "upstream stream ended before message_stop"
-      )
+        cut: "upstream stream ended before message_stop"
+      })
       // the upstream body lives as long as the answer: a consumer that stops or leaves aborts it
       yield* Scope.addFinalizer(scope, finalizer)
       return pull

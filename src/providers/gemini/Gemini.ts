@@ -78,7 +78,12 @@ export const make = (options: OpenAiCompatibleOptions): Effect.Effect<Provider, 
           Result.isFailure(decoded) ? decoded.failure : new UpstreamBadResponse({ message: "upstream answered a streaming request with JSON, not SSE" })
         ))
       }
-      const { finalizer, pull } = sseChunks(response, streamDecoder(call.modelId), fail, fromTransportError, "upstream stream ended before its finish reason")
+      const { finalizer, pull } = sseChunks(response, {
+        decode: streamDecoder(call.modelId),
+        fail,
+        fromTransportError,
+        cut: "upstream stream ended before its finish reason"
+      })
       yield* Scope.addFinalizer(scope, finalizer)
       return pull
     })

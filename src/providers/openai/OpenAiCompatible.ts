@@ -107,7 +107,12 @@ export const make = (options: OpenAiCompatibleOptions): Effect.Effect<Provider, 
         yield* Scope.addFinalizer(scope, response.cancel)
         return notStreamed(response, call.modelId)
       }
-      const { finalizer, pull } = sseChunks(response, eventOf(call.modelId), fail, fromTransportError, "upstream stream ended before [DONE]")
+      const { finalizer, pull } = sseChunks(response, {
+        decode: eventOf(call.modelId),
+        fail,
+        fromTransportError,
+        cut: "upstream stream ended before [DONE]"
+      })
       // the upstream body lives as long as the answer: a consumer that stops or leaves aborts it
       yield* Scope.addFinalizer(scope, finalizer)
       return pull

@@ -70,7 +70,12 @@ export const make = (options: OpenAiCompatible.OpenAiCompatibleOptions): Effect.
           Result.isFailure(decoded) ? decoded.failure : new UpstreamBadResponse({ message: "upstream answered a streaming request with JSON, not SSE" })
         ))
       }
-      const { finalizer, pull } = sseChunks(response, streamDecoder(call.modelId), fail, fromTransportError, "upstream stream ended before response.completed")
+      const { finalizer, pull } = sseChunks(response, {
+        decode: streamDecoder(call.modelId),
+        fail,
+        fromTransportError,
+        cut: "upstream stream ended before response.completed"
+      })
       yield* Scope.addFinalizer(scope, finalizer)
       return pull
     })

@@ -237,7 +237,7 @@ describe("toProviderCall", () => {
   for (const [label, overrides, passthrough] of cases) {
     it(label, () => {
       const chat = call(overrides)
-      assert.deepStrictEqual(toProviderCall(chat, "gpt-4o", "req-9"), {
+      assert.deepStrictEqual(toProviderCall(chat, { modelId: "gpt-4o", requestId: "req-9" }), {
         modelId: "gpt-4o",
         messages: chat.messages,
         tools: undefined,
@@ -252,7 +252,7 @@ describe("toProviderCall", () => {
   it("maps the model fields and never mutates the call's passthrough", () => {
     const tools = [{ type: "function" as const, function: { name: "f" } }]
     const chat = call({ tools, toolChoice: "auto", maxTokens: 12, stream: true, streamOptions: options, passthrough: { stop: ["x"] } })
-    const out = toProviderCall(chat, "m", "r")
+    const out = toProviderCall(chat, { modelId: "m", requestId: "r" })
     assert.deepStrictEqual([out.tools, out.toolChoice, out.maxTokens], [tools, "auto", 12])
     assert.deepStrictEqual(chat.passthrough, { stop: ["x"] })
   })

@@ -201,7 +201,7 @@ describe("renderFrames", () => {
     Effect.gen(function*() {
       const frames = yield* Effect.scoped(Effect.flatMap(Effect.scope, (scope) =>
         Effect.flatMap(streamPull(Stream.fromIterable(chunks))(scope), (pull) =>
-          Stream.runCollect(fromChunkPull(renderFrames(id, true, pull, () => ({ svc_pending_id: "p" })))))
+          Stream.runCollect(fromChunkPull(renderFrames(pull, { identity: id, includeUsage: true, trailer: () => ({ svc_pending_id: "p" }) }))))
       ))
       const objects = yield* Stream.runCollect(renderChunks(id, true, Stream.fromIterable(chunks), undefined, () => ({ svc_pending_id: "p" })))
       return { frames: [...frames], expected: [...objects.map((o) => `data: ${JSON.stringify(o)}\n\n`), "data: [DONE]\n\n"] }

@@ -37,7 +37,11 @@ const select = (
   listed: ReadonlyArray<string>,
   options: { caller?: Caller; toolChoice?: "none" | "auto"; carried?: ReadonlyArray<string> } = {}
 ) => {
-  const selected = selectTools(registry, settings, options.caller ?? testCaller(), listed, options.toolChoice, options.carried)
+  const selected = selectTools(registry, settings, options.caller ?? testCaller(), {
+    listed,
+    toolChoice: options.toolChoice,
+    carried: options.carried
+  })
   return "invalid" in selected ? { invalid: selected.invalid } : { tools: selected.tools.map((tool) => tool.id) }
 }
 
@@ -277,11 +281,11 @@ layer(PolicyLive)("Policy on the store", (it) => {
   it.effect("a change through setOrgTool is seen by the next toolsFor at once (the cache is dropped)", () =>
     Effect.gen(function*() {
       const { caller, org, policy } = yield* newOrg
-      assert.deepStrictEqual(idsOf(yield* policy.toolsFor(caller, [], undefined)), [])
+      assert.deepStrictEqual(idsOf(yield* policy.toolsFor(caller, { listed: [], toolChoice: undefined })), [])
       yield* policy.setOrgTool(org.id, "svc_current_time", { activated: true, hydrateOrg: true })
-      assert.deepStrictEqual(idsOf(yield* policy.toolsFor(caller, [], undefined)), ["svc_current_time"])
+      assert.deepStrictEqual(idsOf(yield* policy.toolsFor(caller, { listed: [], toolChoice: undefined })), ["svc_current_time"])
       yield* policy.setOrgTool(org.id, "svc_current_time", { activated: false })
-      assert.deepStrictEqual(idsOf(yield* policy.toolsFor(caller, [], undefined)), [])
+      assert.deepStrictEqual(idsOf(yield* policy.toolsFor(caller, { listed: [], toolChoice: undefined })), [])
     }))
 
   it.effect("toolsFor: listed, key-hydrated, and invalid ids as RequestError InvalidSvcToolIds", () =>
@@ -290,16 +294,16 @@ layer(PolicyLive)("Policy on the store", (it) => {
       const otherKey = yield* (yield* ApiKeys).create(org.id, { name: "other", expiresAt: null })
       yield* policy.setOrgTool(org.id, "svc_generate_uuid", { activated: true, hydrateKeyIds: [key.id] })
       yield* policy.setOrgTool(org.id, "svc_current_time", { activated: true })
-      assert.deepStrictEqual(idsOf(yield* policy.toolsFor(caller, [], undefined)), ["svc_generate_uuid"])
+      assert.deepStrictEqual(idsOf(yield* policy.toolsFor(caller, { listed: [], toolChoice: undefined })), ["svc_generate_uuid"])
       assert.deepStrictEqual(
-        idsOf(yield* policy.toolsFor({ ...caller, keyId: otherKey.id }, [], undefined)),
+        idsOf(yield* policy.toolsFor({ ...caller, keyId: otherKey.id }, { listed: [], toolChoice: undefined })),
         []
       )
       assert.deepStrictEqual(
-        idsOf(yield* policy.toolsFor(caller, ["svc_current_time"], undefined)),
+        idsOf(yield* policy.toolsFor(caller, { listed: ["svc_current_time"], toolChoice: undefined })),
         ["svc_current_time", "svc_generate_uuid"]
       )
-      const error = yield* Effect.flip(policy.toolsFor(caller, ["svc_nope", "svc_current_time"], undefined))
+      const error = yield* Effect.flip(policy.toolsFor(caller, { listed: ["svc_nope", "svc_current_time"], toolChoice: undefined }))
       if (error._tag !== "RequestError" || error.reason._tag !== "InvalidSvcToolIds") {
         return assert.fail(`expected InvalidSvcToolIds, got ${error._tag}`)
       }
