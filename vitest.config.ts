@@ -19,7 +19,12 @@ export default defineConfig({
     projects: [
       {
         extends: true,
-        test: { name: "suites", include: ["test/**/*.test.ts", "plugins/**/*.test.ts"], exclude: [browser, clients], sequence: { groupOrder: 0 } }
+        test: {
+          name: "suites",
+          include: ["test/**/*.test.ts", "plugins/**/*.test.ts"],
+          exclude: [browser, clients],
+          sequence: { groupOrder: 0 }
+        }
       },
       {
         extends: true,

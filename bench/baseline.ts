@@ -22,7 +22,9 @@ export const baselineCommit = (repoRoot: string, override?: string): string => {
   try {
     return git(repoRoot, ["rev-parse", "--verify", `${named}^{commit}`])
   } catch {
-    throw new Error(`bench/BASELINE names ${named}, which this clone does not have (a shallow clone? fetch its history)`)
+    throw new Error(
+      `bench/BASELINE names ${named}, which this clone does not have (a shallow clone? fetch its history)`
+    )
   }
 }
 
@@ -36,8 +38,12 @@ export const buildCommit = (repoRoot: string, commit: string, log: (line: string
   rmSync(building, { recursive: true, force: true })
   mkdirSync(building, { recursive: true })
   log(`guard: building the baseline ${commit.slice(0, 12)} in ${dir}`)
-  execFileSync("sh", ["-c", `git archive --format=tar ${commit} | tar -x -C "${building}"`], { cwd: repoRoot, stdio: "inherit" })
-  const sameLock = git(repoRoot, ["show", `${commit}:package-lock.json`]) === readFileSync(join(repoRoot, "package-lock.json"), "utf8").trim()
+  execFileSync("sh", ["-c", `git archive --format=tar ${commit} | tar -x -C "${building}"`], {
+    cwd: repoRoot,
+    stdio: "inherit"
+  })
+  const sameLock = git(repoRoot, ["show", `${commit}:package-lock.json`]) ===
+    readFileSync(join(repoRoot, "package-lock.json"), "utf8").trim()
   if (sameLock) {
     symlinkSync(join(repoRoot, "node_modules"), join(building, "node_modules"), "dir")
   } else {

@@ -57,4 +57,3 @@ export const serveAsChild = async (start: () => Promise<RunningServer>): Promise
     process.send({ type: "listening", port: running.port })
   }
 }
-

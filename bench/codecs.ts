@@ -6,12 +6,12 @@
  * Responses) events, and the translations a client of one format and an upstream of another pay.
  */
 import { Effect } from "effect"
-import { encodeMessageStream } from "../src/dialects/anthropic/MessagesStream.ts"
 import { parseMessagesCall } from "../src/dialects/anthropic/MessagesRequest.ts"
+import { encodeMessageStream } from "../src/dialects/anthropic/MessagesStream.ts"
 import { renderFrames } from "../src/dialects/openai/ChatResponse.ts"
 import { parseResponsesCall } from "../src/dialects/responses/ResponsesRequest.ts"
 import { encodeResponseStream } from "../src/dialects/responses/ResponsesStream.ts"
-import { emptyUsage, type CompletionChunk } from "../src/kernel/ChatWire.ts"
+import { type CompletionChunk, emptyUsage } from "../src/kernel/ChatWire.ts"
 import { type ChunkPull, pullOnce } from "../src/kernel/ChunkPull.ts"
 import { streamDecoder } from "../src/providers/anthropic/AnthropicResponse.ts"
 import { decodeChunk } from "../src/providers/openai/OpenAiMapping.ts"
@@ -21,12 +21,26 @@ const WORDS = ["Hello", " from", " the", " fake", " upstream", ",", " a", " benc
 const EVENTS = 200_000
 
 const chatEvent = (content: string) =>
-  JSON.stringify({ id: "chatcmpl-bench", object: "chat.completion.chunk", created: 1, model: "fake-model", choices: [{ index: 0, delta: { content }, finish_reason: null }] })
+  JSON.stringify({
+    id: "chatcmpl-bench",
+    object: "chat.completion.chunk",
+    created: 1,
+    model: "fake-model",
+    choices: [{ index: 0, delta: { content }, finish_reason: null }]
+  })
 const anthropicEvent = (text: string) =>
   JSON.stringify({ type: "content_block_delta", index: 0, delta: { type: "text_delta", text } })
 
 const responsesEvent = (delta: string) =>
-  JSON.stringify({ type: "response.output_text.delta", sequence_number: 5, item_id: "msg_bench", output_index: 0, content_index: 0, delta, logprobs: [] })
+  JSON.stringify({
+    type: "response.output_text.delta",
+    sequence_number: 5,
+    item_id: "msg_bench",
+    output_index: 0,
+    content_index: 0,
+    delta,
+    logprobs: []
+  })
 
 const chatEvents = WORDS.map(chatEvent)
 const responsesEvents = WORDS.map(responsesEvent)
@@ -63,8 +77,15 @@ const drain = (pull: ChunkPull<string, never>): number => {
 }
 
 const identity = { id: "msg_bench", created: 0, model: "bench/fake-model" }
-const call = Effect.runSync(parseMessagesCall({ model: "bench/fake-model", max_tokens: 64, messages: [{ role: "user", content: "Say hello." }] }, {}))
-const responsesCall = Effect.runSync(parseResponsesCall({ model: "bench/fake-model", input: "Say hello.", stream: true }, {}))
+const call = Effect.runSync(
+  parseMessagesCall(
+    { model: "bench/fake-model", max_tokens: 64, messages: [{ role: "user", content: "Say hello." }] },
+    {}
+  )
+)
+const responsesCall = Effect.runSync(
+  parseResponsesCall({ model: "bench/fake-model", input: "Say hello.", stream: true }, {})
+)
 const readResponses = (n: number): Array<CompletionChunk> => {
   const decode = responsesDecoder("fake-model")
   return chunksOf(n, (i) => {
@@ -73,7 +94,16 @@ const readResponses = (n: number): Array<CompletionChunk> => {
     return step.chunk
   })
 }
-const outcome = () => ({ usage: emptyUsage, attempts: 1, rounds: 1, toolRuns: [], svcPendingId: undefined, provider: "bench", model: "fake-model", dropped: [] })
+const outcome = () => ({
+  usage: emptyUsage,
+  attempts: 1,
+  rounds: 1,
+  toolRuns: [],
+  svcPendingId: undefined,
+  provider: "bench",
+  model: "fake-model",
+  dropped: []
+})
 
 const chunksOf = (n: number, make: (i: number) => CompletionChunk): Array<CompletionChunk> => {
   const out: Array<CompletionChunk> = []
@@ -91,7 +121,15 @@ const results: Record<string, number> = {
     for (let i = 0; i < n; i++) decode(anthropicEvents[i % WORDS.length]!)
   }),
   "chunk written as Anthropic events (dialect)": perEvent((n) => {
-    const chunks = chunksOf(n, (i) => ({ model: "m", choices: [{ index: 0, delta: { content: WORDS[i % WORDS.length]! }, finish_reason: null }], usage: undefined, extra: {} }))
+    const chunks = chunksOf(
+      n,
+      (i) => ({
+        model: "m",
+        choices: [{ index: 0, delta: { content: WORDS[i % WORDS.length]! }, finish_reason: null }],
+        usage: undefined,
+        extra: {}
+      })
+    )
     drain(encodeMessageStream(identity, call, pullOnce(chunks), outcome))
   }),
   "Messages in, Anthropic upstream: read and written": perEvent((n) => {
@@ -112,7 +150,15 @@ const results: Record<string, number> = {
     for (let i = 0; i < n; i++) decode(responsesEvents[i % WORDS.length]!)
   }),
   "chunk written as Responses events (dialect)": perEvent((n) => {
-    const chunks = chunksOf(n, (i) => ({ model: "m", choices: [{ index: 0, delta: { content: WORDS[i % WORDS.length]! }, finish_reason: null }], usage: undefined, extra: {} }))
+    const chunks = chunksOf(
+      n,
+      (i) => ({
+        model: "m",
+        choices: [{ index: 0, delta: { content: WORDS[i % WORDS.length]! }, finish_reason: null }],
+        usage: undefined,
+        extra: {}
+      })
+    )
     drain(encodeResponseStream(identity, responsesCall, pullOnce(chunks), outcome))
   }),
   "Responses in, Responses upstream: read and written": perEvent((n) => {

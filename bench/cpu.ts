@@ -70,11 +70,15 @@ const main = async (): Promise<void> => {
   // `<entry>` or `<entry>::NAME=value,NAME=value` (that build with those settings)
   const specs = process.argv.slice(2).map((arg) => {
     const [entry = "", settings = ""] = arg.split("::")
-    const env = Object.fromEntries(settings.split(",").filter((s) => s !== "").map((s) => [s.slice(0, s.indexOf("=")), s.slice(s.indexOf("=") + 1)]))
+    const env = Object.fromEntries(
+      settings.split(",").filter((s) => s !== "").map((s) => [s.slice(0, s.indexOf("=")), s.slice(s.indexOf("=") + 1)])
+    )
     return { entry: resolve(entry), env, label: arg }
   })
   const entries = specs.map((s) => s.entry)
-  if (entries.length === 0) throw new Error("usage: node bench/cpu.ts <dist/main.js> [<other build's dist/main.js> ...]")
+  if (entries.length === 0) {
+    throw new Error("usage: node bench/cpu.ts <dist/main.js> [<other build's dist/main.js> ...]")
+  }
   const rounds = envInt("CPU_ROUNDS", 5)
   const requests = envInt("CPU_REQUESTS", 10_000)
   const concurrency = envInt("CPU_CONCURRENCY", 16)
@@ -110,12 +114,18 @@ const main = async (): Promise<void> => {
       gateways.push({
         name,
         pid: passthrough.child.pid!,
-        target: { name, url: `http://127.0.0.1:${passthrough.port}/v1/chat/completions`, headers: {}, model: "fake-model" },
+        target: {
+          name,
+          url: `http://127.0.0.1:${passthrough.port}/v1/chat/completions`,
+          headers: {},
+          model: "fake-model"
+        },
         stop: () => Promise.resolve()
       })
       continue
     }
-    gateways.push(asMeasured(name, 
+    gateways.push(asMeasured(
+      name,
       await startGateway({
         repoRoot,
         resultsDir: join(benchDir, "results"),
@@ -176,7 +186,11 @@ const main = async (): Promise<void> => {
       }
     }
   }
-  console.log(`CPU per request, median of ${rounds} rounds of ${requests} requests at c=${concurrency} (${store.postgres ? "PostgreSQL" : "embedded store"})`)
+  console.log(
+    `CPU per request, median of ${rounds} rounds of ${requests} requests at c=${concurrency} (${
+      store.postgres ? "PostgreSQL" : "embedded store"
+    })`
+  )
   for (const mode of modes) {
     const first = median((samples.get(`cpu-0 ${mode}`) ?? []).map((s) => s.gateway))
     for (const [i, { label: entry }] of specs.entries()) {

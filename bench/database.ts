@@ -47,7 +47,9 @@ export interface BenchDatabases {
 export const benchDatabases = async (url: string): Promise<BenchDatabases> => {
   await onServer(url, (sql) =>
     Effect.gen(function*() {
-      const stale = yield* sql<{ readonly datname: string }>`SELECT datname FROM pg_database WHERE datname LIKE ${`${PREFIX}%`}`
+      const stale = yield* sql<
+        { readonly datname: string }
+      >`SELECT datname FROM pg_database WHERE datname LIKE ${`${PREFIX}%`}`
       for (const { datname } of stale) yield* sql.unsafe(`DROP DATABASE IF EXISTS "${datname}" WITH (FORCE)`)
     }))
   const made: Array<string> = []
@@ -59,10 +61,13 @@ export const benchDatabases = async (url: string): Promise<BenchDatabases> => {
       return withDatabase(url, name)
     },
     drop: () =>
-      onServer(url, (sql) =>
-        Effect.forEach(made.splice(0), (name) => sql.unsafe(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`), {
-          discard: true
-        }))
+      onServer(
+        url,
+        (sql) =>
+          Effect.forEach(made.splice(0), (name) => sql.unsafe(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`), {
+            discard: true
+          })
+      )
   }
 }
 
@@ -102,5 +107,9 @@ export const benchStore = async (): Promise<{
   })
   if (!reachable) return embedded
   const databases = await benchDatabases(url)
-  return { postgres: true, envFor: async (variant) => ({ DATABASE_URL: await databases.create(variant) }), drop: databases.drop }
+  return {
+    postgres: true,
+    envFor: async (variant) => ({ DATABASE_URL: await databases.create(variant) }),
+    drop: databases.drop
+  }
 }

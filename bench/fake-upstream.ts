@@ -11,7 +11,7 @@
  */
 import http from "node:http"
 import { pathToFileURL } from "node:url"
-import { listen, serveAsChild, type RunningServer } from "./child.ts"
+import { listen, type RunningServer, serveAsChild } from "./child.ts"
 
 const ID = "chatcmpl-bench"
 const CREATED = 1_700_000_000
@@ -31,14 +31,16 @@ const completionBody = Buffer.from(JSON.stringify({
 }))
 
 const chunk = (choices: ReadonlyArray<unknown>, usage?: typeof USAGE): Buffer =>
-  Buffer.from(`data: ${JSON.stringify({
-    id: ID,
-    object: "chat.completion.chunk",
-    created: CREATED,
-    model: MODEL,
-    choices,
-    ...(usage === undefined ? {} : { usage })
-  })}\n\n`)
+  Buffer.from(`data: ${
+    JSON.stringify({
+      id: ID,
+      object: "chat.completion.chunk",
+      created: CREATED,
+      model: MODEL,
+      choices,
+      ...(usage === undefined ? {} : { usage })
+    })
+  }\n\n`)
 
 /** Every SSE event of one streamed reply, serialised once. */
 const streamEvents: ReadonlyArray<Buffer> = [
@@ -86,7 +88,11 @@ const messageEvents: ReadonlyArray<Buffer> = [
   event({ type: "ping" }),
   ...TOKENS.map((text) => event({ type: "content_block_delta", index: 0, delta: { type: "text_delta", text } })),
   event({ type: "content_block_stop", index: 0 }),
-  event({ type: "message_delta", delta: { stop_reason: "end_turn", stop_sequence: null }, usage: { output_tokens: TOKENS.length } }),
+  event({
+    type: "message_delta",
+    delta: { stop_reason: "end_turn", stop_sequence: null },
+    usage: { output_tokens: TOKENS.length }
+  }),
   Buffer.from(MESSAGES_STREAM_END)
 ]
 
@@ -101,7 +107,13 @@ const RESPONSES_USAGE = {
   total_tokens: 12 + TOKENS.length
 }
 const outputText = { type: "output_text", text: EXPECTED_CONTENT, annotations: [] }
-const outputMessage = { id: "msg_bench", type: "message", status: "completed", role: "assistant", content: [outputText] }
+const outputMessage = {
+  id: "msg_bench",
+  type: "message",
+  status: "completed",
+  role: "assistant",
+  content: [outputText]
+}
 const response = (status: string, output: ReadonlyArray<unknown>, usage: typeof RESPONSES_USAGE | null) => ({
   id: "resp_bench",
   object: "response",

@@ -15,7 +15,18 @@ import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { startNodeFlags } from "./gateway.ts"
 import type { LoadResult, LoadSpec } from "./load.ts"
-import { atCleanup, freePort, httpCall, isRunning, memoryMiB, sleep, startServerChild, stopAll, stopChild, track } from "./proc.ts"
+import {
+  atCleanup,
+  freePort,
+  httpCall,
+  isRunning,
+  memoryMiB,
+  sleep,
+  startServerChild,
+  stopAll,
+  stopChild,
+  track
+} from "./proc.ts"
 import type { Mode } from "./report.ts"
 import { requestBody, STREAM_END } from "./sanity.ts"
 
@@ -114,7 +125,9 @@ const main = async (): Promise<void> => {
     for (const mode of modes) {
       for (const concurrency of concurrencies) {
         const result = load(port, mode, concurrency)
-        if (result.errors > 0) throw new Error(`${name}, ${mode} c=${concurrency}: ${result.errors} errors (${result.firstError})`)
+        if (result.errors > 0) {
+          throw new Error(`${name}, ${mode} c=${concurrency}: ${result.errors} errors (${result.firstError})`)
+        }
         cells.push(`${mode} c=${concurrency} ${result.rps.toFixed(0)} rps`)
       }
     }

@@ -41,10 +41,14 @@ export interface RunningGateway {
  */
 const startCommand = (() => {
   const manifest: unknown = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8"))
-  const scripts = typeof manifest === "object" && manifest !== null && "scripts" in manifest ? manifest.scripts : undefined
+  const scripts = typeof manifest === "object" && manifest !== null && "scripts" in manifest
+    ? manifest.scripts
+    : undefined
   const start = typeof scripts === "object" && scripts !== null && "start" in scripts ? scripts.start : undefined
   const words = typeof start === "string" ? start.trim().split(/\s+/) : []
-  if (words[0] !== "node" || words.length < 2) throw new Error(`package.json's start script is not 'node ... <entry>': ${String(start)}`)
+  if (words[0] !== "node" || words.length < 2) {
+    throw new Error(`package.json's start script is not 'node ... <entry>': ${String(start)}`)
+  }
   return { flags: words.slice(1, -1), entry: words[words.length - 1]! }
 })()
 
@@ -95,7 +99,9 @@ const adminPost = async (
   if (answer.status !== 201 || parsed === undefined) throw new Error(describe("POST", path, answer.status, answer.body))
   const missing = fields.filter((field) => typeof parsed[field] !== "string")
   if (missing.length > 0) {
-    throw new Error(`${describe("POST", path, answer.status, answer.body)} (missing string field(s): ${missing.join(", ")})`)
+    throw new Error(
+      `${describe("POST", path, answer.status, answer.body)} (missing string field(s): ${missing.join(", ")})`
+    )
   }
   return parsed
 }
@@ -106,7 +112,9 @@ export const waitReady = async (child: ChildProcess, baseUrl: string, logFile: s
   while (Date.now() < deadline) {
     if (!isRunning(child)) {
       throw new Error(
-        `gateway exited before it was ready (code ${String(child.exitCode)}, signal ${String(child.signalCode)}); log tail:\n${logTail(logFile)}`
+        `gateway exited before it was ready (code ${String(child.exitCode)}, signal ${
+          String(child.signalCode)
+        }); log tail:\n${logTail(logFile)}`
       )
     }
     try {
@@ -118,7 +126,9 @@ export const waitReady = async (child: ChildProcess, baseUrl: string, logFile: s
     }
     await sleep(200)
   }
-  throw new Error(`gateway not ready within ${READY_TIMEOUT_MS / 1000} s (last: ${last}); log tail:\n${logTail(logFile)}`)
+  throw new Error(
+    `gateway not ready within ${READY_TIMEOUT_MS / 1000} s (last: ${last}); log tail:\n${logTail(logFile)}`
+  )
 }
 
 /**
@@ -136,37 +146,42 @@ export const startGateway = async (options: {
   const removeTemp = (): void => rmSync(tempDir, { recursive: true, force: true })
   atCleanup(removeTemp)
   const configFile = join(tempDir, "config.json")
-  writeFileSync(configFile, JSON.stringify({
-    providers: {
-      bench: { adapter: "openai-compatible", base_url: `http://127.0.0.1:${upstreamPort}/v1` },
-      ...(variant.entry === undefined
-        ? {
-          benchanthropic: { adapter: "anthropic", base_url: `http://127.0.0.1:${upstreamPort}` },
-          benchopenai: { adapter: "openai", base_url: `http://127.0.0.1:${upstreamPort}/v1` }
-        }
-        : {})
-    }
-  }))
+  writeFileSync(
+    configFile,
+    JSON.stringify({
+      providers: {
+        bench: { adapter: "openai-compatible", base_url: `http://127.0.0.1:${upstreamPort}/v1` },
+        ...(variant.entry === undefined
+          ? {
+            benchanthropic: { adapter: "anthropic", base_url: `http://127.0.0.1:${upstreamPort}` },
+            benchopenai: { adapter: "openai", base_url: `http://127.0.0.1:${upstreamPort}/v1` }
+          }
+          : {})
+      }
+    })
+  )
   const port = await freePort()
   const baseUrl = `http://127.0.0.1:${port}`
   // cpu.ts, guard.ts and interference.ts start gateways without run.ts, which makes this folder
   mkdirSync(resultsDir, { recursive: true })
   const logFile = join(resultsDir, `${variant.name}.log`)
   const logFd = openSync(logFile, "w")
-  const child = track(spawn(process.execPath, [...(variant.nodeFlags ?? startNodeFlags()), variant.entry ?? gatewayEntry()], {
-    cwd: repoRoot,
-    env: {
-      ...process.env,
-      PORT: String(port),
-      HOST: "127.0.0.1",
-      GATEWAY_DATA_DIR: join(tempDir, "data"),
-      GATEWAY_ADMIN_TOKEN: ADMIN_TOKEN,
-      GATEWAY_CONFIG: configFile,
-      GATEWAY_BOOTSTRAP: "false",
-      ...variant.env
-    },
-    stdio: ["ignore", logFd, logFd]
-  }))
+  const child = track(
+    spawn(process.execPath, [...(variant.nodeFlags ?? startNodeFlags()), variant.entry ?? gatewayEntry()], {
+      cwd: repoRoot,
+      env: {
+        ...process.env,
+        PORT: String(port),
+        HOST: "127.0.0.1",
+        GATEWAY_DATA_DIR: join(tempDir, "data"),
+        GATEWAY_ADMIN_TOKEN: ADMIN_TOKEN,
+        GATEWAY_CONFIG: configFile,
+        GATEWAY_BOOTSTRAP: "false",
+        ...variant.env
+      },
+      stdio: ["ignore", logFd, logFd]
+    })
+  )
   closeSync(logFd)
   const stop = async (): Promise<void> => {
     await stopChild(child, 5_000)

@@ -31,7 +31,7 @@ import { type Loader, startLoader } from "./loader.ts"
 import { startServerChild, stopAll } from "./proc.ts"
 import { textTable } from "./report.ts"
 import { requestBody, sanityCheck, streamEnd, type Target } from "./sanity.ts"
-import { type CellSpec, cellName, type CellVerdict, type Figures, judge, type Round } from "./verdict.ts"
+import { cellName, type CellSpec, type CellVerdict, type Figures, judge, type Round } from "./verdict.ts"
 
 const repoRoot = fileURLToPath(new URL("..", import.meta.url))
 const resultsDir = join(repoRoot, "bench", "results")
@@ -78,7 +78,10 @@ const compare = async (
   entries: { readonly current: string; readonly baseline: string },
   attempt: number
 ): Promise<ReadonlyArray<CellVerdict>> => {
-  const gateways: Record<"current" | "baseline", RunningGateway | undefined> = { current: undefined, baseline: undefined }
+  const gateways: Record<"current" | "baseline", RunningGateway | undefined> = {
+    current: undefined,
+    baseline: undefined
+  }
   try {
     for (const side of ["current", "baseline"] as const) {
       const name = `guard-${side}-${attempt}`
@@ -113,7 +116,9 @@ const compare = async (
         const runs: Partial<Record<"current" | "baseline", Figures>> = {}
         for (const side of order) {
           const run = await window(sides[side], cell, settings.warmupSeconds, settings.seconds)
-          if (run.errors > 0) throw new Error(`${side} build, ${cellName(cell)}: ${run.errors} errors, the first: ${run.firstError}`)
+          if (run.errors > 0) {
+            throw new Error(`${side} build, ${cellName(cell)}: ${run.errors} errors, the first: ${run.firstError}`)
+          }
           runs[side] = figuresOf(run)
         }
         rounds.get(cell)!.push({ current: runs.current!, baseline: runs.baseline! })
@@ -177,7 +182,9 @@ const main = async (): Promise<number> => {
     return 0
   }
   console.log(`\nguard: SLOWER than ${commit.slice(0, 12)} in both measurements:`)
-  for (const failure of attempts.flatMap((verdicts) => verdicts.flatMap((v) => v.failures))) console.log(`  - ${failure}`)
+  for (const failure of attempts.flatMap((verdicts) => verdicts.flatMap((v) => v.failures))) {
+    console.log(`  - ${failure}`)
+  }
   console.log(
     "A change that makes the gateway slower on purpose moves bench/BASELINE to its own commit, with these figures in the commit message."
   )

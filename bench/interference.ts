@@ -44,7 +44,12 @@ const main = async (): Promise<void> => {
   const store = await benchStore()
   const upstream = await startServerChild(join(repoRoot, "bench", "fake-upstream.ts"), [], repoRoot)
   const gateway = async (name: string, env: Readonly<Record<string, string>>) =>
-    startGateway({ repoRoot, resultsDir: join(repoRoot, "bench", "results"), upstreamPort: upstream.port, variant: { name, env: { ...(await store.envFor(name)), ...env } } })
+    startGateway({
+      repoRoot,
+      resultsDir: join(repoRoot, "bench", "results"),
+      upstreamPort: upstream.port,
+      variant: { name, env: { ...(await store.envFor(name)), ...env } }
+    })
   const logOff = await gateway("gateway-log-off", { GATEWAY_REQUEST_LOG: "off" })
   const logOn = await gateway("gateway", {})
   const loader = startLoader(repoRoot)
@@ -62,8 +67,10 @@ const main = async (): Promise<void> => {
     // the samples cross IPC as a plain object with numeric keys
     return Object.keys(run.latencies).length / run.seconds
   }
-  console.log(`interference: ${rounds} rounds of ${seconds} s, burner ${burnMs} ms every ${periodMs} ms, ` +
-    `${store.postgres ? "PostgreSQL" : "embedded store"}`)
+  console.log(
+    `interference: ${rounds} rounds of ${seconds} s, burner ${burnMs} ms every ${periodMs} ms, ` +
+      `${store.postgres ? "PostgreSQL" : "embedded store"}`
+  )
   await rps(logOff, 1)
   await rps(logOn, 1)
   const alone: Array<number> = []
@@ -81,8 +88,12 @@ const main = async (): Promise<void> => {
   }
   const base = median(alone)
   const less = (value: number) => `${((1 - value / base) * 100).toFixed(1)} % less`
-  console.log(`median RPS at c=16, whole: log off ${base.toFixed(0)}; log off next to the burner ` +
-    `${median(burned).toFixed(0)} (${less(median(burned))}); log on ${median(logged).toFixed(0)} (${less(median(logged))})`)
+  console.log(
+    `median RPS at c=16, whole: log off ${base.toFixed(0)}; log off next to the burner ` +
+      `${median(burned).toFixed(0)} (${less(median(burned))}); log on ${median(logged).toFixed(0)} (${
+        less(median(logged))
+      })`
+  )
   await logOff.stop()
   await logOn.stop()
   await store.drop()

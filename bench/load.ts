@@ -94,7 +94,9 @@ const oneRequest = (
           if (!ok || spec.expectBodySuffix !== undefined || spec.expectLastEvent !== undefined) {
             const limit = ok ? (spec.expectLastEvent === undefined ? TAIL_BYTES : EVENT_TAIL_BYTES) : 512
             tail = ok
-              ? (chunk.length >= limit ? chunk.subarray(chunk.length - limit) : Buffer.concat([tail, chunk]).subarray(-limit))
+              ? (chunk.length >= limit
+                ? chunk.subarray(chunk.length - limit)
+                : Buffer.concat([tail, chunk]).subarray(-limit))
               : (tail.length >= limit ? tail : Buffer.concat([tail, chunk]).subarray(0, limit))
           }
         })
@@ -102,10 +104,18 @@ const oneRequest = (
         res.on("end", () => {
           if (!ok) return finish(`HTTP ${status}: ${tail.toString("utf8")}`)
           if (spec.expectBodySuffix !== undefined && !tail.toString("utf8").endsWith(spec.expectBodySuffix)) {
-            return finish(`HTTP ${status} body does not end with ${JSON.stringify(spec.expectBodySuffix)}: ...${JSON.stringify(tail.toString("utf8"))}`)
+            return finish(
+              `HTTP ${status} body does not end with ${JSON.stringify(spec.expectBodySuffix)}: ...${
+                JSON.stringify(tail.toString("utf8"))
+              }`
+            )
           }
           if (spec.expectLastEvent !== undefined && lastEventName(tail.toString("utf8")) !== spec.expectLastEvent) {
-            return finish(`HTTP ${status} stream does not end with the event ${spec.expectLastEvent}: ...${JSON.stringify(tail.toString("utf8").slice(-200))}`)
+            return finish(
+              `HTTP ${status} stream does not end with the event ${spec.expectLastEvent}: ...${
+                JSON.stringify(tail.toString("utf8").slice(-200))
+              }`
+            )
           }
           finish(null)
         })

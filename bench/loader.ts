@@ -19,11 +19,16 @@ export const startLoader = (repoRoot: string): Loader => {
   let nextId = 0
   const run = async (spec: LoadSpec): Promise<LoadRun> => {
     const id = ++nextId
-    const answer = nextMessage<LoadAnswer>(child, (message) => {
-      if (typeof message !== "object" || message === null || !("id" in message) || message.id !== id) return undefined
-      if ("result" in message) return { ok: true, run: message.result as LoadRun }
-      return { ok: false, message: "message" in message ? String(message.message) : "load generator failed" }
-    }, (spec.warmupSeconds + spec.seconds) * 1_000 + 60_000, `load ${spec.url}`)
+    const answer = nextMessage<LoadAnswer>(
+      child,
+      (message) => {
+        if (typeof message !== "object" || message === null || !("id" in message) || message.id !== id) return undefined
+        if ("result" in message) return { ok: true, run: message.result as LoadRun }
+        return { ok: false, message: "message" in message ? String(message.message) : "load generator failed" }
+      },
+      (spec.warmupSeconds + spec.seconds) * 1_000 + 60_000,
+      `load ${spec.url}`
+    )
     child.send({ type: "run", id, spec })
     const outcome = await answer
     if (!outcome.ok) throw new Error(`load generator: ${outcome.message}`)

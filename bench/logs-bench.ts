@@ -108,7 +108,11 @@ const program = Effect.gen(function*() {
   }
   const insertMs = performance.now() - insertStart
   yield* sql`ANALYZE request_log`
-  console.log(`inserted in ${(insertMs / 1000).toFixed(1)} s (${Math.round(ROWS / (insertMs / 1000)).toLocaleString("en")} rows/s)`)
+  console.log(
+    `inserted in ${(insertMs / 1000).toFixed(1)} s (${
+      Math.round(ROWS / (insertMs / 1000)).toLocaleString("en")
+    } rows/s)`
+  )
 
   // a cursor half-way down the log, found without paging (setup only, not timed)
   const [deep] = yield* sql<{ readonly t: string; readonly id: string }>`SELECT
@@ -134,7 +138,10 @@ const program = Effect.gen(function*() {
     list("tag all env-1 + team-4 (2%)", { tags: { values: ["env-1", "team-4"], mode: "all" } }),
     list("tag any rare (0.01%)", { tags: { values: ["rare"], mode: "any" } }),
     list("tag any unknown (0%)", { tags: { values: ["no-such-tag"], mode: "any" } }),
-    list(`deep page via cursor (row ${Math.floor(ROWS / 2).toLocaleString("en")})`, {}, { limit: 50, cursor: { createdAt: deep!.t, id: deep!.id } }),
+    list(`deep page via cursor (row ${Math.floor(ROWS / 2).toLocaleString("en")})`, {}, {
+      limit: 50,
+      cursor: { createdAt: deep!.t, id: deep!.id }
+    }),
     list("key_id key_3 (5%)", { keyId: "key_3" }),
     list("key_id key_rare (0.1%)", { keyId: "key_rare" }),
     list("key_id unknown (0%)", { keyId: "key_none" }),
@@ -163,7 +170,11 @@ const program = Effect.gen(function*() {
     if (process.env.LOGS_BENCH_PLANS === "1") console.log(`\n${c.name}\n${plan.map((r) => r["QUERY PLAN"]).join("\n")}`)
   }
 
-  console.log(`\n${ROWS.toLocaleString("en")} rows in one org; median of ${RUNS} runs (client round trip), EXPLAIN ANALYZE execution time, scans used\n`)
+  console.log(
+    `\n${
+      ROWS.toLocaleString("en")
+    } rows in one org; median of ${RUNS} runs (client round trip), EXPLAIN ANALYZE execution time, scans used\n`
+  )
   console.log(`| ${pad("query", 36)} | ${pad("ms", 8)} | ${pad("explain ms", 10)} | scans |`)
   console.log(`| ${"-".repeat(36)} | ${"-".repeat(8)} | ${"-".repeat(10)} | ----- |`)
   for (const r of results) {

@@ -25,7 +25,14 @@ const measureStart = async (env: Readonly<Record<string, string>>, dataDir: stri
   const logFd = openSync(logFile, "w")
   const child = track(spawn(process.execPath, [...startNodeFlags(), gatewayEntry()], {
     cwd: repoRoot,
-    env: { ...process.env, PORT: String(port), HOST: "127.0.0.1", GATEWAY_DATA_DIR: dataDir, GATEWAY_ADMIN_TOKEN: "bench-memory", ...env },
+    env: {
+      ...process.env,
+      PORT: String(port),
+      HOST: "127.0.0.1",
+      GATEWAY_DATA_DIR: dataDir,
+      GATEWAY_ADMIN_TOKEN: "bench-memory",
+      ...env
+    },
     stdio: ["ignore", logFd, logFd]
   }))
   closeSync(logFd)

@@ -6,10 +6,18 @@
  */
 import http from "node:http"
 import { pathToFileURL } from "node:url"
-import { listen, serveAsChild, type RunningServer } from "./child.ts"
+import { listen, type RunningServer, serveAsChild } from "./child.ts"
 
 /** Hop-by-hop headers, which describe one connection and are not forwarded. */
-const HOP_BY_HOP = new Set(["connection", "keep-alive", "proxy-connection", "transfer-encoding", "te", "trailer", "upgrade"])
+const HOP_BY_HOP = new Set([
+  "connection",
+  "keep-alive",
+  "proxy-connection",
+  "transfer-encoding",
+  "te",
+  "trailer",
+  "upgrade"
+])
 
 const forwardable = (headers: http.IncomingHttpHeaders): http.OutgoingHttpHeaders => {
   const out: http.OutgoingHttpHeaders = {}
@@ -23,7 +31,14 @@ export const startPassthrough = (upstreamPort: number, port = 0): Promise<Runnin
   const agent = new http.Agent({ keepAlive: true, maxSockets: 256, maxFreeSockets: 256 })
   const server = http.createServer((req, res) => {
     const upstream = http.request(
-      { host: "127.0.0.1", port: upstreamPort, method: req.method, path: req.url, headers: forwardable(req.headers), agent },
+      {
+        host: "127.0.0.1",
+        port: upstreamPort,
+        method: req.method,
+        path: req.url,
+        headers: forwardable(req.headers),
+        agent
+      },
       (upRes) => {
         res.writeHead(upRes.statusCode ?? 502, forwardable(upRes.headers))
         upRes.pipe(res)

@@ -115,11 +115,16 @@ export const startServerChild = async (script: string, args: ReadonlyArray<strin
   readonly port: number
 }> => {
   const child = forkScript(script, args, cwd)
-  const port = await nextMessage(child, (message) =>
-    typeof message === "object" && message !== null && "type" in message && message.type === "listening" &&
-      "port" in message && typeof message.port === "number"
-      ? message.port
-      : undefined, 30_000, `start ${script}`)
+  const port = await nextMessage(
+    child,
+    (message) =>
+      typeof message === "object" && message !== null && "type" in message && message.type === "listening" &&
+        "port" in message && typeof message.port === "number"
+        ? message.port
+        : undefined,
+    30_000,
+    `start ${script}`
+  )
   return { child, port }
 }
 
@@ -155,7 +160,12 @@ export interface HttpAnswer {
 /** One HTTP call on a fresh connection, bounded by `timeoutMs`. Rejects only on socket errors/timeouts. */
 export const httpCall = (
   url: string,
-  options: { readonly method?: string; readonly headers?: Record<string, string>; readonly body?: string; readonly timeoutMs?: number } = {}
+  options: {
+    readonly method?: string
+    readonly headers?: Record<string, string>
+    readonly body?: string
+    readonly timeoutMs?: number
+  } = {}
 ): Promise<HttpAnswer> =>
   new Promise((resolve, reject) => {
     const body = options.body === undefined ? undefined : Buffer.from(options.body)
@@ -168,9 +178,11 @@ export const httpCall = (
       const parts: Array<Buffer> = []
       res.on("data", (part: Buffer) => parts.push(part))
       res.on("error", reject)
-      res.on("end", () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(parts).toString("utf8") }))
+      res.on("end", () =>
+        resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(parts).toString("utf8") }))
     })
-    req.setTimeout(options.timeoutMs ?? 10_000, () => req.destroy(new Error(`timed out after ${options.timeoutMs ?? 10_000} ms`)))
+    req.setTimeout(options.timeoutMs ?? 10_000, () =>
+      req.destroy(new Error(`timed out after ${options.timeoutMs ?? 10_000} ms`)))
     req.on("error", reject)
     req.end(body)
   })

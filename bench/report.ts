@@ -61,7 +61,11 @@ const cellRow = (cell: Cell): Array<string> => [
 ]
 
 /** Columns padded to width; text columns left-aligned, numbers right-aligned. */
-export const textTable = (headers: ReadonlyArray<string>, rows: ReadonlyArray<ReadonlyArray<string>>, leftCols = 2): string => {
+export const textTable = (
+  headers: ReadonlyArray<string>,
+  rows: ReadonlyArray<ReadonlyArray<string>>,
+  leftCols = 2
+): string => {
   const widths = headers.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? "").length)))
   const line = (cols: ReadonlyArray<string>): string =>
     cols.map((c, i) => (i < leftCols ? c.padEnd(widths[i] ?? 0) : c.padStart(widths[i] ?? 0))).join("  ").trimEnd()
@@ -113,20 +117,45 @@ const judge = (
  */
 export const deriveLoggingCost = (cells: ReadonlyArray<Cell>, on: string, off: string): Array<Derived> =>
   (["non-stream", "stream"] as const).map((mode) =>
-    judge(on, `logging cost, RPS c=16 ${mode}: (off - on) / off`, "%", "< 10%",
+    judge(
+      on,
+      `logging cost, RPS c=16 ${mode}: (off - on) / off`,
+      "%",
+      "< 10%",
       [find(cells, on, mode, 16), find(cells, off, mode, 16)],
-      ([g, o]) => (100 * ((o?.result.rps ?? 0) - (g?.result.rps ?? 0))) / (o?.result.rps ?? 1), (x) => x < 10)
+      ([g, o]) => (100 * ((o?.result.rps ?? 0) - (g?.result.rps ?? 0))) / (o?.result.rps ?? 1),
+      (x) => x < 10
+    )
   )
 
 /** The project's targets for one gateway variant, against the pass-through. */
-export const deriveTargets = (cells: ReadonlyArray<Cell>, gateway: GatewayReport, passthrough = "passthrough"): Array<Derived> => {
+export const deriveTargets = (
+  cells: ReadonlyArray<Cell>,
+  gateway: GatewayReport,
+  passthrough = "passthrough"
+): Array<Derived> => {
   const v = gateway.name
   const at = (target: string, mode: Mode, c: number): Cell | undefined => find(cells, target, mode, c)
   const rpsRatio = (mode: Mode): Derived =>
-    judge(v, `RPS c=16 ${mode}, gateway / pass-through`, "%", ">= 50%", [at(v, mode, 16), at(passthrough, mode, 16)],
-      ([g, p]) => (100 * (g?.result.rps ?? 0)) / (p?.result.rps ?? 1), (x) => x >= 50)
+    judge(
+      v,
+      `RPS c=16 ${mode}, gateway / pass-through`,
+      "%",
+      ">= 50%",
+      [at(v, mode, 16), at(passthrough, mode, 16)],
+      ([g, p]) => (100 * (g?.result.rps ?? 0)) / (p?.result.rps ?? 1),
+      (x) => x >= 50
+    )
   const rss: Derived = gateway.peakRssMiB === null
-    ? { variant: v, name: "peak RSS (VmHWM)", value: null, unit: "MiB", threshold: "<= 120 MiB", verdict: "SKIP", note: "not measured" }
+    ? {
+      variant: v,
+      name: "peak RSS (VmHWM)",
+      value: null,
+      unit: "MiB",
+      threshold: "<= 120 MiB",
+      verdict: "SKIP",
+      note: "not measured"
+    }
     : {
       variant: v,
       name: "peak RSS (VmHWM)",
@@ -139,20 +168,40 @@ export const deriveTargets = (cells: ReadonlyArray<Cell>, gateway: GatewayReport
   return [
     rpsRatio("non-stream"),
     rpsRatio("stream"),
-    judge(v, "added p50 latency c=1 non-stream, gateway - pass-through", "ms", "<= 0.3 ms",
+    judge(
+      v,
+      "added p50 latency c=1 non-stream, gateway - pass-through",
+      "ms",
+      "<= 0.3 ms",
       [at(v, "non-stream", 1), at(passthrough, "non-stream", 1)],
-      ([g, p]) => (g?.result.latencyP50Ms ?? 0) - (p?.result.latencyP50Ms ?? 0), (x) => x <= 0.3),
-    judge(v, "stream TTFB overhead p50 c=1, gateway - pass-through", "ms", "<= 0.5 ms",
+      ([g, p]) => (g?.result.latencyP50Ms ?? 0) - (p?.result.latencyP50Ms ?? 0),
+      (x) => x <= 0.3
+    ),
+    judge(
+      v,
+      "stream TTFB overhead p50 c=1, gateway - pass-through",
+      "ms",
+      "<= 0.5 ms",
       [at(v, "stream", 1), at(passthrough, "stream", 1)],
-      ([g, p]) => (g?.result.ttfbP50Ms ?? 0) - (p?.result.ttfbP50Ms ?? 0), (x) => x <= 0.5),
+      ([g, p]) => (g?.result.ttfbP50Ms ?? 0) - (p?.result.ttfbP50Ms ?? 0),
+      (x) => x <= 0.5
+    ),
     rss
   ]
 }
 
 const DERIVED_HEADERS = ["variant", "figure", "value", "target", "verdict", "note"] as const
 
-const derivedRow = (d: Derived): Array<string> =>
-  [d.variant, d.name, d.value === null ? "-" : `${fmt(d.value, d.unit === "ms" ? 3 : 1)} ${d.unit}`, d.threshold, d.verdict, d.note]
+const derivedRow = (
+  d: Derived
+): Array<string> => [
+  d.variant,
+  d.name,
+  d.value === null ? "-" : `${fmt(d.value, d.unit === "ms" ? 3 : 1)} ${d.unit}`,
+  d.threshold,
+  d.verdict,
+  d.note
+]
 
 /** First line of a message, at most `max` characters. */
 export const brief = (message: string, max = 160): string => {
@@ -193,7 +242,7 @@ export const markdown = (
     "# svc-gateway bench",
     "",
     `${meta.date} · Node ${meta.node} · ${meta.cpus} · ${meta.secondsPerCell} s per cell in ${meta.rounds} alternating rounds,` +
-      ` each after ${meta.warmupSecondsPerRound} s warm-up (max ${meta.maxRequestsPerCell} requests per cell)`,
+    ` each after ${meta.warmupSecondsPerRound} s warm-up (max ${meta.maxRequestsPerCell} requests per cell)`,
     "",
     mdTable(HEADERS, cells.map(cellRow)),
     "",

@@ -19,7 +19,14 @@ import os from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { benchStore } from "./database.ts"
-import { gatewayAvailable, gatewayEntry, type GatewayVariant, logTail, type RunningGateway, startGateway } from "./gateway.ts"
+import {
+  gatewayAvailable,
+  gatewayEntry,
+  type GatewayVariant,
+  logTail,
+  type RunningGateway,
+  startGateway
+} from "./gateway.ts"
 import { type LoadRun, type LoadSpec, summarize } from "./load.ts"
 import { startLoader } from "./loader.ts"
 import { isRunning, isStopping, memoryMiB, startServerChild, stopAll } from "./proc.ts"
@@ -28,9 +35,9 @@ import {
   type Cell,
   cellsText,
   type Derived,
+  derivedText,
   deriveLoggingCost,
   deriveTargets,
-  derivedText,
   firstErrors,
   fmt,
   type GatewayReport,
@@ -126,7 +133,9 @@ const main = async (): Promise<number> => {
   const config = settings()
   mkdirSync(resultsDir, { recursive: true })
   const store = await benchStore()
-  console.log(`gateway store: ${store.postgres ? "PostgreSQL (DATABASE_URL, a database per gateway)" : "embedded (SQLite)"}`)
+  console.log(
+    `gateway store: ${store.postgres ? "PostgreSQL (DATABASE_URL, a database per gateway)" : "embedded (SQLite)"}`
+  )
   const variants = gatewayVariants(store.postgres).filter((v) => config.wanted(v.name))
   const withGateway = variants.some((v) => v.name === "gateway")
   const messageTargets = [
@@ -141,7 +150,9 @@ const main = async (): Promise<number> => {
   const fit = windows === 0 ? Infinity : (BUDGET_SECONDS - fixed) / windows - config.warmupSeconds - 0.1
   const roundSeconds = Math.round(Math.max(0.2, Math.min(config.seconds / config.rounds, fit)) * 1000) / 1000
   const seconds = Math.round(roundSeconds * config.rounds * 1000) / 1000
-  if (seconds < config.seconds) console.log(`note: ${config.seconds} s per cell would overrun ~5 min; using ${seconds} s`)
+  if (seconds < config.seconds) {
+    console.log(`note: ${config.seconds} s per cell would overrun ~5 min; using ${seconds} s`)
+  }
 
   const cells: Array<Cell> = []
   const gateways: Array<GatewayReport> = []
@@ -163,17 +174,29 @@ const main = async (): Promise<number> => {
   console.log(`fake upstream on 127.0.0.1:${upstream.port}, pass-through on 127.0.0.1:${passthrough.port}`)
 
   const childDown = (name: string, child: ChildProcess) => (): string | undefined =>
-    isRunning(child) ? undefined : `${name} process exited (code ${String(child.exitCode)}, signal ${String(child.signalCode)})`
+    isRunning(child)
+      ? undefined
+      : `${name} process exited (code ${String(child.exitCode)}, signal ${String(child.signalCode)})`
   const benches: Array<Bench> = []
   if (config.wanted("direct")) {
     benches.push({
-      target: { name: "direct", url: `http://127.0.0.1:${upstream.port}/v1/chat/completions`, headers: {}, model: "fake-model" },
+      target: {
+        name: "direct",
+        url: `http://127.0.0.1:${upstream.port}/v1/chat/completions`,
+        headers: {},
+        model: "fake-model"
+      },
       down: childDown("fake upstream", upstream.child)
     })
   }
   if (config.wanted("passthrough")) {
     benches.push({
-      target: { name: "passthrough", url: `http://127.0.0.1:${passthrough.port}/v1/chat/completions`, headers: {}, model: "fake-model" },
+      target: {
+        name: "passthrough",
+        url: `http://127.0.0.1:${passthrough.port}/v1/chat/completions`,
+        headers: {},
+        model: "fake-model"
+      },
       down: childDown("pass-through", passthrough.child)
     })
   }
@@ -236,16 +259,32 @@ const main = async (): Promise<number> => {
       // Anthropic Messages on the main variant: to an Anthropic upstream (same format), and to the
       // chat-completions upstream (translated both ways)
       if (variant.name === "gateway") {
-        for (const [name, model] of [["gateway-msg", "benchanthropic/fake-model"], ["gateway-msg-x", "bench/fake-model"]] as const) {
+        for (
+          const [name, model] of [["gateway-msg", "benchanthropic/fake-model"], [
+            "gateway-msg-x",
+            "bench/fake-model"
+          ]] as const
+        ) {
           if (!config.wanted(name)) continue
           benches.push({
-            target: { name, url: `${gateway.baseUrl}/v1/messages`, headers: { "x-api-key": gateway.apiKey }, model, format: "messages" },
+            target: {
+              name,
+              url: `${gateway.baseUrl}/v1/messages`,
+              headers: { "x-api-key": gateway.apiKey },
+              model,
+              format: "messages"
+            },
             down: childDown(variant.name, gateway.child)
           })
         }
         // the Responses API: to OpenAI's adapter (same format, the request as sent), and to the
         // chat-completions upstream (translated both ways)
-        for (const [name, model] of [["gateway-resp", "benchopenai/fake-model"], ["gateway-resp-x", "bench/fake-model"]] as const) {
+        for (
+          const [name, model] of [["gateway-resp", "benchopenai/fake-model"], [
+            "gateway-resp-x",
+            "bench/fake-model"
+          ]] as const
+        ) {
           if (!config.wanted(name)) continue
           benches.push({
             target: {
@@ -296,7 +335,10 @@ const main = async (): Promise<number> => {
       }
     } catch (error) {
       const down = bench.down()
-      drop(bench, down === undefined ? error : new Error(`${down}; ${error instanceof Error ? error.message : String(error)}`))
+      drop(
+        bench,
+        down === undefined ? error : new Error(`${down}; ${error instanceof Error ? error.message : String(error)}`)
+      )
     }
   }
 
@@ -343,15 +385,30 @@ const main = async (): Promise<number> => {
   await store.drop()
 
   const derived: Array<Derived> = [
-    ...gateways.filter((g) => g.status !== "unavailable" && g.name !== "gateway-log-off").flatMap((g) => deriveTargets(cells, g)),
+    ...gateways.filter((g) => g.status !== "unavailable" && g.name !== "gateway-log-off").flatMap((g) =>
+      deriveTargets(cells, g)
+    ),
     ...deriveLoggingCost(cells, "gateway", "gateway-log-off"),
     // Messages and Responses clients, against the pass-through of their own format (memory is the main variant's)
-    ...([["gateway-msg", "passthrough-msg"], ["gateway-msg-x", "passthrough-msg"], ["gateway-resp", "passthrough-resp"], [
-      "gateway-resp-x",
-      "passthrough-resp"
-    ]] as const).flatMap(([name, floor]) =>
+    ...([
+      ["gateway-msg", "passthrough-msg"],
+      ["gateway-msg-x", "passthrough-msg"],
+      ["gateway-resp", "passthrough-resp"],
+      [
+        "gateway-resp-x",
+        "passthrough-resp"
+      ]
+    ] as const).flatMap(([name, floor]) =>
       cells.some((cell) => cell.target === name)
-        ? deriveTargets(cells, { name, env: {}, status: "ok", error: null, peakRssMiB: null, readyPeakRssMiB: null, endRssMiB: null }, floor)
+        ? deriveTargets(cells, {
+          name,
+          env: {},
+          status: "ok",
+          error: null,
+          peakRssMiB: null,
+          readyPeakRssMiB: null,
+          endRssMiB: null
+        }, floor)
           .filter((d) => d.name !== "peak RSS (VmHWM)")
         : []
     )
@@ -362,7 +419,9 @@ const main = async (): Promise<number> => {
   console.log(`\nmemory (VmHWM = peak RSS): pass-through peak ${fmt(passthroughRss, 1)} MiB`)
   for (const g of gateways) if (g.status !== "unavailable") console.log(`  ${memoryLine(g)}`)
   console.log(`\ntargets:\n${derivedText(derived)}`)
-  for (const g of gateways) if (g.status === "unavailable") console.log(`${g.name}: not available (${g.error ?? ""}), targets not judged`)
+  for (const g of gateways) {
+    if (g.status === "unavailable") console.log(`${g.name}: not available (${g.error ?? ""}), targets not judged`)
+  }
 
   const meta: Meta = {
     date: new Date().toISOString(),
@@ -375,15 +434,23 @@ const main = async (): Promise<number> => {
     passthroughPeakRssMiB: passthroughRss
   }
   // what translating costs per streamed event, apart from any I/O (bench/codecs.ts)
-  const codecs = execFileSync(process.execPath, [join(benchDir, "codecs.ts")], { cwd: repoRoot, encoding: "utf8" }).trimEnd()
+  const codecs = execFileSync(process.execPath, [join(benchDir, "codecs.ts")], { cwd: repoRoot, encoding: "utf8" })
+    .trimEnd()
   console.log(`\ntranslation cost per streamed event:\n${codecs}`)
-  writeFileSync(join(resultsDir, "latest.json"), `${JSON.stringify({ meta, cells, gateways, derived, failures, codecs: codecs.split("\n") }, null, 2)}\n`)
+  writeFileSync(
+    join(resultsDir, "latest.json"),
+    `${JSON.stringify({ meta, cells, gateways, derived, failures, codecs: codecs.split("\n") }, null, 2)}\n`
+  )
   writeFileSync(
     join(resultsDir, "latest.md"),
-    `${markdown(meta, cells, gateways, derived, failures)}\n## Translation cost per streamed event\n\n\`\`\`\n${codecs}\n\`\`\`\n`
+    `${
+      markdown(meta, cells, gateways, derived, failures)
+    }\n## Translation cost per streamed event\n\n\`\`\`\n${codecs}\n\`\`\`\n`
   )
   console.log(`\nwrote bench/results/latest.json and bench/results/latest.md`)
-  if (failures.length > 0) console.log(`\n${failures.length} step(s) failed:\n${failures.map((f) => `  - ${brief(f)}`).join("\n")}`)
+  if (failures.length > 0) {
+    console.log(`\n${failures.length} step(s) failed:\n${failures.map((f) => `  - ${brief(f)}`).join("\n")}`)
+  }
   return failures.length > 0 ? 1 : 0
 }
 

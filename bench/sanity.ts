@@ -22,7 +22,9 @@ export const STREAM_END = "data: [DONE]\n\n"
  * How a target's streams end: `[DONE]`, or the Messages API's `message_stop` event (a fixed suffix), or
  * the Responses API's `response.completed` event (its data holds the response's id: the last event's name).
  */
-export const streamEnd = (target: Target): { readonly expectBodySuffix: string } | { readonly expectLastEvent: string } =>
+export const streamEnd = (
+  target: Target
+): { readonly expectBodySuffix: string } | { readonly expectLastEvent: string } =>
   target.format === "responses"
     ? { expectLastEvent: RESPONSES_LAST_EVENT }
     : { expectBodySuffix: target.format === "messages" ? MESSAGES_STREAM_END : STREAM_END }
@@ -30,7 +32,12 @@ export const streamEnd = (target: Target): { readonly expectBodySuffix: string }
 export const requestBody = (model: string, mode: Mode, format: Target["format"] = "chat"): string =>
   JSON.stringify(
     format === "responses"
-      ? { model, instructions: "You are a benchmark.", input: "Say hello.", ...(mode === "stream" ? { stream: true } : {}) }
+      ? {
+        model,
+        instructions: "You are a benchmark.",
+        input: "Say hello.",
+        ...(mode === "stream" ? { stream: true } : {})
+      }
       : format === "messages"
       ? {
         model,
@@ -72,27 +79,37 @@ const checkNonStream = (answer: HttpAnswer, format: Target["format"]): string | 
   }
   if (format === "responses") {
     const output = asRecord(parsed)?.["output"]
-    const message = Array.isArray(output) ? output.map(asRecord).find((item) => item?.["type"] === "message") : undefined
+    const message = Array.isArray(output)
+      ? output.map(asRecord).find((item) => item?.["type"] === "message")
+      : undefined
     const parts = message?.["content"]
     const text = Array.isArray(parts) ? asRecord(parts[0])?.["text"] : undefined
-    if (asRecord(parsed)?.["object"] !== "response" || text !== EXPECTED_CONTENT) return `not the expected response: ${snippet(answer)}`
+    if (asRecord(parsed)?.["object"] !== "response" || text !== EXPECTED_CONTENT) {
+      return `not the expected response: ${snippet(answer)}`
+    }
     return undefined
   }
   if (format === "messages") {
     const blocks = asRecord(parsed)?.["content"]
     const text = Array.isArray(blocks) ? asRecord(blocks[0])?.["text"] : undefined
-    if (asRecord(parsed)?.["type"] !== "message" || text !== EXPECTED_CONTENT) return `not the expected message: ${snippet(answer)}`
+    if (asRecord(parsed)?.["type"] !== "message" || text !== EXPECTED_CONTENT) {
+      return `not the expected message: ${snippet(answer)}`
+    }
     return undefined
   }
   if (asRecord(parsed)?.["object"] !== "chat.completion") return `object is not "chat.completion": ${snippet(answer)}`
   const content = asRecord(firstChoice(parsed)?.["message"])?.["content"]
-  if (content !== EXPECTED_CONTENT) return `choices[0].message.content is ${JSON.stringify(content)}: ${snippet(answer)}`
+  if (content !== EXPECTED_CONTENT) {
+    return `choices[0].message.content is ${JSON.stringify(content)}: ${snippet(answer)}`
+  }
   return undefined
 }
 
 const checkStream = (answer: HttpAnswer, format: Target["format"]): string | undefined => {
   if (answer.status !== 200) return `expected 200, got ${snippet(answer)}`
-  if (!String(answer.headers["content-type"]).startsWith("text/event-stream")) return `not an event stream: ${snippet(answer)}`
+  if (!String(answer.headers["content-type"]).startsWith("text/event-stream")) {
+    return `not an event stream: ${snippet(answer)}`
+  }
   if (format === "responses") {
     const events = answer.body.split("\n\n").filter((event) => event !== "")
     if (!(events[events.length - 1] ?? "").startsWith(`event: ${RESPONSES_LAST_EVENT}\n`)) {
@@ -127,7 +144,9 @@ const checkStream = (answer: HttpAnswer, format: Target["format"]): string | und
       return `event is not JSON (${JSON.stringify(data.slice(0, 200))}): ${snippet(answer)}`
     }
   }
-  if (text !== EXPECTED_CONTENT) return `streamed content is ${JSON.stringify(text)}, expected ${JSON.stringify(EXPECTED_CONTENT)}`
+  if (text !== EXPECTED_CONTENT) {
+    return `streamed content is ${JSON.stringify(text)}, expected ${JSON.stringify(EXPECTED_CONTENT)}`
+  }
   return undefined
 }
 

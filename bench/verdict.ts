@@ -36,7 +36,8 @@ export interface CellVerdict {
   readonly failures: ReadonlyArray<string>
 }
 
-export const cellName = (cell: CellSpec): string => `${cell.mode === "stream" ? "streamed" : "whole"} c=${cell.concurrency}`
+export const cellName = (cell: CellSpec): string =>
+  `${cell.mode === "stream" ? "streamed" : "whole"} c=${cell.concurrency}`
 
 export const median = (values: ReadonlyArray<number>): number => {
   if (values.length === 0) return Number.NaN
@@ -56,15 +57,25 @@ export const judge = (cell: CellSpec, rounds: ReadonlyArray<Round>, tolerances: 
   const failures: Array<string> = []
   if (!(ratio >= 1 - tolerances.rpsTolerance)) {
     failures.push(
-      `${cellName(cell)}: RPS ${((1 - ratio) * 100).toFixed(1)} % below the baseline's (at most ${(tolerances.rpsTolerance * 100).toFixed(0)} %)`
+      `${cellName(cell)}: RPS ${((1 - ratio) * 100).toFixed(1)} % below the baseline's (at most ${
+        (tolerances.rpsTolerance * 100).toFixed(0)
+      } %)`
     )
   }
   if (cell.concurrency === 1 && !(difference <= tolerances.p50ToleranceMs)) {
-    failures.push(`${cellName(cell)}: p50 ${difference.toFixed(3)} ms above the baseline's (at most ${tolerances.p50ToleranceMs} ms)`)
+    failures.push(
+      `${cellName(cell)}: p50 ${
+        difference.toFixed(3)
+      } ms above the baseline's (at most ${tolerances.p50ToleranceMs} ms)`
+    )
   }
   return {
     cell: cellName(cell),
-    rps: { current: median(rounds.map((r) => r.current.rps)), baseline: median(rounds.map((r) => r.baseline.rps)), ratio },
+    rps: {
+      current: median(rounds.map((r) => r.current.rps)),
+      baseline: median(rounds.map((r) => r.baseline.rps)),
+      ratio
+    },
     p50Ms: {
       current: median(rounds.map((r) => r.current.p50Ms)),
       baseline: median(rounds.map((r) => r.baseline.p50Ms)),

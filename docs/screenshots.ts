@@ -25,7 +25,10 @@ try {
   const org = await admin("POST", "/orgs", { name: "Acme" })
   await admin("POST", "/orgs", { name: "Globex Research" })
   await admin("PATCH", `/orgs/${org.id}`, { log_content: true })
-  const ci = await admin("POST", `/orgs/${org.id}/keys`, { name: "ci-pipeline", allowed_svc_tool_ids: ["svc_current_time"] })
+  const ci = await admin("POST", `/orgs/${org.id}/keys`, {
+    name: "ci-pipeline",
+    allowed_svc_tool_ids: ["svc_current_time"]
+  })
   const alice = await admin("POST", `/orgs/${org.id}/keys`, { name: "alice-laptop" })
   const nextYear = new Date(Date.now() + 365 * 86_400_000).toISOString()
   const batch = await admin("POST", `/orgs/${org.id}/keys`, { name: "batch-jobs", expires_at: nextYear })

@@ -3,9 +3,9 @@
  * so a new user can send a request at once. Later starts find an organization and do nothing.
  */
 import { Console, Effect } from "effect"
-import { Orgs } from "./orgs/Orgs.ts"
 import { GatewayConfig } from "./Config.ts"
 import { ApiKeys } from "./keys/ApiKeys.ts"
+import { Orgs } from "./orgs/Orgs.ts"
 
 export const bootstrap = Effect.gen(function*() {
   const config = yield* GatewayConfig

@@ -12,7 +12,9 @@ export const workersWanted = (env: NodeJS.ProcessEnv): number | string => {
   const raw = env["GATEWAY_WORKERS"]
   if (raw === undefined || raw.trim() === "") return 1
   const n = Number(raw)
-  if (!Number.isInteger(n) || n < 1 || n > 256) return `GATEWAY_WORKERS must be a whole number from 1 to 256, got '${raw}'.`
+  if (!Number.isInteger(n) || n < 1 || n > 256) {
+    return `GATEWAY_WORKERS must be a whole number from 1 to 256, got '${raw}'.`
+  }
   if (n > 1 && (env["DATABASE_URL"] ?? "") === "") {
     return "GATEWAY_WORKERS above 1 needs DATABASE_URL: the embedded store can be opened by one process only."
   }

@@ -46,13 +46,15 @@ const teardown: Runtime.Teardown = (exit, onExit) =>
   Runtime.defaultTeardown(exit, (code) => onExit(terminated && code === 130 ? 0 : code))
 
 const runGateway = () =>
-  NodeRuntime.runMain({ teardown })(Layer.launch(Main).pipe(
-    // a second gateway on the same folder: say why, without a stack
-    Effect.catchTag("DataDirLockError", (error) =>
-      Console.error(error.message).pipe(Effect.andThen(Effect.sync(() => {
-        process.exitCode = 1
-      }))))
-  ))
+  NodeRuntime.runMain({ teardown })(
+    Layer.launch(Main).pipe(
+      // a second gateway on the same folder: say why, without a stack
+      Effect.catchTag("DataDirLockError", (error) =>
+        Console.error(error.message).pipe(Effect.andThen(Effect.sync(() => {
+          process.exitCode = 1
+        }))))
+    )
+  )
 
 const workers = workersWanted(process.env)
 if (typeof workers === "string") {

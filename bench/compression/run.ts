@@ -15,10 +15,10 @@ import { readdirSync, readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { compressAggressive, seenLinesOf } from "../../src/compression/Aggressive.ts"
-import { factsOf, requestCompression } from "../../src/compression/RequestCompression.ts"
-import { forgetCounts, tokensSaved } from "../../src/compression/Savings.ts"
 import { splitProtected } from "../../src/compression/Protected.ts"
+import { factsOf, requestCompression } from "../../src/compression/RequestCompression.ts"
 import { compressSafe } from "../../src/compression/Safe.ts"
+import { forgetCounts, tokensSaved } from "../../src/compression/Savings.ts"
 import type { Dialect } from "../../src/core/Dialect.ts"
 import { AnthropicMessages } from "../../src/dialects/anthropic/AnthropicDialect.ts"
 import { OpenAiChat } from "../../src/dialects/openai/OpenAiChat.ts"
@@ -92,7 +92,10 @@ const rows: Array<Row> = categories.map((category) => {
     msPerMb[level] = timeIt(() => compressSession(outputs, level)) / (bytes / 1e6)
     // what the gateway counts, as it counts it: the texts that changed, from the pieces that differ,
     // from cold (nothing remembered from an earlier turn or round)
-    const changed = outputs.flatMap((output, i) => (compressed[i] === output.text ? [] : [[output.text, compressed[i]!] as const]))
+    const changed = outputs.flatMap((
+      output,
+      i
+    ) => (compressed[i] === output.text ? [] : [[output.text, compressed[i]!] as const]))
     countMsPerMb[level] = timeIt(() => {
       forgetCounts()
       for (const [was, now] of changed) tokensSaved(countTokens, was, now)
@@ -108,7 +111,9 @@ const rows: Array<Row> = categories.map((category) => {
 const total = {
   bytes: rows.reduce((sum, row) => sum + row.bytes, 0),
   before: rows.reduce((sum, row) => sum + row.before, 0),
-  after: Object.fromEntries(LEVELS.map((level) => [level, rows.reduce((sum, row) => sum + row.after[level], 0)])) as Record<Level, number>
+  after: Object.fromEntries(
+    LEVELS.map((level) => [level, rows.reduce((sum, row) => sum + row.after[level], 0)])
+  ) as Record<Level, number>
 }
 const pct = (before: number, after: number) => before === 0 ? "0.0" : ((1 - after / before) * 100).toFixed(1)
 const weighted = (pick: (row: Row) => number) => rows.reduce((sum, row) => sum + pick(row) * row.bytes, 0) / total.bytes
@@ -122,7 +127,15 @@ const chatBody = (outputs: ReadonlyArray<Output>) => ({
   messages: [
     { role: "user", content: "Work on the project." },
     ...outputs.flatMap((output, i) => [
-      { role: "assistant", content: null, tool_calls: [{ id: toolCallId(i), type: "function", function: { name: "bash", arguments: JSON.stringify({ command: output.name }) } }] },
+      {
+        role: "assistant",
+        content: null,
+        tool_calls: [{
+          id: toolCallId(i),
+          type: "function",
+          function: { name: "bash", arguments: JSON.stringify({ command: output.name }) }
+        }]
+      },
       { role: "tool", tool_call_id: toolCallId(i), content: output.text }
     ])
   ]
@@ -133,7 +146,10 @@ const messagesBody = (outputs: ReadonlyArray<Output>) => ({
   messages: [
     { role: "user", content: "Work on the project." },
     ...outputs.flatMap((output, i) => [
-      { role: "assistant", content: [{ type: "tool_use", id: toolCallId(i), name: "bash", input: { command: output.name } }] },
+      {
+        role: "assistant",
+        content: [{ type: "tool_use", id: toolCallId(i), name: "bash", input: { command: output.name } }]
+      },
       { role: "user", content: [{ type: "tool_result", tool_use_id: toolCallId(i), content: output.text }] }
     ])
   ]
@@ -143,7 +159,12 @@ const responsesBody = (outputs: ReadonlyArray<Output>) => ({
   input: [
     { type: "message", role: "user", content: [{ type: "input_text", text: "Work on the project." }] },
     ...outputs.flatMap((output, i) => [
-      { type: "function_call", name: "bash", arguments: JSON.stringify({ command: output.name }), call_id: toolCallId(i) },
+      {
+        type: "function_call",
+        name: "bash",
+        arguments: JSON.stringify({ command: output.name }),
+        call_id: toolCallId(i)
+      },
       { type: "function_call_output", call_id: toolCallId(i), output: output.text }
     ])
   ]
@@ -167,7 +188,13 @@ for (const [name, dialect, build] of formats) {
   const saved = {} as Record<Level, number>
   for (const level of LEVELS) {
     let sum = 0
-    for (const category of categories) sum += await savedThrough(dialect, build(corpus.filter((o) => o.category === category)), level)
+    for (const category of categories) {
+      sum += await savedThrough(
+        dialect,
+        build(corpus.filter((o) => o.category === category)),
+        level
+      )
+    }
     saved[level] = sum
   }
   formatRows.push([name, saved])
@@ -200,7 +227,7 @@ for (const category of categories) {
   const { compressed, left } = await timeRequest(corpus.filter((o) => o.category === category))
   waitedMs.push(compressed + left)
 }
-const addedPer100Kb = (waitedMs.reduce((sum, ms) => sum + ms, 0) / (total.bytes / 1e5))
+const addedPer100Kb = waitedMs.reduce((sum, ms) => sum + ms, 0) / (total.bytes / 1e5)
 
 // The same for one request whose tool result is 100 KB (the corpus's outputs run together, cut at
 // 100,000 bytes): the case the budget of 2 ms is set for. Median of several requests, each from cold.
@@ -210,7 +237,9 @@ const hundredKb = (() => {
   return text.slice(0, 100_000)
 })()
 const oneRequest: Array<{ readonly compressed: number; readonly left: number }> = []
-for (let run = 0; run < 15; run++) oneRequest.push(await timeRequest([{ category: "all", name: "100kb", text: hundredKb }]))
+for (let run = 0; run < 15; run++) {
+  oneRequest.push(await timeRequest([{ category: "all", name: "100kb", text: hundredKb }]))
+}
 const medianOf = (values: ReadonlyArray<number>) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!
 const oneCompressed = medianOf(oneRequest.map((r) => r.compressed))
 const oneLeft = medianOf(oneRequest.map((r) => r.left))
@@ -235,13 +264,23 @@ for (const output of corpus) {
   } catch {
     json = undefined
   }
-  if (json !== undefined) check(JSON.stringify(JSON.parse(safe)) === JSON.stringify(json), `${output.category}/${output.name}: JSON value changed`)
+  if (json !== undefined) {
+    check(
+      JSON.stringify(JSON.parse(safe)) === JSON.stringify(json),
+      `${output.category}/${output.name}: JSON value changed`
+    )
+  }
   for (const piece of splitProtected(output.text)) {
-    if (piece.kept) check(safe.includes(piece.text.replace(/\n$/, "")), `${output.category}/${output.name}: a kept block changed`)
+    if (piece.kept) {
+      check(safe.includes(piece.text.replace(/\n$/, "")), `${output.category}/${output.name}: a kept block changed`)
+    }
   }
   const aggressive = compressAggressive(output.text, new Set()).text
   check(aggressive.length <= safe.length, `${output.category}/${output.name}: aggressive longer than safe`)
-  check(compressAggressive(aggressive, new Set()).text === aggressive, `${output.category}/${output.name}: aggressive twice changed it again`)
+  check(
+    compressAggressive(aggressive, new Set()).text === aggressive,
+    `${output.category}/${output.name}: aggressive twice changed it again`
+  )
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -252,31 +291,77 @@ const say = (line = "") => {
   lines.push(line)
   console.log(line)
 }
-say(`corpus: ${corpus.length} tool outputs in ${categories.length} categories, ${(total.bytes / 1024).toFixed(0)} KiB, ${total.before} o200k tokens`)
+say(
+  `corpus: ${corpus.length} tool outputs in ${categories.length} categories, ${
+    (total.bytes / 1024).toFixed(0)
+  } KiB, ${total.before} o200k tokens`
+)
 say()
-say("| category | KiB | tokens | share | safe | saved | aggressive | saved | safe ms/MB | aggressive ms/MB | counting ms/MB (safe / aggressive) |")
+say(
+  "| category | KiB | tokens | share | safe | saved | aggressive | saved | safe ms/MB | aggressive ms/MB | counting ms/MB (safe / aggressive) |"
+)
 say("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
 for (const row of rows) {
-  say(`| ${row.category} | ${(row.bytes / 1024).toFixed(1)} | ${row.before} | ${((row.before / total.before) * 100).toFixed(1)} % | ${row.after.safe} | ${pct(row.before, row.after.safe)} % | ${row.after.aggressive} | ${pct(row.before, row.after.aggressive)} % | ${row.msPerMb.safe.toFixed(1)} | ${row.msPerMb.aggressive.toFixed(1)} | ${row.countMsPerMb.safe.toFixed(1)} / ${row.countMsPerMb.aggressive.toFixed(1)} |`)
+  say(
+    `| ${row.category} | ${(row.bytes / 1024).toFixed(1)} | ${row.before} | ${
+      ((row.before / total.before) * 100).toFixed(1)
+    } % | ${row.after.safe} | ${pct(row.before, row.after.safe)} % | ${row.after.aggressive} | ${
+      pct(row.before, row.after.aggressive)
+    } % | ${row.msPerMb.safe.toFixed(1)} | ${row.msPerMb.aggressive.toFixed(1)} | ${
+      row.countMsPerMb.safe.toFixed(1)
+    } / ${row.countMsPerMb.aggressive.toFixed(1)} |`
+  )
 }
-say(`| **all** | ${(total.bytes / 1024).toFixed(1)} | ${total.before} | 100 % | ${total.after.safe} | **${pct(total.before, total.after.safe)} %** | ${total.after.aggressive} | **${pct(total.before, total.after.aggressive)} %** | ${weighted((r) => r.msPerMb.safe).toFixed(1)} | ${weighted((r) => r.msPerMb.aggressive).toFixed(1)} | ${weighted((r) => r.countMsPerMb.safe).toFixed(1)} / ${weighted((r) => r.countMsPerMb.aggressive).toFixed(1)} |`)
+say(
+  `| **all** | ${(total.bytes / 1024).toFixed(1)} | ${total.before} | 100 % | ${total.after.safe} | **${
+    pct(total.before, total.after.safe)
+  } %** | ${total.after.aggressive} | **${pct(total.before, total.after.aggressive)} %** | ${
+    weighted((r) => r.msPerMb.safe).toFixed(1)
+  } | ${weighted((r) => r.msPerMb.aggressive).toFixed(1)} | ${weighted((r) => r.countMsPerMb.safe).toFixed(1)} / ${
+    weighted((r) => r.countMsPerMb.aggressive).toFixed(1)
+  } |`
+)
 say()
-say("Per 100 KB of tool output (all categories, weighted by size): safe compresses in " +
-  `${(weighted((r) => r.msPerMb.safe) / 10).toFixed(2)} ms and counts what changed in ${(weighted((r) => r.countMsPerMb.safe) / 10).toFixed(2)} ms; ` +
-  `aggressive ${(weighted((r) => r.msPerMb.aggressive) / 10).toFixed(2)} ms and ${(weighted((r) => r.countMsPerMb.aggressive) / 10).toFixed(2)} ms. ` +
-  `Counting with the pieces' counts remembered from earlier requests: ${(weighted((r) => r.warmCountMsPerMb.safe) / 10).toFixed(2)} ms (safe), ` +
-  `${(weighted((r) => r.warmCountMsPerMb.aggressive) / 10).toFixed(2)} ms (aggressive); a tool result sent again on a later turn is not counted again.`)
+say(
+  "Per 100 KB of tool output (all categories, weighted by size): safe compresses in " +
+    `${(weighted((r) => r.msPerMb.safe) / 10).toFixed(2)} ms and counts what changed in ${
+      (weighted((r) => r.countMsPerMb.safe) / 10).toFixed(2)
+    } ms; ` +
+    `aggressive ${(weighted((r) => r.msPerMb.aggressive) / 10).toFixed(2)} ms and ${
+      (weighted((r) => r.countMsPerMb.aggressive) / 10).toFixed(2)
+    } ms. ` +
+    `Counting with the pieces' counts remembered from earlier requests: ${
+      (weighted((r) => r.warmCountMsPerMb.safe) / 10).toFixed(2)
+    } ms (safe), ` +
+    `${
+      (weighted((r) => r.warmCountMsPerMb.aggressive) / 10).toFixed(2)
+    } ms (aggressive); a tool result sent again on a later turn is not counted again.`
+)
 say()
-say(`Added to a request whose upstream takes ${UPSTREAM_MS} ms, at safe, counted from cold: ${addedPer100Kb.toFixed(2)} ms per 100 KB of tool output ` +
-  `(compressing before the request goes upstream, and what counting has left when the answer comes; one request per category, ` +
-  `so each request's fixed part counts against fewer KB).`)
-say(`One request with a 100 KB tool result (the corpus's outputs run together), at safe, from cold: ${oneAdded.toFixed(2)} ms added ` +
-  `(compressing ${oneCompressed.toFixed(2)} ms, counting left when the upstream answers ${oneLeft.toFixed(2)} ms; median of ${oneRequest.length}).`)
+say(
+  `Added to a request whose upstream takes ${UPSTREAM_MS} ms, at safe, counted from cold: ${
+    addedPer100Kb.toFixed(2)
+  } ms per 100 KB of tool output ` +
+    `(compressing before the request goes upstream, and what counting has left when the answer comes; one request per category, ` +
+    `so each request's fixed part counts against fewer KB).`
+)
+say(
+  `One request with a 100 KB tool result (the corpus's outputs run together), at safe, from cold: ${
+    oneAdded.toFixed(2)
+  } ms added ` +
+    `(compressing ${oneCompressed.toFixed(2)} ms, counting left when the upstream answers ${
+      oneLeft.toFixed(2)
+    } ms; median of ${oneRequest.length}).`
+)
 say()
 say("| inbound format | safe: tokens saved | aggressive: tokens saved |")
 say("| --- | ---: | ---: |")
 for (const [name, saved] of formatRows) say(`| ${name} | ${saved.safe} | ${saved.aggressive} |`)
 say()
-say(`meaning checks: ${checked} outputs, ${failures.length} failures${failures.length === 0 ? "" : `:\n${failures.join("\n")}`}`)
+say(
+  `meaning checks: ${checked} outputs, ${failures.length} failures${
+    failures.length === 0 ? "" : `:\n${failures.join("\n")}`
+  }`
+)
 writeFileSync(join(here, "results.md"), `${lines.join("\n")}\n`)
 if (failures.length > 0) process.exitCode = 1

@@ -25,7 +25,9 @@ export const isoInZone = (epochMs: number, timeZone: string): string => {
   // "GMT" alone means offset zero; otherwise "GMT+05:30"
   const offset = parts["timeZoneName"] === "GMT" ? "+00:00" : String(parts["timeZoneName"]).slice(3)
   const year = Number(parts["year"])
-  return `${pad(year, 4)}-${parts["month"]}-${parts["day"]}T${parts["hour"]}:${parts["minute"]}:${parts["second"]}${offset}`
+  return `${pad(year, 4)}-${parts["month"]}-${parts["day"]}T${parts["hour"]}:${parts["minute"]}:${
+    parts["second"]
+  }${offset}`
 }
 
 /**

@@ -48,12 +48,16 @@ export const ExpandOutput = defineTool({
     "what was cut (a page of lines at a time; use offset for the next page).",
   parameters: Schema.Struct({
     id: Schema.String.annotate({ description: "The id the marker names, such as cut_Ab12Cd34Ef56Gh78" }),
-    offset: Schema.optionalKey(Schema.Int.check(Schema.isGreaterThanOrEqualTo(0)).annotate({
-      description: "The first line to return, counting from 0 (default 0)"
-    })),
-    max_lines: Schema.optionalKey(Schema.Int.check(Schema.isBetween({ minimum: 1, maximum: MAX_LINES })).annotate({
-      description: `How many lines to return at most (default ${DEFAULT_LINES})`
-    }))
+    offset: Schema.optionalKey(
+      Schema.Int.check(Schema.isGreaterThanOrEqualTo(0)).annotate({
+        description: "The first line to return, counting from 0 (default 0)"
+      })
+    ),
+    max_lines: Schema.optionalKey(
+      Schema.Int.check(Schema.isBetween({ minimum: 1, maximum: MAX_LINES })).annotate({
+        description: `How many lines to return at most (default ${DEFAULT_LINES})`
+      })
+    )
   }),
   timeout: "5 seconds",
   run: ({ id, max_lines, offset }, context) =>
@@ -61,7 +65,8 @@ export const ExpandOutput = defineTool({
       const text = yield* context.cutOutput(id)
       if (text === undefined) {
         return yield* new ToolError({
-          message: `No cut output with id '${id}' for this API key: the id is not one a marker named, or it has expired.`
+          message:
+            `No cut output with id '${id}' for this API key: the id is not one a marker named, or it has expired.`
         })
       }
       return yield* Effect.try({

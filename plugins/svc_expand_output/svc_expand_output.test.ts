@@ -9,7 +9,11 @@ import type { ToolContext } from "../../src/tools/SvcTool.ts"
 import { ExpandOutput, MAX_PAGE_CHARS } from "./index.ts"
 
 const LINES = Array.from({ length: 1000 }, (_, i) => `line ${i + 1}`)
-const cuts: Record<string, string> = { cut_lines: LINES.join("\n"), cut_short: "a\nb", cut_wide: "x".repeat(MAX_PAGE_CHARS + 10) }
+const cuts: Record<string, string> = {
+  cut_lines: LINES.join("\n"),
+  cut_short: "a\nb",
+  cut_wide: "x".repeat(MAX_PAGE_CHARS + 10)
+}
 const context: ToolContext = { ...testContext, cutOutput: (id) => Effect.succeed(cuts[id]) }
 const expand = (args: unknown) => runTool(ExpandOutput, args, context)
 
@@ -22,7 +26,10 @@ describe("svc_expand_output", () => {
   it.effect("a long cut a page at a time, each page saying where the next starts", () =>
     Effect.gen(function*() {
       const first = String(yield* expand({ id: "cut_lines" }))
-      assert.strictEqual(first, `${LINES.slice(0, 400).join("\n")}\n[svc: lines 1-400 of 1000; call again with offset 400 for the rest]`)
+      assert.strictEqual(
+        first,
+        `${LINES.slice(0, 400).join("\n")}\n[svc: lines 1-400 of 1000; call again with offset 400 for the rest]`
+      )
       const last = String(yield* expand({ id: "cut_lines", offset: 900, max_lines: 2000 }))
       assert.strictEqual(last, `${LINES.slice(900).join("\n")}\n[svc: lines 901-1000 of 1000]`)
     }))

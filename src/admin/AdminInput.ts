@@ -21,10 +21,17 @@ export const parseExpiry = (value: string | null | undefined): Effect.Effect<Dat
   if (value === null || value === undefined) return Effect.succeed(null)
   const date = new Date(value)
   if (!/^\d{4}-\d{2}-\d{2}T/.test(value) || Number.isNaN(date.getTime())) {
-    return Effect.fail(RequestError.invalidField("expires_at", "Invalid value for 'expires_at': expected an ISO 8601 date-time such as 2030-01-31T00:00:00Z."))
+    return Effect.fail(
+      RequestError.invalidField(
+        "expires_at",
+        "Invalid value for 'expires_at': expected an ISO 8601 date-time such as 2030-01-31T00:00:00Z."
+      )
+    )
   }
   if (date.getTime() <= Date.now()) {
-    return Effect.fail(RequestError.invalidField("expires_at", "Invalid value for 'expires_at': the time is in the past."))
+    return Effect.fail(
+      RequestError.invalidField("expires_at", "Invalid value for 'expires_at': the time is in the past.")
+    )
   }
   return Effect.succeed(date)
 }
@@ -43,7 +50,9 @@ export const checkAllowedTools = (
     if (unknown.length > 0) {
       return yield* RequestError.invalidField(
         "allowed_svc_tool_ids",
-        `Invalid value for 'allowed_svc_tool_ids': ${unknown.map((id) => `'${id}'`).join(", ")} is not an installed shared tool (GET /admin/v1/svc-tools lists them).`
+        `Invalid value for 'allowed_svc_tool_ids': ${
+          unknown.map((id) => `'${id}'`).join(", ")
+        } is not an installed shared tool (GET /admin/v1/svc-tools lists them).`
       )
     }
     return [...new Set(ids)]
@@ -74,14 +83,17 @@ const OrgUpdate = Schema.Struct({
 
 /** An org update as the admin API and the CLI read it; nothing to change is a 400 too. */
 export const parseOrgUpdate = (body: unknown): Effect.Effect<OrgChanges, RequestError> =>
-  Effect.flatMap(decodeInput(OrgUpdate)(body), (input) =>
-    input.log_content === undefined && input.compression === undefined && input.limits === undefined
-      ? Effect.fail(RequestError.invalidField(
-        "body",
-        "Nothing to change: send 'log_content' (true or false), 'compression' (off, shadow, safe, aggressive, or null for the gateway's level), 'limits' ({rpm, tpm, tokens_per_day, tokens_per_month}), or several."
-      ))
-      : Effect.succeed({
-        ...(input.limits === undefined ? {} : { limits: input.limits }),
-        ...(input.log_content === undefined ? {} : { logContent: input.log_content }),
-        ...(input.compression === undefined ? {} : { compression: input.compression })
-      }))
+  Effect.flatMap(
+    decodeInput(OrgUpdate)(body),
+    (input) =>
+      input.log_content === undefined && input.compression === undefined && input.limits === undefined
+        ? Effect.fail(RequestError.invalidField(
+          "body",
+          "Nothing to change: send 'log_content' (true or false), 'compression' (off, shadow, safe, aggressive, or null for the gateway's level), 'limits' ({rpm, tpm, tokens_per_day, tokens_per_month}), or several."
+        ))
+        : Effect.succeed({
+          ...(input.limits === undefined ? {} : { limits: input.limits }),
+          ...(input.log_content === undefined ? {} : { logContent: input.log_content }),
+          ...(input.compression === undefined ? {} : { compression: input.compression })
+        })
+  )

@@ -9,7 +9,9 @@ export class InvalidKey extends Schema.TaggedError<InvalidKey>()("InvalidKey", {
 /** A known key's owner: the request log files a refusal of that key under its org. */
 const Owner = { keyId: Schema.optionalKey(Schema.String), orgId: Schema.optionalKey(Schema.String) }
 
-export class ExpiredKey extends Schema.TaggedError<ExpiredKey>()("ExpiredKey", { expiredAt: Schema.String, ...Owner }) {}
+export class ExpiredKey
+  extends Schema.TaggedError<ExpiredKey>()("ExpiredKey", { expiredAt: Schema.String, ...Owner })
+{}
 export class RevokedKey extends Schema.TaggedError<RevokedKey>()("RevokedKey", Owner) {}
 export class InvalidAdminToken extends Schema.TaggedError<InvalidAdminToken>()("InvalidAdminToken", {}) {}
 

@@ -10,7 +10,11 @@ const IMPORT = /^import (?:\* as ([\w$]+)|\{([^}]*)\}|([\w$]+)) from "(node:[\w/
 
 /** `{ a, b as c }` as a destructuring pattern: `{ a, b: c }`. */
 const pattern = (names: string): string =>
-  `{ ${names.split(",").map((name) => name.trim()).filter((name) => name !== "").map((name) => name.replace(/\s+as\s+/, ": ")).join(", ")} }`
+  `{ ${
+    names.split(",").map((name) => name.trim()).filter((name) => name !== "").map((name) =>
+      name.replace(/\s+as\s+/, ": ")
+    ).join(", ")
+  } }`
 
 export const requireBuiltins = (code: string): string => {
   let rewritten = false

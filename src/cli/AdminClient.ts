@@ -7,23 +7,23 @@
  * knows which one it talks to.
  */
 import { type Config, Console, Context, Effect, Layer, Option, Schema } from "effect"
+import type { SqlError } from "effect/sql"
 import { existsSync } from "node:fs"
 import { resolve } from "node:path"
-import type { SqlError } from "effect/sql"
-import type { AdminError } from "../kernel/AdminError.ts"
-import { Orgs } from "../orgs/Orgs.ts"
-import { GatewayConfig } from "../Config.ts"
-import { decodeInput } from "../kernel/DecodeInput.ts"
-import { describeError } from "../http/ErrorResponse.ts"
 import { checkAllowedTools, LimitsInput, Name, parseExpiry, parseOrgUpdate } from "../admin/AdminInput.ts"
+import { GatewayConfig } from "../Config.ts"
+import { describeError } from "../http/ErrorResponse.ts"
+import type { AdminError } from "../kernel/AdminError.ts"
+import { decodeInput } from "../kernel/DecodeInput.ts"
 import type { RequestError } from "../kernel/RequestError.ts"
 import { ApiKeys } from "../keys/ApiKeys.ts"
 import { RequestQueries } from "../logs/RequestQueries.ts"
 import { parseAnalyticsParams, parseListParams } from "../logs/RequestQueryParams.ts"
-import { Policy } from "../tools/Policy.ts"
-import { ToolRegistry } from "../tools/ToolRegistry.ts"
+import { Orgs } from "../orgs/Orgs.ts"
 import { DatabaseLive } from "../store/Database.ts"
 import { type DataDirLockError, DataDirLockLive, lockedDataDir } from "../store/DataDirLock.ts"
+import { Policy } from "../tools/Policy.ts"
+import { ToolRegistry } from "../tools/ToolRegistry.ts"
 import { AdminClientError } from "./AdminClientError.ts"
 import type { AdminClientShape, KeyInput, KeyUpdate, OrgUpdateBody, SvcToolInfo } from "./AdminClientShape.ts"
 import { type HttpOptions, makeHttpAdmin } from "./AdminHttp.ts"
@@ -155,7 +155,8 @@ export class AdminClient extends Context.Service<AdminClient, AdminClientShape>(
         updateKey,
         listTools: Effect.succeed(catalogue),
         orgTools: (orgId) => policy.orgTools(orgId).pipe(Effect.mapError(fromStore)),
-        setOrgTool: (orgId, toolId, change) => policy.setOrgTool(orgId, toolId, change).pipe(Effect.mapError(fromStore)),
+        setOrgTool: (orgId, toolId, change) =>
+          policy.setOrgTool(orgId, toolId, change).pipe(Effect.mapError(fromStore)),
         updateOrg,
         listRequests,
         getRequest,
@@ -188,10 +189,14 @@ export class AdminClient extends Context.Service<AdminClient, AdminClientShape>(
               ? AdminClientError.storeLocked(lockedMessage(error, error.reason.pid, config.port))
               : AdminClientError.unavailable(error.message)
           )),
-        Layer.catchTag(["SqlError", "MigrationError"], (error) =>
-          failWith(AdminClientError.unavailable(`Could not open the store: ${error.message}`))),
-        Layer.catchTag("ToolRegistryError", (error) =>
-          failWith(AdminClientError.unavailable(`Could not load the shared tools: ${error.message}`)))
+        Layer.catchTag(
+          ["SqlError", "MigrationError"],
+          (error) => failWith(AdminClientError.unavailable(`Could not open the store: ${error.message}`))
+        ),
+        Layer.catchTag(
+          "ToolRegistryError",
+          (error) => failWith(AdminClientError.unavailable(`Could not load the shared tools: ${error.message}`))
+        )
       )
     })
   )
@@ -210,4 +215,3 @@ export class AdminClient extends Context.Service<AdminClient, AdminClientShape>(
   /** Through a running gateway's admin API (`<url>/admin/v1/...`) with the admin token. */
   static readonly layerHttp = (options: HttpOptions) => Layer.effect(AdminClient, makeHttpAdmin(options))
 }
-

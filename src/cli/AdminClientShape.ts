@@ -3,11 +3,11 @@
  * (`AdminHttp.ts`) or the store opened in process (`AdminClient.ts`). Both implement this shape.
  */
 import type { Effect } from "effect"
-import type { Org } from "../orgs/Orgs.ts"
-import type { LimitsChange } from "../kernel/Limits.ts"
 import type { CompressionLevel } from "../kernel/CompressionLevel.ts"
+import type { LimitsChange } from "../kernel/Limits.ts"
 import type { ApiKeyInfo, CreatedApiKey } from "../keys/ApiKeys.ts"
 import type { Analytics, RequestLogEntry, RequestPage } from "../logs/RequestQueries.ts"
+import type { Org } from "../orgs/Orgs.ts"
 import type { OrgToolChange, OrgToolSetting } from "../tools/Policy.ts"
 import type { AdminClientError } from "./AdminClientError.ts"
 import type { RequestFilterInput, RequestListInput } from "./LogQuery.ts"

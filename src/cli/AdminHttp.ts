@@ -64,7 +64,8 @@ const OrgToolWire = Schema.Struct({
   hydrate_key_ids: Schema.Array(Schema.String)
 })
 
-const ListOf = <S extends Schema.Top>(item: S) => Schema.Struct({ object: Schema.Literal("list"), data: Schema.Array(item) })
+const ListOf = <S extends Schema.Top>(item: S) =>
+  Schema.Struct({ object: Schema.Literal("list"), data: Schema.Array(item) })
 
 /** One request-log row as `GET /admin/v1/orgs/{org_id}/requests[/{request_id}]` shows it. */
 export const RequestWire = Schema.Struct({
@@ -201,14 +202,18 @@ export const makeHttpAdmin = (options: HttpOptions) =>
         if (body !== undefined) request = HttpClientRequest.bodyJsonUnsafe(request, body)
         const response = yield* client.execute(request).pipe(
           Effect.catchTag("HttpClientError", (error) =>
-            Effect.fail(AdminClientError.unavailable(`Could not reach the gateway at ${base}: ${transportDetail(error)}.`)))
+            Effect.fail(
+              AdminClientError.unavailable(`Could not reach the gateway at ${base}: ${transportDetail(error)}.`)
+            ))
         )
         const json = yield* readJson(response)
         if (response.status < 200 || response.status >= 300) {
           if (!isError(json)) return yield* unexpected(response.status)
           return yield* fromStatus(response.status, json.error.message, base)
         }
-        if (!Schema.is(schema)(json)) return yield* unexpected(response.status)
+        if (!Schema.is(schema)(json)) {
+          return yield* unexpected(response.status)
+        }
         return json
       }).pipe(
         // the whole call, body included: a gateway that accepts and then stalls must not hang the CLI
@@ -237,7 +242,8 @@ export const makeHttpAdmin = (options: HttpOptions) =>
           Effect.map((list) => list.data),
           Effect.withSpan("AdminClient.listKeys")
         ),
-      revokeKey: (keyId) => call(KeyInfoWire, "DELETE", `/keys/${id(keyId)}`).pipe(Effect.withSpan("AdminClient.revokeKey")),
+      revokeKey: (keyId) =>
+        call(KeyInfoWire, "DELETE", `/keys/${id(keyId)}`).pipe(Effect.withSpan("AdminClient.revokeKey")),
       updateKey: (keyId: string, update: KeyUpdate) =>
         call(KeyInfoWire, "PATCH", `/keys/${id(keyId)}`, {
           ...(update.name === undefined ? {} : { name: update.name }),

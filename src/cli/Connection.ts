@@ -67,7 +67,9 @@ const httpClient = (baseUrl: string, token: Option.Option<Redacted.Redacted<stri
   }
   if (Option.isNone(token)) {
     return Effect.fail(
-      AdminClientError.invalidInput("--url needs the admin token: pass --admin-token <token> or set GATEWAY_ADMIN_TOKEN.")
+      AdminClientError.invalidInput(
+        "--url needs the admin token: pass --admin-token <token> or set GATEWAY_ADMIN_TOKEN."
+      )
     )
   }
   return Effect.succeed(

@@ -7,7 +7,10 @@ import { Option } from "effect"
 import { Flag } from "effect/cli"
 import type { LimitsChange } from "../kernel/Limits.ts"
 
-export const org = Flag.String("org").pipe(Flag.withDescription("The organization's id (org_...)"), Flag.withMetavar("org_id"))
+export const org = Flag.String("org").pipe(
+  Flag.withDescription("The organization's id (org_...)"),
+  Flag.withMetavar("org_id")
+)
 
 /** `a,b` → `["a", "b"]` (spaces around ids ignored); none when no id is given at all. */
 export const splitIds = (value: string): Option.Option<ReadonlyArray<string>> => {
@@ -63,7 +66,9 @@ export const hydrateKeys = Flag.String("hydrate-keys").pipe(
 /** A limit's value: a whole number above 0, or `none` (no limit of that kind). */
 export const parseLimit = (value: string): Option.Option<number | null> => {
   if (value === "none") return Option.some(null)
-  return /^[1-9]\d{0,15}$/.test(value) && Number.isSafeInteger(Number(value)) ? Option.some(Number(value)) : Option.none()
+  return /^[1-9]\d{0,15}$/.test(value) && Number.isSafeInteger(Number(value))
+    ? Option.some(Number(value))
+    : Option.none()
 }
 
 const limitFlag = (name: string, what: string) =>

@@ -3,8 +3,8 @@ import { Console, Effect, Option } from "effect"
 import { Argument, Command, Flag } from "effect/cli"
 import type { ApiKeyInfo, CreatedApiKey } from "../keys/ApiKeys.ts"
 import { AdminClient } from "./AdminClient.ts"
-import type { KeyUpdate } from "./AdminClientShape.ts"
 import { AdminClientError } from "./AdminClientError.ts"
+import type { KeyUpdate } from "./AdminClientShape.ts"
 import { AdminClientFromFlags, json, withAdminClient } from "./Connection.ts"
 import { allowedTools, expiresAt, limitFlags, limitsChange, org } from "./Flags.ts"
 import { formatLimits } from "./OrgsCommand.ts"
@@ -15,7 +15,8 @@ export const SHOWN_ONCE =
   "cannot be recovered, only revoked and replaced."
 
 /** A key's `allowed_svc_tool_ids` in words: `all` (null: every activated tool), `none`, or the ids. */
-export const allowedToolsText = (ids: ReadonlyArray<string> | null): string => ids === null ? "all" : idList(ids, "none")
+export const allowedToolsText = (ids: ReadonlyArray<string> | null): string =>
+  ids === null ? "all" : idList(ids, "none")
 
 export const formatCreatedKey = (key: CreatedApiKey): string =>
   [
@@ -106,7 +107,11 @@ const list = Command.make(
     const keys = yield* (yield* AdminClient).listKeys(input.org)
     yield* input.json ? printJson(listBody(keys)) : Console.log(formatKeys(input.org, keys))
   })
-).pipe(Command.withDescription("List an organization's API keys (never their secrets)"), Command.withAlias("ls"), withAdminClient)
+).pipe(
+  Command.withDescription("List an organization's API keys (never their secrets)"),
+  Command.withAlias("ls"),
+  withAdminClient
+)
 
 const update = Command.make(
   "update",
@@ -134,7 +139,9 @@ const update = Command.make(
     yield* input.json ? printJson(key) : Console.log(formatUpdated(key))
   })
 ).pipe(
-  Command.withDescription("Change an API key's name, expiry, allowed shared tools, rate limits or token budgets; the rest stays as it is"),
+  Command.withDescription(
+    "Change an API key's name, expiry, allowed shared tools, rate limits or token budgets; the rest stays as it is"
+  ),
   Command.withExamples([
     { command: "svc-gateway keys update key_123 --allowed-tools svc_current_time,svc_generate_uuid" },
     { command: "svc-gateway keys update key_123 --allowed-tools all --expires-at never" },

@@ -12,16 +12,30 @@ const optionalString = (name: string, metavar: string, description: string) =>
 
 export const filterFlags = {
   tags: Flag.String("tag").pipe(
-    Flag.withDescription("Only requests with this tag; repeat it for several (any of them, or all with --tag-mode all)"),
+    Flag.withDescription(
+      "Only requests with this tag; repeat it for several (any of them, or all with --tag-mode all)"
+    ),
     Flag.withMetavar("tag"),
     Flag.atLeast(1),
     Flag.optional
   ),
   tagMode: optionalString("tag-mode", "any|all", "With several --tag, match any of them (the default) or all"),
-  model: optionalString("model", "model", "Only requests for this model, requested (openai/gpt-4o) or reported (gpt-4o)"),
+  model: optionalString(
+    "model",
+    "model",
+    "Only requests for this model, requested (openai/gpt-4o) or reported (gpt-4o)"
+  ),
   key: optionalString("key", "key_id", "Only requests made with this API key"),
-  session: optionalString("session", "session_id", "Only requests of this client session (Claude Code's X-Claude-Code-Session-Id)"),
-  status: optionalString("status", "404|4xx|5xx|error", "Only requests answered with this status, class, or any error (>= 400)"),
+  session: optionalString(
+    "session",
+    "session_id",
+    "Only requests of this client session (Claude Code's X-Claude-Code-Session-Id)"
+  ),
+  status: optionalString(
+    "status",
+    "404|4xx|5xx|error",
+    "Only requests answered with this status, class, or any error (>= 400)"
+  ),
   from: optionalString(
     "from",
     "date_time",

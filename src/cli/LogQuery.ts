@@ -32,7 +32,9 @@ export interface RequestListInput extends RequestFilterInput {
   readonly cursor?: string
 }
 
-const present = (entries: ReadonlyArray<readonly [string, string | ReadonlyArray<string> | undefined]>): QueryParams => {
+const present = (
+  entries: ReadonlyArray<readonly [string, string | ReadonlyArray<string> | undefined]>
+): QueryParams => {
   const params: Record<string, string | ReadonlyArray<string>> = {}
   for (const [name, value] of entries) if (value !== undefined) params[name] = value
   return params
@@ -41,7 +43,14 @@ const present = (entries: ReadonlyArray<readonly [string, string | ReadonlyArray
 /** The filter's query parameters; one `tag` is a string, several an array (as the router parses them). */
 const filterEntries = (input: RequestFilterInput) =>
   [
-    ["tag", input.tags === undefined || input.tags.length === 0 ? undefined : input.tags.length === 1 ? input.tags[0] : input.tags],
+    [
+      "tag",
+      input.tags === undefined || input.tags.length === 0
+        ? undefined
+        : input.tags.length === 1
+        ? input.tags[0]
+        : input.tags
+    ],
     ["tag_mode", input.tagMode],
     ["model", input.model],
     ["key_id", input.keyId],

@@ -1,18 +1,21 @@
 /** `svc-gateway orgs ...`: create and list organizations, and change their settings. */
 import { Console, Effect, Option } from "effect"
 import { Command, Flag } from "effect/cli"
-import type { Org } from "../orgs/Orgs.ts"
-import type { Limits } from "../kernel/Limits.ts"
 import { COMPRESSION_LEVELS } from "../kernel/CompressionLevel.ts"
+import type { Limits } from "../kernel/Limits.ts"
+import type { Org } from "../orgs/Orgs.ts"
 import { AdminClient } from "./AdminClient.ts"
-import type { OrgUpdateBody } from "./AdminClientShape.ts"
 import { AdminClientError } from "./AdminClientError.ts"
+import type { OrgUpdateBody } from "./AdminClientShape.ts"
 import { AdminClientFromFlags, json, withAdminClient } from "./Connection.ts"
 import { limitFlags, limitsChange, org, trueOrFalse } from "./Flags.ts"
 import { fields, listBody, printJson, table, time, yesNo } from "./Output.ts"
 
 export const formatOrg = (org: Org): string =>
-  [`Created organization '${org.name}'.`, fields([["id", org.id], ["name", org.name], ["created", time(org.created_at)]])]
+  [
+    `Created organization '${org.name}'.`,
+    fields([["id", org.id], ["name", org.name], ["created", time(org.created_at)]])
+  ]
     .join("\n")
 
 export const formatOrgs = (orgs: ReadonlyArray<Org>): string =>
@@ -81,7 +84,9 @@ const update = Command.make(
   {
     org,
     logContent: trueOrFalse("log-content").pipe(
-      Flag.withDescription("Whether the request log keeps the prompt and completion text of the organization's requests"),
+      Flag.withDescription(
+        "Whether the request log keeps the prompt and completion text of the organization's requests"
+      ),
       Flag.optional
     ),
     compression: Flag.ChoiceWithValue("compression", [

@@ -14,7 +14,9 @@ export const time = (iso: string | null, none = "-"): string => iso === null ? n
 
 /** Left-aligned columns separated by two spaces; the last column is not padded. */
 export const table = (headers: ReadonlyArray<string>, rows: ReadonlyArray<ReadonlyArray<string>>): string => {
-  const widths = headers.map((header, column) => Math.max(header.length, ...rows.map((row) => (row[column] ?? "").length)))
+  const widths = headers.map((header, column) =>
+    Math.max(header.length, ...rows.map((row) => (row[column] ?? "").length))
+  )
   const line = (cells: ReadonlyArray<string>) =>
     cells.map((cell, column) => column === cells.length - 1 ? cell : cell.padEnd(widths[column] ?? 0)).join("  ")
   return [line(headers), ...rows.map(line)].join("\n")

@@ -44,10 +44,14 @@ const optional = (value: string | null, suffix = ""): string => value === null ?
 export const compressionLine = (entry: RequestLogEntry): string => {
   if (entry.compression_level === null) return "-"
   if (entry.compression_level === "shadow") {
-    return `shadow: safe would have saved ${entry.shadow_tokens_saved_safe ?? 0} tokens, aggressive ${entry.shadow_tokens_saved_aggressive ?? 0}`
+    return `shadow: safe would have saved ${entry.shadow_tokens_saved_safe ?? 0} tokens, aggressive ${
+      entry.shadow_tokens_saved_aggressive ?? 0
+    }`
   }
   if (entry.prompt_tokens_saved === null) return entry.compression_level
-  return `${entry.compression_level}, ${entry.prompt_tokens_saved} tokens saved (net ${entry.prompt_tokens_saved_net ?? 0})`
+  return `${entry.compression_level}, ${entry.prompt_tokens_saved} tokens saved (net ${
+    entry.prompt_tokens_saved_net ?? 0
+  })`
 }
 
 export const NOT_STORED = (orgId: string) =>

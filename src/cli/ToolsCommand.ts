@@ -72,7 +72,9 @@ const set = Command.make(
       Flag.withDescription("Whether the organization's keys may use the tool at all")
     ),
     hydrateOrg: trueOrFalse("hydrate-org").pipe(
-      Flag.withDescription("Inject the tool for every key of the organization without them listing it; left out, it stays"),
+      Flag.withDescription(
+        "Inject the tool for every key of the organization without them listing it; left out, it stays"
+      ),
       Flag.optional
     ),
     hydrateKeys,
@@ -87,10 +89,15 @@ const set = Command.make(
     yield* input.json ? printJson(setting) : Console.log(formatOrgTool(input.org, setting))
   })
 ).pipe(
-  Command.withDescription("Activate or deactivate a shared tool for an organization, and choose whom it is hydrated for"),
+  Command.withDescription(
+    "Activate or deactivate a shared tool for an organization, and choose whom it is hydrated for"
+  ),
   Command.withExamples([
     { command: "svc-gateway tools set --org org_123 --tool svc_current_time --activated true --hydrate-org true" },
-    { command: "svc-gateway tools set --org org_123 --tool svc_generate_uuid --activated true --hydrate-keys key_a,key_b" },
+    {
+      command:
+        "svc-gateway tools set --org org_123 --tool svc_generate_uuid --activated true --hydrate-keys key_a,key_b"
+    },
     { command: "svc-gateway tools set --org org_123 --tool svc_generate_uuid --activated false --hydrate-keys none" }
   ]),
   withAdminClient

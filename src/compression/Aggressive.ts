@@ -73,7 +73,7 @@ const foldSimilar = (lines: ReadonlyArray<string>, c: Cutter): Array<string> => 
     const key = shape(line)
     let j = i + 1
     // blank lines and markers are never part of a run
-    if (line.trim() !== "" && !MARKER.test(line)) while (j < lines.length && shape(lines[j]!) === key) j++
+    if (line.trim() !== "" && !MARKER.test(line)) { while (j < lines.length && shape(lines[j]!) === key) j++ }
     if (j - i >= MIN_SIMILAR_RUN) {
       const middle = lines.slice(i + 1, j - 1)
       out.push(line, c.cut(`${middle.length} similar lines (they differ only in numbers)`, middle), lines[j - 1]!)
@@ -108,7 +108,11 @@ const keepEnds = (lines: ReadonlyArray<string>, c: Cutter): Array<string> => {
   if (kept.length > LONG_LINES) {
     const middle = kept.slice(KEPT_LINES, kept.length - KEPT_LINES)
     const bytes = Buffer.byteLength(middle.join("\n"))
-    kept = [...kept.slice(0, KEPT_LINES), c.cut(`${middle.length} lines (${bytes} bytes)`, middle), ...kept.slice(-KEPT_LINES)]
+    kept = [
+      ...kept.slice(0, KEPT_LINES),
+      c.cut(`${middle.length} lines (${bytes} bytes)`, middle),
+      ...kept.slice(-KEPT_LINES)
+    ]
   }
   const text = kept.join("\n")
   if (text.length <= LONG_BYTES) return kept

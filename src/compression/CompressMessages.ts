@@ -106,7 +106,7 @@ const ARGUMENTS = orAsItWas(compressArguments)
  * `aggressive` it keeps the lines of the tool results as they went upstream (what the model saw),
  * which later results may cut; what `svc_expand_output` returned is never cut again.
  */
-export const compressorOf = (level: WireLevel): ((message: ChatMessage) => Compressed) => {
+export const compressorOf = (level: WireLevel): (message: ChatMessage) => Compressed => {
   const memo = new WeakMap<ChatMessage, Compressed>()
   const seen = new Set<string>()
   const expandCalls = new Set<string>()
@@ -118,11 +118,15 @@ export const compressorOf = (level: WireLevel): ((message: ChatMessage) => Compr
     if (level === "safe" || message.role !== "tool" || expanded) done = compressMessage(message, SAFE, [])
     else {
       const cuts: Array<Cut> = []
-      done = compressMessage(message, orAsItWas((text) => {
-        const result = compressAggressive(text, seen)
-        cuts.push(...result.cuts)
-        return result.text
-      }), cuts)
+      done = compressMessage(
+        message,
+        orAsItWas((text) => {
+          const result = compressAggressive(text, seen)
+          cuts.push(...result.cuts)
+          return result.text
+        }),
+        cuts
+      )
       for (const text of toolTexts(done.message)) for (const line of seenLinesOf(text)) seen.add(line)
     }
     memo.set(message, done)

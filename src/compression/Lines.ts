@@ -25,7 +25,10 @@ const stripTrailing = (line: string): string => {
  * unless the lines are a piece between kept blocks (`inner`): there one stays, so the text reads the
  * same however it is cut into pieces (and a second pass changes nothing).
  */
-export const tidyLines = (lines: ReadonlyArray<string>, inner: { readonly start: boolean; readonly end: boolean } = { start: false, end: false }): Array<string> => {
+export const tidyLines = (
+  lines: ReadonlyArray<string>,
+  inner: { readonly start: boolean; readonly end: boolean } = { start: false, end: false }
+): Array<string> => {
   const out: Array<string> = []
   let i = 0
   const n = lines.length
@@ -55,6 +58,6 @@ export const tidyLines = (lines: ReadonlyArray<string>, inner: { readonly start:
     }
     i = j
   }
-  if (!inner.end) while (out.length > 0 && out[out.length - 1] === "") out.pop()
+  if (!inner.end) { while (out.length > 0 && out[out.length - 1] === "") out.pop() }
   return out
 }

@@ -39,7 +39,13 @@ const sizeOf = (message: ChatMessage): number => {
   let size = 16
   const content = message.content
   if (typeof content === "string") size += content.length
-  else if (Array.isArray(content)) for (const part of content) size += typeof part["text"] === "string" ? part["text"].length : 64
+  else if (Array.isArray(content)) {
+    for (const part of content) {
+      size += typeof part["text"] === "string"
+        ? part["text"].length
+        : 64
+    }
+  }
   for (const call of message.tool_calls ?? []) size += call.function.arguments.length + call.function.name.length
   return size
 }
@@ -195,7 +201,10 @@ export const uncountedFacts = (report: CompressionReport): CompressionFacts => {
   const key = report.shadow === undefined ? report.level : `${report.level}+shadow`
   let known = uncounted.get(key)
   if (known === undefined) {
-    known = facts(report.level, [], report.shadow === undefined ? undefined : [[], []], { promptTokens: 0, cachedTokens: 0 })
+    known = facts(report.level, [], report.shadow === undefined ? undefined : [[], []], {
+      promptTokens: 0,
+      cachedTokens: 0
+    })
     uncounted.set(key, known)
   }
   return known

@@ -57,8 +57,9 @@ class Screen {
     this.reach()
     const line = this.lines[this.row]!
     if (mode === 0) this.lines[this.row] = line.slice(0, this.col)
-    else if (mode === 1) this.lines[this.row] = " ".repeat(Math.min(line.length, this.col + 1)) + line.slice(this.col + 1)
-    else this.lines[this.row] = ""
+    else if (mode === 1) {
+      this.lines[this.row] = " ".repeat(Math.min(line.length, this.col + 1)) + line.slice(this.col + 1)
+    } else this.lines[this.row] = ""
   }
 
   /** Erase from the cursor to the end of the screen. */

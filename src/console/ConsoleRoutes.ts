@@ -88,7 +88,11 @@ export const ConsoleRoutes = Layer.unwrap(Effect.gen(function*() {
   const handle = (request: HttpServerRequest.HttpServerRequest) => {
     if (index === undefined) {
       return Effect.succeed(
-        HttpServerResponse.text(NOT_BUILT, { status: 503, contentType: "text/html; charset=utf-8", headers: SECURITY_HEADERS })
+        HttpServerResponse.text(NOT_BUILT, {
+          status: 503,
+          contentType: "text/html; charset=utf-8",
+          headers: SECURITY_HEADERS
+        })
       )
     }
     const path = request.url.split("?")[0]!.split("#")[0]!

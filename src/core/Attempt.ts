@@ -43,15 +43,15 @@ export const completeAttempt = (provider: Provider, call: ProviderCall): Effect.
   )
 
 /** A streamed answer from `provider`, to open in a scope. */
-export const openAttempt = (provider: Provider, call: ProviderCall): OpenPull<CompletionChunk, ProviderError> =>
-(scope) =>
-  Effect.withFiber((fiber) =>
-    isTracing(fiber)
-      ? spanPull(
-        (scope) => provider.open(call, scope),
-        "Provider.stream",
-        { attributes: attributes(provider, call) },
-        genAiChunks(genAiOf(provider, call))
-      )(scope)
-      : provider.open(call, scope)
-  )
+export const openAttempt =
+  (provider: Provider, call: ProviderCall): OpenPull<CompletionChunk, ProviderError> => (scope) =>
+    Effect.withFiber((fiber) =>
+      isTracing(fiber)
+        ? spanPull(
+          (scope) => provider.open(call, scope),
+          "Provider.stream",
+          { attributes: attributes(provider, call) },
+          genAiChunks(genAiOf(provider, call))
+        )(scope)
+        : provider.open(call, scope)
+    )

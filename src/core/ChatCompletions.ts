@@ -7,32 +7,32 @@
  */
 import { Context, Duration, Effect, Layer, Scope } from "effect"
 import type { SqlError } from "effect/sql"
+import { EXPAND_TOOL_ID } from "../compression/Aggressive.ts"
+import { requestCompression } from "../compression/RequestCompression.ts"
 import { GatewayConfig } from "../Config.ts"
 import type { Caller } from "../kernel/Caller.ts"
 import type { ChatCall, ToolChoice } from "../kernel/ChatCall.ts"
 import type { ChatMessage } from "../kernel/ChatWire.ts"
-import type { CompressionLevel } from "../kernel/CompressionLevel.ts"
-import { EXPAND_TOOL_ID } from "../compression/Aggressive.ts"
-import { requestCompression } from "../compression/RequestCompression.ts"
-import { CutOutputs } from "../tools/CutOutputs.ts"
-import { ToolError } from "../tools/SvcTool.ts"
-import { ToolRegistry } from "../tools/ToolRegistry.ts"
-import { pullFirst } from "../kernel/ChunkPull.ts"
 import type { CompletionChunk } from "../kernel/ChatWire.ts"
+import { pullFirst } from "../kernel/ChunkPull.ts"
+import type { CompressionLevel } from "../kernel/CompressionLevel.ts"
 import { RequestError } from "../kernel/RequestError.ts"
 import { Metrics } from "../observability/Metrics.ts"
 import { type ProviderCall, takesNative } from "../providers/Provider.ts"
 import type { ProviderError } from "../providers/ProviderError.ts"
 import { Providers, type Target } from "../providers/Providers.ts"
+import { CutOutputs } from "../tools/CutOutputs.ts"
 import { PendingCalls } from "../tools/PendingCalls.ts"
 import { Policy } from "../tools/Policy.ts"
+import { ToolError } from "../tools/SvcTool.ts"
 import type { SvcTool } from "../tools/SvcTool.ts"
+import { ToolRegistry } from "../tools/ToolRegistry.ts"
 import { hotSpan } from "../Tracing.ts"
-import { TargetBreaker } from "./TargetBreaker.ts"
 import { completeAttempt, openAttempt } from "./Attempt.ts"
 import { type FailoverOptions, withFailover } from "./Failover.ts"
 import type { Answer, StreamAnswer } from "./Outcome.ts"
 import { pullWithTools } from "./StreamToolLoop.ts"
+import { TargetBreaker } from "./TargetBreaker.ts"
 import { completeWithTools, type LoopSettings } from "./ToolLoop.ts"
 import type { ToolLoopError } from "./ToolLoopError.ts"
 import { isSharedCall, restorePending, upstreamTools } from "./ToolTurns.ts"
@@ -78,7 +78,9 @@ export const toProviderCall = (
       ? { ...call.passthrough, stream_options: call.streamOptions }
       : call.passthrough,
     requestId,
-    ...(native && call.native !== undefined ? { native: { request: call.native, clientTurns: call.messages.length } } : {})
+    ...(native && call.native !== undefined
+      ? { native: { request: call.native, clientTurns: call.messages.length } }
+      : {})
   }
 }
 
@@ -113,7 +115,9 @@ export const showsOutput = (chunk: CompletionChunk): boolean => {
     for (const key in delta) {
       if (key === "role") continue
       const value = delta[key]
-      if (value !== null && value !== undefined && value !== "" && !(Array.isArray(value) && value.length === 0)) return true
+      if (value !== null && value !== undefined && value !== "" && !(Array.isArray(value) && value.length === 0)) {
+        return true
+      }
     }
   }
   return false
@@ -123,134 +127,162 @@ export class ChatCompletions extends Context.Service<ChatCompletions, {
   readonly complete: (context: ChatContext) => Effect.Effect<Answer, ChatError>
   readonly stream: (context: ChatContext) => Effect.Effect<StreamAnswer<ChatError>, ChatError, Scope.Scope>
 }>()("svc-gateway/ChatCompletions") {
-  static readonly layer = Layer.effect(ChatCompletions, Effect.gen(function*() {
-    const providers = yield* Providers
-    const policy = yield* Policy
-    const pending = yield* PendingCalls
-    const config = yield* GatewayConfig
-    const metrics = yield* Metrics
-    const cutOutputs = yield* CutOutputs
-    const expandTool = (yield* ToolRegistry).get(EXPAND_TOOL_ID)
-    const failover: FailoverOptions = {
-      rules: {
-        retries: Math.max(0, config.upstreamRetries),
-        backoffMs: Duration.toMillis(config.retryBackoff),
-        retryAfterMaxMs: Duration.toMillis(config.retryAfterMax),
-        deadlineMs: Duration.toMillis(config.retryDeadline)
-      },
-      metrics,
-      guard: (yield* TargetBreaker).guard
-    }
+  static readonly layer = Layer.effect(
+    ChatCompletions,
+    Effect.gen(function*() {
+      const providers = yield* Providers
+      const policy = yield* Policy
+      const pending = yield* PendingCalls
+      const config = yield* GatewayConfig
+      const metrics = yield* Metrics
+      const cutOutputs = yield* CutOutputs
+      const expandTool = (yield* ToolRegistry).get(EXPAND_TOOL_ID)
+      const failover: FailoverOptions = {
+        rules: {
+          retries: Math.max(0, config.upstreamRetries),
+          backoffMs: Duration.toMillis(config.retryBackoff),
+          retryAfterMaxMs: Duration.toMillis(config.retryAfterMax),
+          deadlineMs: Duration.toMillis(config.retryDeadline)
+        },
+        metrics,
+        guard: (yield* TargetBreaker).guard
+      }
 
-    /** The conversation to send, the shared tools to offer and the targets, pending turn restored. */
-    const prepare = Effect.fnUntraced(function*({ call, caller, compression: level, requestId }: ChatContext) {
-      let messages = call.messages
-      let carried: ReadonlyArray<string> = []
-      if (call.svcPendingId !== undefined) {
-        const state = yield* pending.load(caller, call.svcPendingId)
-        const restored = restorePending(call.messages, state)
-        if (restored === undefined) {
-          return yield* RequestError.invalidField(
-            "messages",
-            "The messages do not contain the assistant message with the tool calls that svc_pending_id continues; send the conversation back with that message and your tool results.",
-            "invalid_svc_pending_id"
-          )
+      /** The conversation to send, the shared tools to offer and the targets, pending turn restored. */
+      const prepare = Effect.fnUntraced(function*({ call, caller, compression: level, requestId }: ChatContext) {
+        let messages = call.messages
+        let carried: ReadonlyArray<string> = []
+        if (call.svcPendingId !== undefined) {
+          const state = yield* pending.load(caller, call.svcPendingId)
+          const restored = restorePending(call.messages, state)
+          if (restored === undefined) {
+            return yield* RequestError.invalidField(
+              "messages",
+              "The messages do not contain the assistant message with the tool calls that svc_pending_id continues; send the conversation back with that message and your tool results.",
+              "invalid_svc_pending_id"
+            )
+          }
+          messages = restored
+          carried = state.injectedToolIds
         }
-        messages = restored
-        carried = state.injectedToolIds
-      }
-      const allowed = yield* policy.toolsFor(caller, { listed: call.svcToolIds, toolChoice: call.toolChoice, carried })
-      // only what goes upstream is compressed: the tool loop, shared tools and pending turns keep `history`.
-      // The first round is compressed now: what it cut decides whether svc_expand_output is offered.
-      const compression = requestCompression(level)
-      compression.wire(messages)
-      const remember = () => {
-        const cuts = compression.takeCuts()
-        if (cuts.length > 0) cutOutputs.remember(caller, cuts)
-        return cuts.length > 0
-      }
-      const cutFirstRound = remember()
-      const offerExpand = cutFirstRound && expandTool !== undefined && call.toolChoice !== "none" && !allowed.includes(expandTool)
-      const svcTools = offerExpand ? [...allowed, expandTool] : allowed
-      const settings: LoopSettings = {
-        caller,
-        requestId,
-        svcTools,
-        limits: { defaultTimeout: config.toolTimeout, maxOutputBytes: config.toolMaxOutputBytes },
-        maxRounds: Math.max(1, config.toolMaxRounds),
-        pending,
-        cutOutput: (id) =>
-          cutOutputs.get(caller, id).pipe(
-            Effect.mapError(() => new ToolError({ message: "The cut output could not be read just now; try again." }))
-          )
-      }
-      const targets = yield* providers.resolve(call.model, call.bareModelAuthor)
-      // a restored pending turn rewrote the client's history: the client's own request no longer matches it
-      const native = messages === call.messages && call.native !== undefined
-      const later = laterToolChoice(call.toolChoice)
-      const callFor = (history: ReadonlyArray<ChatMessage>) => {
-        const sent = compression.wire(history)
-        // a later round's new tool results may be cut too: kept for the caller's next turn
-        remember()
-        const sentCall = native && call.native !== undefined ? { ...call, native: compression.native(call.native) } : call
-        const choice = history === messages ? call.toolChoice : later
-        return (target: Target) =>
-          toProviderCall(sentCall, { modelId: target.modelId, requestId, messages: sent, svcTools, native, toolChoice: choice })
-      }
-      return { messages, settings, targets, callFor, compression }
-    })
-
-    const complete = Effect.fnUntraced(function*(context: ChatContext) {
-      const { callFor, compression, messages, settings, targets } = yield* prepare(context)
-      let first: { readonly target: Target; readonly call: ProviderCall } | undefined
-      const outcome = yield* completeWithTools(settings, messages, (history) => {
-        const callOf = callFor(history)
-        return withFailover(targets, (target) => completeAttempt(target.provider, callOf(target)), failover).pipe(
-          Effect.map(({ attempts, target, value }) => {
-            first ??= { target, call: callOf(target) }
-            return { completion: value, attempts }
-          })
-        )
+        const allowed = yield* policy.toolsFor(caller, {
+          listed: call.svcToolIds,
+          toolChoice: call.toolChoice,
+          carried
+        })
+        // only what goes upstream is compressed: the tool loop, shared tools and pending turns keep `history`.
+        // The first round is compressed now: what it cut decides whether svc_expand_output is offered.
+        const compression = requestCompression(level)
+        compression.wire(messages)
+        const remember = () => {
+          const cuts = compression.takeCuts()
+          if (cuts.length > 0) cutOutputs.remember(caller, cuts)
+          return cuts.length > 0
+        }
+        const cutFirstRound = remember()
+        const offerExpand = cutFirstRound && expandTool !== undefined && call.toolChoice !== "none" &&
+          !allowed.includes(expandTool)
+        const svcTools = offerExpand ? [...allowed, expandTool] : allowed
+        const settings: LoopSettings = {
+          caller,
+          requestId,
+          svcTools,
+          limits: { defaultTimeout: config.toolTimeout, maxOutputBytes: config.toolMaxOutputBytes },
+          maxRounds: Math.max(1, config.toolMaxRounds),
+          pending,
+          cutOutput: (id) =>
+            cutOutputs.get(caller, id).pipe(
+              Effect.mapError(() => new ToolError({ message: "The cut output could not be read just now; try again." }))
+            )
+        }
+        const targets = yield* providers.resolve(call.model, call.bareModelAuthor)
+        // a restored pending turn rewrote the client's history: the client's own request no longer matches it
+        const native = messages === call.messages && call.native !== undefined
+        const later = laterToolChoice(call.toolChoice)
+        const callFor = (history: ReadonlyArray<ChatMessage>) => {
+          const sent = compression.wire(history)
+          // a later round's new tool results may be cut too: kept for the caller's next turn
+          remember()
+          const sentCall = native && call.native !== undefined
+            ? { ...call, native: compression.native(call.native) }
+            : call
+          const choice = history === messages ? call.toolChoice : later
+          return (target: Target) =>
+            toProviderCall(sentCall, {
+              modelId: target.modelId,
+              requestId,
+              messages: sent,
+              svcTools,
+              native,
+              toolChoice: choice
+            })
+        }
+        return { messages, settings, targets, callFor, compression }
       })
-      const answered = first ?? { target: targets[0]!, call: callFor(messages)(targets[0]!) }
-      const answer: Answer = {
-        ...outcome,
-        usage: outcome.completion.usage,
-        provider: answered.target.provider.name,
-        model: outcome.completion.model,
-        dropped: droppedFor(context.call, answered.target, answered.call),
-        compression: compression.report()
-      }
-      return answer
-    }, hotSpan("ChatCompletions.complete"))
 
-    /** Opens a round's answer on the first target that gives a first chunk, failing over until one does. */
-    const openRound = (targets: ReadonlyArray<Target>, callOf: (target: Target) => ProviderCall, scope: Scope.Scope) =>
-      withFailover(targets, (target) => pullFirst(openAttempt(target.provider, callOf(target)), scope, showsOutput), failover)
+      const complete = Effect.fnUntraced(function*(context: ChatContext) {
+        const { callFor, compression, messages, settings, targets } = yield* prepare(context)
+        let first: { readonly target: Target; readonly call: ProviderCall } | undefined
+        const outcome = yield* completeWithTools(settings, messages, (history) => {
+          const callOf = callFor(history)
+          return withFailover(targets, (target) => completeAttempt(target.provider, callOf(target)), failover).pipe(
+            Effect.map(({ attempts, target, value }) => {
+              first ??= { target, call: callOf(target) }
+              return { completion: value, attempts }
+            })
+          )
+        })
+        const answered = first ?? { target: targets[0]!, call: callFor(messages)(targets[0]!) }
+        const answer: Answer = {
+          ...outcome,
+          usage: outcome.completion.usage,
+          provider: answered.target.provider.name,
+          model: outcome.completion.model,
+          dropped: droppedFor(context.call, answered.target, answered.call),
+          compression: compression.report()
+        }
+        return answer
+      }, hotSpan("ChatCompletions.complete"))
 
-    const stream = Effect.fnUntraced(function*(context: ChatContext) {
-      const { callFor, compression, messages, settings, targets } = yield* prepare(context)
-      const scope = yield* Effect.scope
-      const callOf = callFor(messages)
-      const opened = yield* openRound(targets, callOf, scope)
-      const provider = opened.target.provider.name
-      const dropped = droppedFor(context.call, opened.target, callOf(opened.target))
-      const loop = pullWithTools(
-        settings,
-        messages,
-        { pull: opened.value, attempts: opened.attempts },
-        (history) =>
-          Effect.map(openRound(targets, callFor(history), scope), ({ attempts, value }) => ({ pull: value, attempts }))
-      )
-      const answer: StreamAnswer<ChatError> = {
-        provider,
-        model: opened.target.modelId,
-        chunks: loop.chunks,
-        outcome: () => ({ ...loop.progress(), provider, dropped, compression: compression.report() })
-      }
-      return answer
-    }, hotSpan("ChatCompletions.stream"))
+      /** Opens a round's answer on the first target that gives a first chunk, failing over until one does. */
+      const openRound = (
+        targets: ReadonlyArray<Target>,
+        callOf: (target: Target) => ProviderCall,
+        scope: Scope.Scope
+      ) =>
+        withFailover(
+          targets,
+          (target) => pullFirst(openAttempt(target.provider, callOf(target)), scope, showsOutput),
+          failover
+        )
 
-    return ChatCompletions.of({ complete, stream })
-  })).pipe(Layer.provideMerge(TargetBreaker.layerFromConfig))
+      const stream = Effect.fnUntraced(function*(context: ChatContext) {
+        const { callFor, compression, messages, settings, targets } = yield* prepare(context)
+        const scope = yield* Effect.scope
+        const callOf = callFor(messages)
+        const opened = yield* openRound(targets, callOf, scope)
+        const provider = opened.target.provider.name
+        const dropped = droppedFor(context.call, opened.target, callOf(opened.target))
+        const loop = pullWithTools(
+          settings,
+          messages,
+          { pull: opened.value, attempts: opened.attempts },
+          (history) =>
+            Effect.map(
+              openRound(targets, callFor(history), scope),
+              ({ attempts, value }) => ({ pull: value, attempts })
+            )
+        )
+        const answer: StreamAnswer<ChatError> = {
+          provider,
+          model: opened.target.modelId,
+          chunks: loop.chunks,
+          outcome: () => ({ ...loop.progress(), provider, dropped, compression: compression.report() })
+        }
+        return answer
+      }, hotSpan("ChatCompletions.stream"))
+
+      return ChatCompletions.of({ complete, stream })
+    })
+  ).pipe(Layer.provideMerge(TargetBreaker.layerFromConfig))
 }

@@ -73,7 +73,10 @@ export const withFailover = <A, R>(
       calls++
       return attempt(target)
     })
-    return Effect.map(guard === undefined ? counted : guard(target, counted), (value) => ({ value, target, attempts: calls }))
+    return Effect.map(
+      guard === undefined ? counted : guard(target, counted),
+      (value) => ({ value, target, attempts: calls })
+    )
   }
 
   const moveOn = (index: number, error: ProviderError): Effect.Effect<Answered<A>, ProviderError, R> => {
@@ -97,23 +100,28 @@ export const withFailover = <A, R>(
     )
   }
 
-  const afterFailure = (index: number, retry: number) => (error: ProviderError): Effect.Effect<Answered<A>, ProviderError, R> => {
-    if (error.reason._tag !== "TargetOpen") metrics?.providerError(error)
-    const next = error.next
-    if (next === "client") return Effect.fail(error)
-    if (next === "failover" || retry >= rules.retries) return moveOn(index, error)
-    return Effect.gen(function*() {
-      const now = yield* Clock.currentTimeMillis
-      firstFailureAt ??= now
-      const wait = waitFor(error, retry, rules, yield* Random.next)
-      if (wait === undefined || now + wait > firstFailureAt + rules.deadlineMs) return yield* moveOn(index, error)
-      const target = targets[index]!
-      metrics?.retry(target.address)
-      yield* Effect.logDebug("retrying", { target: target.address, wait_ms: Math.round(wait), status: statusOf(error) })
-      yield* Effect.sleep(wait)
-      return yield* go(index, retry + 1)
-    })
-  }
+  const afterFailure =
+    (index: number, retry: number) => (error: ProviderError): Effect.Effect<Answered<A>, ProviderError, R> => {
+      if (error.reason._tag !== "TargetOpen") metrics?.providerError(error)
+      const next = error.next
+      if (next === "client") return Effect.fail(error)
+      if (next === "failover" || retry >= rules.retries) return moveOn(index, error)
+      return Effect.gen(function*() {
+        const now = yield* Clock.currentTimeMillis
+        firstFailureAt ??= now
+        const wait = waitFor(error, retry, rules, yield* Random.next)
+        if (wait === undefined || now + wait > firstFailureAt + rules.deadlineMs) return yield* moveOn(index, error)
+        const target = targets[index]!
+        metrics?.retry(target.address)
+        yield* Effect.logDebug("retrying", {
+          target: target.address,
+          wait_ms: Math.round(wait),
+          status: statusOf(error)
+        })
+        yield* Effect.sleep(wait)
+        return yield* go(index, retry + 1)
+      })
+    }
 
   const go = (index: number, retry: number): Effect.Effect<Answered<A>, ProviderError, R> =>
     Effect.catch(call(targets[index]!), afterFailure(index, retry))

@@ -4,15 +4,22 @@
  * then writes it in its client's own error shape (`Dialect.errorBody`, `Dialect.streamError`).
  */
 import type { SqlError } from "effect/sql"
-import type { AdminError } from "../kernel/AdminError.ts"
 import type { AuthError } from "../auth/AuthError.ts"
+import type { AdminError } from "../kernel/AdminError.ts"
+import type { LimitError } from "../kernel/LimitError.ts"
 import type { RequestError } from "../kernel/RequestError.ts"
 import { wellKnown } from "../providers/Adapters.ts"
-import type { LimitError } from "../kernel/LimitError.ts"
 import type { ProviderError, UpstreamStatus } from "../providers/ProviderError.ts"
 import type { ToolLoopError } from "./ToolLoopError.ts"
 
-export type EdgeError = RequestError | AuthError | ProviderError | AdminError | ToolLoopError | LimitError | SqlError.SqlError
+export type EdgeError =
+  | RequestError
+  | AuthError
+  | ProviderError
+  | AdminError
+  | ToolLoopError
+  | LimitError
+  | SqlError.SqlError
 
 /** What would serve `model`: the variable that enables its author's well-known service, or a routing entry. */
 export const modelNotFoundMessage = (model: string): string => {
@@ -95,7 +102,9 @@ const describeRequest = (error: RequestError): Problem => {
         400,
         "invalid_request_error",
         "invalid_svc_tool_ids",
-        `Invalid svc_tool_ids: ${reason.invalid.map((i) => `'${i.id}' (${i.why})`).join(", ")}. Activate shared tools for the organization and allow them for the key in the svc-gateway console.`,
+        `Invalid svc_tool_ids: ${
+          reason.invalid.map((i) => `'${i.id}' (${i.why})`).join(", ")
+        }. Activate shared tools for the organization and allow them for the key in the svc-gateway console.`,
         "svc_tool_ids",
         { invalid_svc_tool_ids: reason.invalid.map((i) => i.id) }
       )
@@ -165,7 +174,13 @@ const describeProvider = (error: ProviderError): Problem => {
       // the provider's other 4xx are the client's business: pass them through as they are
       if (reason.status >= 400 && reason.status < 500) {
         return withUpstream(
-          problem(reason.status, reason.type ?? "invalid_request_error", reason.code ?? null, reason.message, reason.param ?? null),
+          problem(
+            reason.status,
+            reason.type ?? "invalid_request_error",
+            reason.code ?? null,
+            reason.message,
+            reason.param ?? null
+          ),
           error.provider,
           reason
         )
@@ -181,20 +196,42 @@ const describeProvider = (error: ProviderError): Problem => {
         reason
       )
     case "UpstreamUnreachable":
-      return problem(502, "upstream_error", "upstream_unreachable", `The provider '${error.provider}' could not be reached: ${reason.message}`)
+      return problem(
+        502,
+        "upstream_error",
+        "upstream_unreachable",
+        `The provider '${error.provider}' could not be reached: ${reason.message}`
+      )
     case "UpstreamBadResponse":
-      return problem(502, "upstream_error", "upstream_bad_response", `The provider '${error.provider}' sent an invalid response: ${reason.message}`)
+      return problem(
+        502,
+        "upstream_error",
+        "upstream_bad_response",
+        `The provider '${error.provider}' sent an invalid response: ${reason.message}`
+      )
     case "UpstreamTimeout":
-      return problem(504, "upstream_error", "upstream_timeout", `The provider '${error.provider}' timed out (${reason.phase.replace("_", " ")}).`)
+      return problem(
+        504,
+        "upstream_error",
+        "upstream_timeout",
+        `The provider '${error.provider}' timed out (${reason.phase.replace("_", " ")}).`
+      )
     case "ProviderUnavailable":
-      return problem(503, "upstream_error", "provider_unavailable", `The provider '${error.provider}' is unavailable: ${reason.message}`)
+      return problem(
+        503,
+        "upstream_error",
+        "provider_unavailable",
+        `The provider '${error.provider}' is unavailable: ${reason.message}`
+      )
     case "TargetOpen":
       return {
         ...problem(
           503,
           "upstream_error",
           "upstream_circuit_open",
-          `The model '${reason.target}' failed repeatedly and is skipped for now; retry in ${Math.ceil(reason.retryAfterMs / 1000)} s.`
+          `The model '${reason.target}' failed repeatedly and is skipped for now; retry in ${
+            Math.ceil(reason.retryAfterMs / 1000)
+          } s.`
         ),
         retryAfterSeconds: Math.max(1, Math.ceil(reason.retryAfterMs / 1000))
       }
@@ -228,7 +265,9 @@ const describeLimit = (error: LimitError): Problem => {
       429,
       budget ? "insufficient_quota" : kind === "rpm" ? "requests" : "tokens",
       budget ? "budget_exceeded" : "rate_limit_exceeded",
-      `${budget ? "Token budget" : "Rate limit"} reached for ${whose}: ${limit} ${LIMIT_WORDS[kind]}. Retry in ${seconds} s.`
+      `${budget ? "Token budget" : "Rate limit"} reached for ${whose}: ${limit} ${
+        LIMIT_WORDS[kind]
+      }. Retry in ${seconds} s.`
     ),
     retryAfterSeconds: seconds
   }
@@ -273,4 +312,9 @@ export const describeError = (error: EdgeError): Problem => {
   }
 }
 
-export const internalProblem: Problem = problem(500, "server_error", "internal_error", "The gateway failed unexpectedly.")
+export const internalProblem: Problem = problem(
+  500,
+  "server_error",
+  "internal_error",
+  "The gateway failed unexpectedly."
+)

@@ -7,8 +7,6 @@
  */
 import { Effect } from "effect"
 import type { SqlError } from "effect/sql"
-import type { Outcome } from "./Outcome.ts"
-import type { ProviderError } from "../providers/ProviderError.ts"
 import {
   addUsage,
   type ChatMessage,
@@ -20,8 +18,10 @@ import {
   type ToolCallDelta,
   type Usage
 } from "../kernel/ChatWire.ts"
-import type { LoopSettings, ToolRunRecord } from "./ToolLoop.ts"
 import { type ChunkPull, mapPullThen, pullOnce } from "../kernel/ChunkPull.ts"
+import type { ProviderError } from "../providers/ProviderError.ts"
+import type { Outcome } from "./Outcome.ts"
+import type { LoopSettings, ToolRunRecord } from "./ToolLoop.ts"
 import type { ToolLoopError } from "./ToolLoopError.ts"
 import { decideRound, type RoundDecision } from "./ToolRound.ts"
 import { isSharedCall } from "./ToolTurns.ts"
@@ -189,7 +189,9 @@ class Round {
     const { content, role } = choice.delta
     if (typeof content === "string") this.text += content
     if (role === undefined || this.number > 1) {
-      return typeof content === "string" && content !== "" ? { index: choice.index, delta: { content }, finish_reason: null } : undefined
+      return typeof content === "string" && content !== ""
+        ? { index: choice.index, delta: { content }, finish_reason: null }
+        : undefined
     }
     return { index: choice.index, delta: content === undefined ? { role } : { role, content }, finish_reason: null }
   }

@@ -22,7 +22,9 @@ const checkTag = (tag: string, param: string) =>
     ? undefined
     : invalid(
       param,
-      `Invalid tag ${JSON.stringify(tag.length > 80 ? `${tag.slice(0, 80)}...` : tag)} in '${param}': a tag is 1 to 64 characters of letters, digits and - _ . : / =.`
+      `Invalid tag ${
+        JSON.stringify(tag.length > 80 ? `${tag.slice(0, 80)}...` : tag)
+      } in '${param}': a tag is 1 to 64 characters of letters, digits and - _ . : / =.`
     )
 
 export const mergeTags = (

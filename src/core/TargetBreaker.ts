@@ -59,7 +59,9 @@ export class TargetBreaker extends Context.Service<TargetBreaker, {
   readonly states: () => ReadonlyArray<{ readonly target: string; readonly state: CircuitState }>
 }>()("svc-gateway/TargetBreaker") {
   /** Breakers over the `CircuitBreakerStore` in context (memory for one instance, Redis to share). */
-  static readonly layer = (settings: BreakerSettings): Layer.Layer<TargetBreaker, never, Metrics | CircuitBreaker.CircuitBreakerStore> =>
+  static readonly layer = (
+    settings: BreakerSettings
+  ): Layer.Layer<TargetBreaker, never, Metrics | CircuitBreaker.CircuitBreakerStore> =>
     Layer.effect(
       TargetBreaker,
       Effect.gen(function*() {
@@ -88,7 +90,9 @@ export class TargetBreaker extends Context.Service<TargetBreaker, {
               (error) => {
                 const reason = error.reason
                 // the store failing is run unrecorded by the breaker itself ("allow"); open or probing: skipped
-                const retryAfterMs = reason._tag === "CircuitOpen" ? Duration.toMillis(reason.retryAfter) : PROBING_RETRY_MS
+                const retryAfterMs = reason._tag === "CircuitOpen"
+                  ? Duration.toMillis(reason.retryAfter)
+                  : PROBING_RETRY_MS
                 return Effect.fail(
                   new ProviderError({
                     provider: target.provider.name,

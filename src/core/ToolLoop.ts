@@ -7,9 +7,9 @@
  */
 import { Effect } from "effect"
 import type { SqlError } from "effect/sql"
-import type { ToolRunRecord } from "./Outcome.ts"
-import type { ProviderError } from "../providers/ProviderError.ts"
 import { addUsage, type ChatMessage, type Completion, emptyUsage, type Usage } from "../kernel/ChatWire.ts"
+import type { ProviderError } from "../providers/ProviderError.ts"
+import type { ToolRunRecord } from "./Outcome.ts"
 import type { ToolLoopError } from "./ToolLoopError.ts"
 import { decideRound, type LoopSettings, type RoundDecision } from "./ToolRound.ts"
 import { assistantTurn } from "./ToolTurns.ts"
@@ -56,7 +56,9 @@ export const completeWithTools = <R>(
         })
         const choice = answer.completion.choices[0]
         // several choices (n > 1) are not looped: there is no single conversation to continue
-        if (choice === undefined || answer.completion.choices.length > 1) return Effect.succeed(finish(answer.completion))
+        if (choice === undefined || answer.completion.choices.length > 1) {
+          return Effect.succeed(finish(answer.completion))
+        }
         const decided = decideRound(settings, {
           number,
           history,
@@ -64,7 +66,9 @@ export const completeWithTools = <R>(
           assistant: assistantTurn(choice.message),
           calls: choice.message.tool_calls ?? []
         }, runs)
-        const next = (decision: RoundDecision): Effect.Effect<LoopOutcome, ProviderError | ToolLoopError | SqlError.SqlError, R> => {
+        const next = (
+          decision: RoundDecision
+        ): Effect.Effect<LoopOutcome, ProviderError | ToolLoopError | SqlError.SqlError, R> => {
           switch (decision._tag) {
             case "Final":
               return Effect.succeed(finish(answer.completion))
@@ -72,7 +76,10 @@ export const completeWithTools = <R>(
               return round(number + 1, decision.history, attempts, usage)
             case "Pending": {
               const message = { ...choice.message, tool_calls: decision.client }
-              const completion = { ...answer.completion, choices: [{ ...choice, message, finish_reason: "tool_calls" }] }
+              const completion = {
+                ...answer.completion,
+                choices: [{ ...choice, message, finish_reason: "tool_calls" }]
+              }
               return Effect.succeed(finish(completion, decision.svcPendingId))
             }
           }

@@ -9,11 +9,11 @@
  */
 import { Effect } from "effect"
 import type { SqlError } from "effect/sql"
-import type { ChatMessage, ToolCall } from "../kernel/ChatWire.ts"
 import type { Caller } from "../kernel/Caller.ts"
+import type { ChatMessage, ToolCall } from "../kernel/ChatWire.ts"
 import type { PendingCalls } from "../tools/PendingCalls.ts"
 import type { SvcTool, ToolContext } from "../tools/SvcTool.ts"
-import { type ToolRunLimits, type ToolRunResult, runToolCalls } from "../tools/ToolRunner.ts"
+import { runToolCalls, type ToolRunLimits, type ToolRunResult } from "../tools/ToolRunner.ts"
 import type { ToolRunRecord } from "./Outcome.ts"
 import { RoundLimitReached, ToolLoopError } from "./ToolLoopError.ts"
 import { partitionCalls, toolResultMessages } from "./ToolTurns.ts"
@@ -39,7 +39,12 @@ export const runSharedTurn = (
   runToolCalls(
     shared,
     new Map(settings.svcTools.map((tool) => [tool.id, tool])),
-    { orgId: settings.caller.orgId, keyId: settings.caller.keyId, requestId: settings.requestId, cutOutput: settings.cutOutput },
+    {
+      orgId: settings.caller.orgId,
+      keyId: settings.caller.keyId,
+      requestId: settings.requestId,
+      cutOutput: settings.cutOutput
+    },
     settings.limits
   ).pipe(
     Effect.tap((results) =>
@@ -107,21 +112,24 @@ export const decideRound = (
   if (client.length === 0 && round.number >= settings.maxRounds) {
     return Effect.fail(new ToolLoopError({ reason: new RoundLimitReached({ rounds: round.number }) }))
   }
-  return Effect.flatMap(runSharedTurn(settings, shared, round.number, runs), (results): Effect.Effect<RoundDecision, SqlError.SqlError> => {
-    if (client.length > 0) {
-      const priorTurns = round.history.slice(round.clientTurns)
-      return Effect.map(
-        savePending(settings, {
-          client,
-          shared,
-          results,
-          priorTurns,
-          turn: { content: round.assistant.content, calls: round.calls }
-        }),
-        (svcPendingId) => ({ _tag: "Pending", client, svcPendingId })
-      )
+  return Effect.flatMap(
+    runSharedTurn(settings, shared, round.number, runs),
+    (results): Effect.Effect<RoundDecision, SqlError.SqlError> => {
+      if (client.length > 0) {
+        const priorTurns = round.history.slice(round.clientTurns)
+        return Effect.map(
+          savePending(settings, {
+            client,
+            shared,
+            results,
+            priorTurns,
+            turn: { content: round.assistant.content, calls: round.calls }
+          }),
+          (svcPendingId) => ({ _tag: "Pending", client, svcPendingId })
+        )
+      }
+      const history = [...round.history, { ...round.assistant, tool_calls: shared }, ...toolResultMessages(results)]
+      return Effect.succeed({ _tag: "Continue", history })
     }
-    const history = [...round.history, { ...round.assistant, tool_calls: shared }, ...toolResultMessages(results)]
-    return Effect.succeed({ _tag: "Continue", history })
-  })
+  )
 }

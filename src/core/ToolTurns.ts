@@ -2,10 +2,10 @@
  * Pure pieces of the shared-tool loop: the tool list the upstream sees, telling shared calls from the
  * client's, the messages a finished tool turn adds, and putting a pending turn back into a conversation.
  */
-import type { PendingState } from "../tools/PendingCalls.ts"
-import type { ToolRunResult } from "../tools/ToolRunner.ts"
-import type { SvcTool } from "../tools/SvcTool.ts"
 import type { AssistantMessage, ChatMessage, ToolCall, ToolDefinition } from "../kernel/ChatWire.ts"
+import type { PendingState } from "../tools/PendingCalls.ts"
+import type { SvcTool } from "../tools/SvcTool.ts"
+import type { ToolRunResult } from "../tools/ToolRunner.ts"
 
 export const SHARED_PREFIX = "svc_"
 
@@ -51,11 +51,17 @@ export const assistantTurn = (message: AssistantMessage): ChatMessage => ({
 })
 
 /** `items` in the order of `order`'s ids (by `idOf`); items whose id it lacks keep their order, after. */
-const inOrder = <A>(items: ReadonlyArray<A>, order: ReadonlyArray<string> | undefined, idOf: (item: A) => string | undefined): ReadonlyArray<A> => {
+const inOrder = <A>(
+  items: ReadonlyArray<A>,
+  order: ReadonlyArray<string> | undefined,
+  idOf: (item: A) => string | undefined
+): ReadonlyArray<A> => {
   if (order === undefined) return items
   const rank = new Map(order.map((id, i) => [id, i]))
   const at = (item: A) => rank.get(idOf(item) ?? "") ?? order.length
-  return items.map((item, i) => ({ item, i })).sort((a, b) => at(a.item) - at(b.item) || a.i - b.i).map(({ item }) => item)
+  return items.map((item, i) => ({ item, i })).sort((a, b) => at(a.item) - at(b.item) || a.i - b.i).map(({ item }) =>
+    item
+  )
 }
 
 /**

@@ -27,9 +27,9 @@
 import { Effect, Layer } from "effect"
 import { HttpServerRequest, HttpServerResponse } from "effect/http"
 import { parseOrgUpdate } from "../admin/AdminInput.ts"
-import { Orgs } from "../orgs/Orgs.ts"
 import { RequestQueries } from "../logs/RequestQueries.ts"
 import { parseAnalyticsParams, parseListParams } from "../logs/RequestQueryParams.ts"
+import { Orgs } from "../orgs/Orgs.ts"
 import { adminRoute, pathParam } from "./AdminRoute.ts"
 import { readJsonBody } from "./JsonBody.ts"
 

@@ -6,8 +6,7 @@ import { type EdgeError, respondWithErrors } from "./ErrorResponse.ts"
 
 export const list = <A>(data: ReadonlyArray<A>) => HttpServerResponse.jsonUnsafe({ object: "list", data })
 
-export const pathParam = (name: string) =>
-  Effect.map(HttpRouter.params, (params) => params[name] ?? "")
+export const pathParam = (name: string) => Effect.map(HttpRouter.params, (params) => params[name] ?? "")
 
 /** An admin route: checks the admin token, then runs the handler; typed errors become JSON. */
 export const adminRoute = <E extends EdgeError, R>(
@@ -24,4 +23,3 @@ export const adminRoute = <E extends EdgeError, R>(
       return yield* handler
     }).pipe(respondWithErrors)
   )
-

@@ -5,12 +5,12 @@
  */
 import { Effect, Layer, Schema } from "effect"
 import { HttpServerResponse } from "effect/http"
-import { Orgs } from "../orgs/Orgs.ts"
-import { ApiKeys } from "../keys/ApiKeys.ts"
 import { checkAllowedTools, LimitsInput, Name, parseExpiry } from "../admin/AdminInput.ts"
 import { TargetBreaker } from "../core/TargetBreaker.ts"
-import { adminRoute, list, pathParam } from "./AdminRoute.ts"
 import { decodeInput } from "../kernel/DecodeInput.ts"
+import { ApiKeys } from "../keys/ApiKeys.ts"
+import { Orgs } from "../orgs/Orgs.ts"
+import { adminRoute, list, pathParam } from "./AdminRoute.ts"
 import { readJsonBody } from "./JsonBody.ts"
 
 const CreateOrg = Schema.Struct({ name: Name })

@@ -4,10 +4,10 @@
  */
 import { Effect, Layer, Schema } from "effect"
 import { HttpServerResponse } from "effect/http"
+import { decodeInput } from "../kernel/DecodeInput.ts"
 import { Policy } from "../tools/Policy.ts"
 import { ToolRegistry } from "../tools/ToolRegistry.ts"
 import { adminRoute, list, pathParam } from "./AdminRoute.ts"
-import { decodeInput } from "../kernel/DecodeInput.ts"
 import { readJsonBody } from "./JsonBody.ts"
 
 const SetOrgTool = Schema.Struct({

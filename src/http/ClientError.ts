@@ -7,12 +7,22 @@
  */
 import type { Duplex } from "node:stream"
 
-const STATUS_TEXT: Record<number, string> = { 400: "Bad Request", 408: "Request Timeout", 431: "Request Header Fields Too Large" }
+const STATUS_TEXT: Record<number, string> = {
+  400: "Bad Request",
+  408: "Request Timeout",
+  431: "Request Header Fields Too Large"
+}
 
-const answer = (code: string | undefined): { readonly status: number; readonly code: string; readonly message: string } => {
+const answer = (
+  code: string | undefined
+): { readonly status: number; readonly code: string; readonly message: string } => {
   switch (code) {
     case "HPE_HEADER_OVERFLOW":
-      return { status: 431, code: "request_header_fields_too_large", message: "The request's headers are larger than the gateway reads (16 KiB)." }
+      return {
+        status: 431,
+        code: "request_header_fields_too_large",
+        message: "The request's headers are larger than the gateway reads (16 KiB)."
+      }
     case "ERR_HTTP_REQUEST_TIMEOUT":
       return { status: 408, code: "request_timeout", message: "The request did not arrive in time." }
     default:
@@ -29,6 +39,8 @@ export const onClientError = (error: Error & { readonly code?: string }, socket:
   const { code, message, status } = answer(error.code)
   const body = JSON.stringify({ type: "error", error: { type: "invalid_request_error", message, param: null, code } })
   socket.end(
-    `HTTP/1.1 ${status} ${STATUS_TEXT[status]}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`
+    `HTTP/1.1 ${status} ${STATUS_TEXT[status]}\r\ncontent-type: application/json\r\ncontent-length: ${
+      Buffer.byteLength(body)
+    }\r\nconnection: close\r\n\r\n${body}`
   )
 }

@@ -4,8 +4,8 @@
  */
 import { Effect, Layer } from "effect"
 import { HttpRouter, type HttpServerRequest, HttpServerResponse } from "effect/http"
-import { errorResponse } from "./ErrorResponse.ts"
 import { MethodNotAllowed, RequestError, RouteNotFound } from "../kernel/RequestError.ts"
+import { errorResponse } from "./ErrorResponse.ts"
 
 /** The methods each public path accepts; admin paths answer 404 for unknown methods. */
 const KNOWN: ReadonlyArray<{ readonly path: `/${string}`; readonly methods: ReadonlyArray<string> }> = [

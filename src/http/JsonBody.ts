@@ -46,7 +46,9 @@ export const nestsDeeperThan = (text: string, limit: number): boolean => {
 const parse = (text: string): Effect.Effect<unknown, RequestError> => {
   if (nestsDeeperThan(text, MAX_DEPTH)) {
     return Effect.fail(
-      new RequestError({ reason: new InvalidJson({ message: `The request body nests deeper than ${MAX_DEPTH} levels.` }) })
+      new RequestError({
+        reason: new InvalidJson({ message: `The request body nests deeper than ${MAX_DEPTH} levels.` })
+      })
     )
   }
   try {
@@ -75,7 +77,9 @@ export const readJsonBody = Effect.gen(function*() {
   )
   const json = yield* parse(text)
   if (json === null) {
-    return yield* new RequestError({ reason: new InvalidJson({ message: "The request body is empty; send a JSON object." }) })
+    return yield* new RequestError({
+      reason: new InvalidJson({ message: "The request body is empty; send a JSON object." })
+    })
   }
   return json
 })

@@ -12,19 +12,19 @@ import { Auth } from "../auth/Auth.ts"
 import { type CompressionFacts, factsOf, isCounting, uncountedFacts } from "../compression/RequestCompression.ts"
 import { GatewayConfig, type GatewaySettings } from "../Config.ts"
 import { ChatCompletions } from "../core/ChatCompletions.ts"
-import type { Outcome } from "../core/Outcome.ts"
-import type { Caller } from "../kernel/Caller.ts"
-import { COMPRESSION_LEVELS, type CompressionLevel, isCompressionLevel } from "../kernel/CompressionLevel.ts"
-import { RequestError } from "../kernel/RequestError.ts"
 import type { Dialect } from "../core/Dialect.ts"
+import type { Outcome } from "../core/Outcome.ts"
 import { describeError, type EdgeError } from "../core/Problem.ts"
 import { mergeTags } from "../core/Tags.ts"
 import { newTimeOrderedId } from "../Ids.ts"
+import type { Caller } from "../kernel/Caller.ts"
+import { COMPRESSION_LEVELS, type CompressionLevel, isCompressionLevel } from "../kernel/CompressionLevel.ts"
+import { RequestError } from "../kernel/RequestError.ts"
+import { quotaHeaders, RateLimits } from "../limits/RateLimits.ts"
 import { RequestEntry, sessionIdOf } from "../logs/RequestEntry.ts"
 import { RequestLog } from "../logs/RequestLog.ts"
 import type { RequestRecord } from "../logs/RequestRecord.ts"
 import { Metrics } from "../observability/Metrics.ts"
-import { RateLimits, quotaHeaders } from "../limits/RateLimits.ts"
 import { readJsonBody } from "./JsonBody.ts"
 import { sseResponse } from "./Sse.ts"
 
@@ -94,7 +94,9 @@ const compressionLevel = (
     ? value
     : RequestError.invalidField(
       COMPRESSION_HEADER,
-      `Invalid value for header '${COMPRESSION_HEADER}': ${JSON.stringify(header.slice(0, 40))}; expected one of ${COMPRESSION_LEVELS.join(", ")}.`,
+      `Invalid value for header '${COMPRESSION_HEADER}': ${JSON.stringify(header.slice(0, 40))}; expected one of ${
+        COMPRESSION_LEVELS.join(", ")
+      }.`,
       "invalid_compression"
     )
 }
@@ -148,8 +150,16 @@ export const pipeline = (dialect: Dialect) => {
       const answered = yield* chat.complete(context)
       const content = answered.completion.choices[0]?.message.content
       const compressionFacts = factsNow(answered, compression) ?? (yield* countedFacts(answered))
-      if (caller.limits !== undefined) yield* limits.charge(caller, answered.usage.promptTokens + answered.usage.completionTokens)
-      yield* done(entry.finish(200, null, { ...answered, text: typeof content === "string" ? content : undefined, compressionFacts }))
+      if (caller.limits !== undefined) {
+        yield* limits.charge(caller, answered.usage.promptTokens + answered.usage.completionTokens)
+      }
+      yield* done(
+        entry.finish(200, null, {
+          ...answered,
+          text: typeof content === "string" ? content : undefined,
+          compressionFacts
+        })
+      )
       return HttpServerResponse.jsonUnsafe(dialect.encodeAnswer(identity, call, answered), {
         headers: answerHeaders(headers, answered, answered.dropped, compressionFacts)
       })
@@ -164,7 +174,12 @@ export const pipeline = (dialect: Dialect) => {
     return yield* sseResponse(
       frames,
       (problem) => dialect.streamError(problem, identity),
-      answerHeaders(headers, { provider: streaming.provider, model: streaming.model, attempts: started.attempts }, started.dropped, firstRound),
+      answerHeaders(
+        headers,
+        { provider: streaming.provider, model: streaming.model, attempts: started.attempts },
+        started.dropped,
+        firstRound
+      ),
       (status, code) => {
         const outcome = streaming.outcome()
         const charged = caller.limits === undefined

@@ -42,7 +42,8 @@ const sseBytes = <E extends EdgeError>(
     }
     // nothing is pulled after the end or an error frame
     let closed = false
-    const clientGone = (exit: Exit.Exit<unknown, unknown>) => Exit.hasInterrupts(exit) ? end(499, "client_closed") : Effect.void
+    const clientGone = (exit: Exit.Exit<unknown, unknown>) =>
+      Exit.hasInterrupts(exit) ? end(499, "client_closed") : Effect.void
     const finish = (exit: Exit.Exit<unknown, unknown>) => Effect.andThen(clientGone(exit), Scope.close(owned, exit))
     const onFailure = (cause: Cause.Cause<E | Cause.Done>): Pull.Pull<NonEmptyReadonlyArray<Uint8Array>> => {
       if (Pull.isDoneCause(cause)) {
@@ -53,7 +54,9 @@ const sseBytes = <E extends EdgeError>(
       if (Cause.hasInterruptsOnly(cause)) return Effect.failCause(cause as Cause.Cause<never>)
       closed = true
       const failure = Cause.findErrorOption(cause)
-      const problem = failure._tag === "Some" && !Cause.isDone(failure.value) ? describeError(failure.value) : internalProblem
+      const problem = failure._tag === "Some" && !Cause.isDone(failure.value)
+        ? describeError(failure.value)
+        : internalProblem
       return Effect.as(end(problem.status, problem.code), [Buffer.from(errorFrame(problem))])
     }
     const next = Effect.matchCauseEffect(frames, { onSuccess: (batch) => Effect.succeed(bytes(batch)), onFailure })

@@ -3,10 +3,10 @@ import { Effect, Layer } from "effect"
 import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { SqlClient } from "effect/sql"
 import { Auth } from "../auth/Auth.ts"
-import { Providers } from "../providers/Providers.ts"
 import { describeError } from "../core/Problem.ts"
 import { AnthropicMessages } from "../dialects/anthropic/AnthropicDialect.ts"
 import { OpenAiChat } from "../dialects/openai/OpenAiChat.ts"
+import { Providers } from "../providers/Providers.ts"
 
 const health = HttpRouter.add("GET", "/health", HttpServerResponse.jsonUnsafe({ status: "ok" }))
 

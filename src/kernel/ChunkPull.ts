@@ -63,7 +63,9 @@ export const pullFirst = <A, E>(
         held.push(...chunk)
         return next
       }
-      return Effect.succeed(replay(held.length === 0 ? chunk : [...held, ...chunk] as unknown as NonEmptyReadonlyArray<A>))
+      return Effect.succeed(
+        replay(held.length === 0 ? chunk : [...held, ...chunk] as unknown as NonEmptyReadonlyArray<A>)
+      )
     })
     // ended before showing anything: what was held, then done (a pull already done when nothing was)
     return next.pipe(Pull.catchDone(() => Effect.succeed<ChunkPull<A, E>>(pullOnce(held))))

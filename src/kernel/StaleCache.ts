@@ -83,7 +83,9 @@ export const makeStaleCache = <K, V>(options: StaleCacheOptions): Effect.Effect<
             const at = now()
             if (hit === undefined || at - hit.seenAt > staleMs) return Effect.fail(error)
             entries.set(key, { ...hit, until: at + retryMs })
-            return onStale === undefined ? Effect.succeed(hit.value) : Effect.as(onStale(hit.value, at - hit.seenAt), hit.value)
+            return onStale === undefined
+              ? Effect.succeed(hit.value)
+              : Effect.as(onStale(hit.value, at - hit.seenAt), hit.value)
           }
         })
       })

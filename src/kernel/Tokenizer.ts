@@ -34,4 +34,6 @@ export const boundedCounter = (count: TokenCounter): TokenCounter => (text) => {
 
 /** The o200k counter, loaded once. */
 export const loadTokenizer = (): Promise<TokenCounter> =>
-  counter ??= import("gpt-tokenizer/encoding/o200k_base").then((module) => boundedCounter((text: string) => module.countTokens(text)))
+  counter ??= import("gpt-tokenizer/encoding/o200k_base").then((module) =>
+    boundedCounter((text: string) => module.countTokens(text))
+  )

@@ -5,14 +5,14 @@
  */
 import { Context, Effect, Layer, Schedule } from "effect"
 import { SqlClient, type SqlError } from "effect/sql"
-import { AdminError } from "../kernel/AdminError.ts"
-import { Orgs } from "../orgs/Orgs.ts"
 import { newId } from "../Ids.ts"
-import { fromJson, toBool, toDateOrNull, toIso, toIsoOrNull, toStoredTime } from "../store/Rows.ts"
-import { ChangeFeed } from "../store/ChangeFeed.ts"
-import { json, now } from "../store/SqlParts.ts"
+import { AdminError } from "../kernel/AdminError.ts"
 import { type CompressionLevel, isCompressionLevel } from "../kernel/CompressionLevel.ts"
-import { applyLimits, type Limits, limitsOf, type LimitsChange, NO_LIMITS, storedLimits } from "../kernel/Limits.ts"
+import { applyLimits, type Limits, type LimitsChange, limitsOf, NO_LIMITS, storedLimits } from "../kernel/Limits.ts"
+import { Orgs } from "../orgs/Orgs.ts"
+import { ChangeFeed } from "../store/ChangeFeed.ts"
+import { fromJson, toBool, toDateOrNull, toIso, toIsoOrNull, toStoredTime } from "../store/Rows.ts"
+import { json, now } from "../store/SqlParts.ts"
 import { generateSecret } from "./ApiKeySecret.ts"
 
 /** A key as listings show it: never the secret. */
@@ -81,7 +81,8 @@ interface KeyRow {
   readonly limits: string | null
 }
 
-const COLUMNS = "id, org_id, name, prefix, created_at, expires_at, revoked_at, last_used_at, allowed_svc_tool_ids, limits"
+const COLUMNS =
+  "id, org_id, name, prefix, created_at, expires_at, revoked_at, last_used_at, allowed_svc_tool_ids, limits"
 
 const toInfo = (row: KeyRow): ApiKeyInfo => ({
   id: row.id,
@@ -109,130 +110,135 @@ export class ApiKeys extends Context.Service<ApiKeys, {
   /** Writes the pending last-used times now (also done on a schedule and at shutdown). */
   readonly flushLastUsed: Effect.Effect<void, SqlError.SqlError>
 }>()("svc-gateway/ApiKeys") {
-  static readonly layer = Layer.effect(ApiKeys, Effect.gen(function*() {
-    const sql = yield* SqlClient.SqlClient
-    const orgs = yield* Orgs
-    const feed = yield* ChangeFeed
-    let pendingUse = new Map<string, number>()
+  static readonly layer = Layer.effect(
+    ApiKeys,
+    Effect.gen(function*() {
+      const sql = yield* SqlClient.SqlClient
+      const orgs = yield* Orgs
+      const feed = yield* ChangeFeed
+      let pendingUse = new Map<string, number>()
 
-    const selectKey = (keyId: string) =>
-      sql<KeyRow>`SELECT ${sql.literal(COLUMNS)} FROM api_keys WHERE id = ${keyId}`.pipe(
-        Effect.flatMap((rows) =>
-          rows[0] === undefined ? Effect.fail(AdminError.notFound("API key", keyId)) : Effect.succeed(rows[0])
+      const selectKey = (keyId: string) =>
+        sql<KeyRow>`SELECT ${sql.literal(COLUMNS)} FROM api_keys WHERE id = ${keyId}`.pipe(
+          Effect.flatMap((rows) =>
+            rows[0] === undefined ? Effect.fail(AdminError.notFound("API key", keyId)) : Effect.succeed(rows[0])
+          )
         )
-      )
 
-    const create = Effect.fn("ApiKeys.create")(function*(orgId: string, input: NewKey) {
-      yield* orgs.get(orgId)
-      const secret = generateSecret()
-      const rows = yield* sql<KeyRow>`INSERT INTO api_keys
+      const create = Effect.fn("ApiKeys.create")(function*(orgId: string, input: NewKey) {
+        yield* orgs.get(orgId)
+        const secret = generateSecret()
+        const rows = yield* sql<KeyRow>`INSERT INTO api_keys
         (id, org_id, name, key_hash, prefix, expires_at, allowed_svc_tool_ids, limits)
         VALUES (${newId("key")}, ${orgId}, ${input.name}, ${secret.hash}, ${secret.prefix}, ${input.expiresAt},
           ${json(sql, input.allowedSvcToolIds ?? null)}, ${storedLimits(applyLimits(NO_LIMITS, input.limits ?? null))})
         RETURNING ${sql.literal(COLUMNS)}`
-      return { ...toInfo(rows[0]!), key: secret.key }
-    })
+        return { ...toInfo(rows[0]!), key: secret.key }
+      })
 
-    const list = Effect.fn("ApiKeys.list")(function*(orgId: string) {
-      yield* orgs.get(orgId)
-      const rows = yield* sql<KeyRow>`SELECT ${sql.literal(COLUMNS)} FROM api_keys
+      const list = Effect.fn("ApiKeys.list")(function*(orgId: string) {
+        yield* orgs.get(orgId)
+        const rows = yield* sql<KeyRow>`SELECT ${sql.literal(COLUMNS)} FROM api_keys
         WHERE org_id = ${orgId} ORDER BY created_at, id`
-      return rows.map(toInfo)
-    })
+        return rows.map(toInfo)
+      })
 
-    const get = Effect.fn("ApiKeys.get")(function*(keyId: string) {
-      return toInfo(yield* selectKey(keyId))
-    })
+      const get = Effect.fn("ApiKeys.get")(function*(keyId: string) {
+        return toInfo(yield* selectKey(keyId))
+      })
 
-    const update = Effect.fn("ApiKeys.update")(function*(keyId: string, changes: KeyChanges) {
-      const current = yield* selectKey(keyId)
-      const limits = changes.limits === undefined ? undefined : storedLimits(applyLimits(limitsOf(current.limits), changes.limits))
-      yield* sql`UPDATE api_keys SET
+      const update = Effect.fn("ApiKeys.update")(function*(keyId: string, changes: KeyChanges) {
+        const current = yield* selectKey(keyId)
+        const limits = changes.limits === undefined
+          ? undefined
+          : storedLimits(applyLimits(limitsOf(current.limits), changes.limits))
+        yield* sql`UPDATE api_keys SET
         limits = ${limits === undefined ? sql`limits` : sql`${limits}`},
         name = ${changes.name === undefined ? sql`name` : sql`${changes.name}`},
         expires_at = ${changes.expiresAt === undefined ? sql`expires_at` : sql`${changes.expiresAt}`},
         allowed_svc_tool_ids = ${
-        changes.allowedSvcToolIds === undefined
-          ? sql`allowed_svc_tool_ids`
-          : json(sql, changes.allowedSvcToolIds)
-      }
-        WHERE id = ${keyId}`
-      yield* feed.publish(`key:${keyId}`)
-      return toInfo(yield* selectKey(keyId))
-    })
-
-    const revoke = Effect.fn("ApiKeys.revoke")(function*(keyId: string) {
-      yield* sql`UPDATE api_keys SET revoked_at = COALESCE(revoked_at, ${now(sql)}) WHERE id = ${keyId}`
-      yield* feed.publish(`key:${keyId}`)
-      return toInfo(yield* selectKey(keyId))
-    })
-
-    const findByHash = Effect.fn("ApiKeys.findByHash")(function*(hash: string) {
-      // the org's log and compression settings ride along, so they are cached with the key
-      const rows = yield* sql<
-        Omit<KeyRow, "prefix" | "created_at" | "last_used_at"> & {
-          readonly log_content: boolean | number
-          readonly compression: string | null
-          readonly org_limits: string | null
+          changes.allowedSvcToolIds === undefined
+            ? sql`allowed_svc_tool_ids`
+            : json(sql, changes.allowedSvcToolIds)
         }
-      >`
+        WHERE id = ${keyId}`
+        yield* feed.publish(`key:${keyId}`)
+        return toInfo(yield* selectKey(keyId))
+      })
+
+      const revoke = Effect.fn("ApiKeys.revoke")(function*(keyId: string) {
+        yield* sql`UPDATE api_keys SET revoked_at = COALESCE(revoked_at, ${now(sql)}) WHERE id = ${keyId}`
+        yield* feed.publish(`key:${keyId}`)
+        return toInfo(yield* selectKey(keyId))
+      })
+
+      const findByHash = Effect.fn("ApiKeys.findByHash")(function*(hash: string) {
+        // the org's log and compression settings ride along, so they are cached with the key
+        const rows = yield* sql<
+          Omit<KeyRow, "prefix" | "created_at" | "last_used_at"> & {
+            readonly log_content: boolean | number
+            readonly compression: string | null
+            readonly org_limits: string | null
+          }
+        >`
         SELECT k.id, k.org_id, k.name, k.expires_at, k.revoked_at, k.allowed_svc_tool_ids, k.limits, o.log_content, o.compression,
           o.limits AS org_limits
         FROM api_keys k JOIN orgs o ON o.id = k.org_id WHERE k.key_hash = ${hash}`
-      const row = rows[0]
-      if (row === undefined) return undefined
-      return {
-        id: row.id,
-        orgId: row.org_id,
-        name: row.name,
-        expiresAt: toDateOrNull(row.expires_at),
-        revokedAt: toDateOrNull(row.revoked_at),
-        allowedSvcToolIds: row.allowed_svc_tool_ids === null ? null : fromJson(row.allowed_svc_tool_ids),
-        logContent: toBool(row.log_content),
-        // a value this version does not know is as good as none: the gateway's default applies
-        compression: isCompressionLevel(row.compression) ? row.compression : null,
-        limits: { key: limitsOf(row.limits), org: limitsOf(row.org_limits) }
+        const row = rows[0]
+        if (row === undefined) return undefined
+        return {
+          id: row.id,
+          orgId: row.org_id,
+          name: row.name,
+          expiresAt: toDateOrNull(row.expires_at),
+          revokedAt: toDateOrNull(row.revoked_at),
+          allowedSvcToolIds: row.allowed_svc_tool_ids === null ? null : fromJson(row.allowed_svc_tool_ids),
+          logContent: toBool(row.log_content),
+          // a value this version does not know is as good as none: the gateway's default applies
+          compression: isCompressionLevel(row.compression) ? row.compression : null,
+          limits: { key: limitsOf(row.limits), org: limitsOf(row.org_limits) }
+        }
+      })
+
+      const markUsed = (keyId: string) => {
+        pendingUse.set(keyId, Date.now())
       }
-    })
 
-    const markUsed = (keyId: string) => {
-      pendingUse.set(keyId, Date.now())
-    }
-
-    const flushLastUsed = Effect.gen(function*() {
-      if (pendingUse.size === 0) return
-      const batch = pendingUse
-      pendingUse = new Map()
-      const ids = [...batch.keys()]
-      const times = ids.map((id) => toStoredTime(new Date(batch.get(id)!)))
-      // one statement for the whole batch: arrays unnested on PostgreSQL, a JSON list of pairs on SQLite
-      const statement = sql.onDialectOrElse({
-        sqlite: () =>
-          sql`UPDATE api_keys AS k SET last_used_at = u.value ->> 1
+      const flushLastUsed = Effect.gen(function*() {
+        if (pendingUse.size === 0) return
+        const batch = pendingUse
+        pendingUse = new Map()
+        const ids = [...batch.keys()]
+        const times = ids.map((id) => toStoredTime(new Date(batch.get(id)!)))
+        // one statement for the whole batch: arrays unnested on PostgreSQL, a JSON list of pairs on SQLite
+        const statement = sql.onDialectOrElse({
+          sqlite: () =>
+            sql`UPDATE api_keys AS k SET last_used_at = u.value ->> 1
             FROM json_each(${JSON.stringify(ids.map((id, i) => [id, times[i]]))}) AS u
             WHERE k.id = u.value ->> 0 AND (k.last_used_at IS NULL OR k.last_used_at < u.value ->> 1)`,
-        orElse: () =>
-          sql`UPDATE api_keys AS k SET last_used_at = u.used_at::timestamptz
+          orElse: () =>
+            sql`UPDATE api_keys AS k SET last_used_at = u.used_at::timestamptz
             FROM unnest(${ids}::text[], ${times}::text[]) AS u(id, used_at)
             WHERE k.id = u.id AND (k.last_used_at IS NULL OR k.last_used_at < u.used_at::timestamptz)`
-      })
-      yield* statement.pipe(
-        // keep the times for the next round rather than lose them
-        Effect.tapError(() =>
-          Effect.sync(() => {
-            for (const [id, at] of batch) if (!pendingUse.has(id)) pendingUse.set(id, at)
-          })
+        })
+        yield* statement.pipe(
+          // keep the times for the next round rather than lose them
+          Effect.tapError(() =>
+            Effect.sync(() => {
+              for (const [id, at] of batch) if (!pendingUse.has(id)) pendingUse.set(id, at)
+            })
+          )
         )
+      }).pipe(Effect.withSpan("ApiKeys.flushLastUsed"))
+
+      yield* Effect.addFinalizer(() => flushLastUsed.pipe(Effect.ignore))
+      yield* flushLastUsed.pipe(
+        Effect.ignore,
+        Effect.repeat(Schedule.spaced("5 seconds")),
+        Effect.forkScoped
       )
-    }).pipe(Effect.withSpan("ApiKeys.flushLastUsed"))
 
-    yield* Effect.addFinalizer(() => flushLastUsed.pipe(Effect.ignore))
-    yield* flushLastUsed.pipe(
-      Effect.ignore,
-      Effect.repeat(Schedule.spaced("5 seconds")),
-      Effect.forkScoped
-    )
-
-    return ApiKeys.of({ create, list, get, update, revoke, findByHash, markUsed, flushLastUsed })
-  }))
+      return ApiKeys.of({ create, list, get, update, revoke, findByHash, markUsed, flushLastUsed })
+    })
+  )
 }

@@ -44,7 +44,8 @@ export const memoryCounters = (): BudgetCounters => {
 }
 
 const PREFIX = "svc-gateway:budget:"
-const ADD_WHEN_SEEDED = "if redis.call('EXISTS', KEYS[1]) == 1 then return redis.call('INCRBY', KEYS[1], ARGV[1]) end return false"
+const ADD_WHEN_SEEDED =
+  "if redis.call('EXISTS', KEYS[1]) == 1 then return redis.call('INCRBY', KEYS[1], ARGV[1]) end return false"
 
 /** Counters in the shared Redis; a Redis that cannot answer reads as not seeded, and charges are dropped. */
 export const redisCounters = (redis: Redis.Redis["Service"]): BudgetCounters => {
@@ -56,11 +57,17 @@ export const redisCounters = (redis: Redis.Redis["Service"]): BudgetCounters => 
   return {
     get: read,
     seed: (key, value, periodEnd) =>
-      redis.send("SET", PREFIX + key, String(value), "NX", "PX", String(Math.max(1, periodEnd - Date.now() + 86_400_000))).pipe(
+      redis.send(
+        "SET",
+        PREFIX + key,
+        String(value),
+        "NX",
+        "PX",
+        String(Math.max(1, periodEnd - Date.now() + 86_400_000))
+      ).pipe(
         Effect.catch(() => Effect.void),
         Effect.andThen(read(key))
       ),
-    add: (key, tokens) =>
-      redis.send("EVAL", ADD_WHEN_SEEDED, "1", PREFIX + key, String(tokens)).pipe(Effect.ignore)
+    add: (key, tokens) => redis.send("EVAL", ADD_WHEN_SEEDED, "1", PREFIX + key, String(tokens)).pipe(Effect.ignore)
   }
 }

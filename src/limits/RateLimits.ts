@@ -17,9 +17,9 @@ import { SqlClient } from "effect/sql"
 import type { Caller } from "../kernel/Caller.ts"
 import { LimitError, LimitExceeded } from "../kernel/LimitError.ts"
 import type { Limits } from "../kernel/Limits.ts"
-import { memoryCounters, redisCounters } from "./BudgetCounters.ts"
 import { RedisLive, whenRedis } from "../store/RedisLive.ts"
 import { toStoredTime } from "../store/Rows.ts"
+import { memoryCounters, redisCounters } from "./BudgetCounters.ts"
 
 /** What the `x-ratelimit-*` headers report: the tighter of the key's and the org's limits of each kind. */
 export interface Quota {
@@ -68,112 +68,149 @@ export class RateLimits extends Context.Service<RateLimits, {
   readonly charge: (caller: Caller, tokens: number) => Effect.Effect<void>
 }>()("svc-gateway/RateLimits") {
   /** Over the `RateLimiter` in context (memory or Redis) and the store's request log. */
-  static readonly layer = Layer.effect(RateLimits, Effect.gen(function*() {
-    const limiter = yield* RateLimiter.RateLimiter
-    const sql = yield* SqlClient.SqlClient
-    // tokens used per `${scope}:${id}:${period}:${start}`, seeded from the log once per period; shared in Redis
-    const redis = yield* Effect.serviceOption(Redis.Redis)
-    const budgets = Option.isSome(redis) ? redisCounters(redis.value) : memoryCounters()
+  static readonly layer = Layer.effect(
+    RateLimits,
+    Effect.gen(function*() {
+      const limiter = yield* RateLimiter.RateLimiter
+      const sql = yield* SqlClient.SqlClient
+      // tokens used per `${scope}:${id}:${period}:${start}`, seeded from the log once per period; shared in Redis
+      const redis = yield* Effect.serviceOption(Redis.Redis)
+      const budgets = Option.isSome(redis) ? redisCounters(redis.value) : memoryCounters()
 
-    const exceeded = (scope: Scope, kind: LimitExceeded["kind"], limit: number, retryAfterMs: number) =>
-      new LimitError({ reason: new LimitExceeded({ scope, kind, limit, retryAfterMs: Math.max(0, Math.ceil(retryAfterMs)) }) })
+      const exceeded = (scope: Scope, kind: LimitExceeded["kind"], limit: number, retryAfterMs: number) =>
+        new LimitError({
+          reason: new LimitExceeded({ scope, kind, limit, retryAfterMs: Math.max(0, Math.ceil(retryAfterMs)) })
+        })
 
-    const asLimitError = (scope: Scope, kind: LimitExceeded["kind"], limit: number) => (error: RateLimiter.RateLimiterError) =>
-      error.reason._tag === "RateLimitExceeded"
-        ? Effect.fail(exceeded(scope, kind, limit, Duration.toMillis(error.reason.retryAfter)))
-        // the limiter's store is down: the request goes through, as a store outage must not be an API outage
-        : Effect.as(Effect.logWarning("rate limiter store unavailable; request not counted", { kind }), undefined)
+      const asLimitError =
+        (scope: Scope, kind: LimitExceeded["kind"], limit: number) => (error: RateLimiter.RateLimiterError) =>
+          error.reason._tag === "RateLimitExceeded"
+            ? Effect.fail(exceeded(scope, kind, limit, Duration.toMillis(error.reason.retryAfter)))
+            // the limiter's store is down: the request goes through, as a store outage must not be an API outage
+            : Effect.as(Effect.logWarning("rate limiter store unavailable; request not counted", { kind }), undefined)
 
-    const idOf = (caller: Caller, scope: Scope) => scope === "key" ? caller.keyId : caller.orgId
+      const idOf = (caller: Caller, scope: Scope) => scope === "key" ? caller.keyId : caller.orgId
 
-    const perMinute = Effect.fnUntraced(function*(caller: Caller, scope: Scope, limits: Limits) {
-      let requests: Quota["requests"]
-      let tokens: Quota["tokens"]
-      const id = idOf(caller, scope)
-      if (limits.rpm !== null) {
-        const result = yield* limiter.consume({ key: `svc:rpm:${scope}:${id}`, limit: limits.rpm, window: "1 minute" }).pipe(
-          Effect.catch(asLimitError(scope, "rpm", limits.rpm))
-        )
-        if (result !== undefined) {
-          requests = { limit: limits.rpm, remaining: result.remaining, resetMs: Duration.toMillis(result.resetAfter) }
+      const perMinute = Effect.fnUntraced(function*(caller: Caller, scope: Scope, limits: Limits) {
+        let requests: Quota["requests"]
+        let tokens: Quota["tokens"]
+        const id = idOf(caller, scope)
+        if (limits.rpm !== null) {
+          const result = yield* limiter.consume({
+            key: `svc:rpm:${scope}:${id}`,
+            limit: limits.rpm,
+            window: "1 minute"
+          }).pipe(
+            Effect.catch(asLimitError(scope, "rpm", limits.rpm))
+          )
+          if (result !== undefined) {
+            requests = { limit: limits.rpm, remaining: result.remaining, resetMs: Duration.toMillis(result.resetAfter) }
+          }
         }
-      }
-      if (limits.tpm !== null) {
-        // no tokens taken now: the answer's are charged when it is done
-        const result = yield* limiter.consume({ key: `svc:tpm:${scope}:${id}`, limit: limits.tpm, window: "1 minute", tokens: 0 }).pipe(
-          Effect.catch(asLimitError(scope, "tpm", limits.tpm))
-        )
-        if (result !== undefined) {
-          tokens = { limit: limits.tpm, remaining: result.remaining, resetMs: Duration.toMillis(result.resetAfter) }
+        if (limits.tpm !== null) {
+          // no tokens taken now: the answer's are charged when it is done
+          const result = yield* limiter.consume({
+            key: `svc:tpm:${scope}:${id}`,
+            limit: limits.tpm,
+            window: "1 minute",
+            tokens: 0
+          }).pipe(
+            Effect.catch(asLimitError(scope, "tpm", limits.tpm))
+          )
+          if (result !== undefined) {
+            tokens = { limit: limits.tpm, remaining: result.remaining, resetMs: Duration.toMillis(result.resetAfter) }
+          }
         }
-      }
-      return { requests, tokens }
-    })
+        return { requests, tokens }
+      })
 
-    /** Tokens used in the period so far: counted here, seeded from the request log the first time. */
-    const used = Effect.fnUntraced(function*(scope: Scope, id: string, period: Period, now: number) {
-      const { end, start } = periodOf(period, now)
-      const key = `${scope}:${id}:${period}:${start}`
-      const known = yield* budgets.get(key)
-      if (known !== undefined) return known
-      const column = scope === "key" ? sql`key_id` : sql`org_id`
-      const rows = yield* sql<{ readonly used: number | string | null }>`
+      /** Tokens used in the period so far: counted here, seeded from the request log the first time. */
+      const used = Effect.fnUntraced(function*(scope: Scope, id: string, period: Period, now: number) {
+        const { end, start } = periodOf(period, now)
+        const key = `${scope}:${id}:${period}:${start}`
+        const known = yield* budgets.get(key)
+        if (known !== undefined) return known
+        const column = scope === "key" ? sql`key_id` : sql`org_id`
+        const rows = yield* sql<{ readonly used: number | string | null }>`
         SELECT SUM(COALESCE(prompt_tokens, 0) + COALESCE(completion_tokens, 0)) AS used FROM request_log
         WHERE ${column} = ${id} AND created_at >= ${toStoredTime(new Date(start))}`.pipe(
           Effect.catch((error) =>
-            Effect.as(Effect.logWarning("budget not checked: the request log could not be read", { error: error.message }), undefined)
+            Effect.as(
+              Effect.logWarning("budget not checked: the request log could not be read", { error: error.message }),
+              undefined
+            )
           )
         )
-      if (rows === undefined) return undefined
-      return yield* budgets.seed(key, Number(rows[0]?.used ?? 0), end)
-    })
+        if (rows === undefined) return undefined
+        return yield* budgets.seed(key, Number(rows[0]?.used ?? 0), end)
+      })
 
-    const checkBudget = Effect.fnUntraced(function*(
-      caller: Caller,
-      { budget, now, period, scope }: { readonly scope: Scope; readonly period: Period; readonly budget: number | null; readonly now: number }
-    ) {
-      if (budget === null) return
-      const spent = yield* used(scope, idOf(caller, scope), period, now)
-      if (spent !== undefined && spent >= budget) {
-        return yield* exceeded(scope, period === "day" ? "tokens_per_day" : "tokens_per_month", budget, periodOf(period, now).end - now)
-      }
-    })
-
-    const admit = Effect.fnUntraced(function*(caller: Caller) {
-      const limits = caller.limits
-      if (limits === undefined) return {}
-      const now = yield* Clock.currentTimeMillis
-      for (const scope of ["key", "org"] as const) {
-        yield* checkBudget(caller, { scope, period: "day", budget: limits[scope].tokens_per_day, now })
-        yield* checkBudget(caller, { scope, period: "month", budget: limits[scope].tokens_per_month, now })
-      }
-      const key = yield* perMinute(caller, "key", limits.key)
-      const org = yield* perMinute(caller, "org", limits.org)
-      return { requests: tighter(key.requests, org.requests), tokens: tighter(key.tokens, org.tokens) } satisfies Quota
-    })
-
-    const charge = Effect.fnUntraced(function*(caller: Caller, tokens: number) {
-      const limits = caller.limits
-      if (limits === undefined || tokens <= 0) return
-      const now = yield* Clock.currentTimeMillis
-      for (const scope of ["key", "org"] as const) {
-        const own = limits[scope]
-        const id = idOf(caller, scope)
-        if (own.tpm !== null) {
-          yield* limiter.consume({ key: `svc:tpm:${scope}:${id}`, limit: own.tpm, window: "1 minute", tokens, onExceeded: "delay" }).pipe(
-            Effect.ignore
+      const checkBudget = Effect.fnUntraced(function*(
+        caller: Caller,
+        { budget, now, period, scope }: {
+          readonly scope: Scope
+          readonly period: Period
+          readonly budget: number | null
+          readonly now: number
+        }
+      ) {
+        if (budget === null) return
+        const spent = yield* used(scope, idOf(caller, scope), period, now)
+        if (spent !== undefined && spent >= budget) {
+          return yield* exceeded(
+            scope,
+            period === "day" ? "tokens_per_day" : "tokens_per_month",
+            budget,
+            periodOf(period, now).end - now
           )
         }
-        for (const period of ["day", "month"] as const) {
-          if ((period === "day" ? own.tokens_per_day : own.tokens_per_month) === null) continue
-          // not seeded (the log could not be read): the next check seeds it, this answer's row included
-          yield* budgets.add(`${scope}:${id}:${period}:${periodOf(period, now).start}`, tokens)
-        }
-      }
-    })
+      })
 
-    return RateLimits.of({ admit, charge })
-  }))
+      const admit = Effect.fnUntraced(function*(caller: Caller) {
+        const limits = caller.limits
+        if (limits === undefined) return {}
+        const now = yield* Clock.currentTimeMillis
+        for (const scope of ["key", "org"] as const) {
+          yield* checkBudget(caller, { scope, period: "day", budget: limits[scope].tokens_per_day, now })
+          yield* checkBudget(caller, { scope, period: "month", budget: limits[scope].tokens_per_month, now })
+        }
+        const key = yield* perMinute(caller, "key", limits.key)
+        const org = yield* perMinute(caller, "org", limits.org)
+        return {
+          requests: tighter(key.requests, org.requests),
+          tokens: tighter(key.tokens, org.tokens)
+        } satisfies Quota
+      })
+
+      const charge = Effect.fnUntraced(function*(caller: Caller, tokens: number) {
+        const limits = caller.limits
+        if (limits === undefined || tokens <= 0) return
+        const now = yield* Clock.currentTimeMillis
+        for (const scope of ["key", "org"] as const) {
+          const own = limits[scope]
+          const id = idOf(caller, scope)
+          if (own.tpm !== null) {
+            yield* limiter.consume({
+              key: `svc:tpm:${scope}:${id}`,
+              limit: own.tpm,
+              window: "1 minute",
+              tokens,
+              onExceeded: "delay"
+            }).pipe(
+              Effect.ignore
+            )
+          }
+          for (const period of ["day", "month"] as const) {
+            if ((period === "day" ? own.tokens_per_day : own.tokens_per_month) === null) continue
+            // not seeded (the log could not be read): the next check seeds it, this answer's row included
+            yield* budgets.add(`${scope}:${id}:${period}:${periodOf(period, now).start}`, tokens)
+          }
+        }
+      })
+
+      return RateLimits.of({ admit, charge })
+    })
+  )
 
   /** Per-instance counters: the limiter's memory store. */
   static readonly layerMemory = RateLimits.layer.pipe(

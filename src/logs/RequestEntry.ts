@@ -5,8 +5,8 @@
  */
 import type { CompressionFacts } from "../compression/RequestCompression.ts"
 import type { Caller } from "../kernel/Caller.ts"
-import type { CompressionLevel } from "../kernel/CompressionLevel.ts"
 import { emptyUsage, type Usage } from "../kernel/ChatWire.ts"
+import type { CompressionLevel } from "../kernel/CompressionLevel.ts"
 import type { RequestRecord } from "./RequestRecord.ts"
 
 /** What the core reports about an answered request; `Outcome` (and its streamed form) fits as is. */

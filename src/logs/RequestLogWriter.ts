@@ -16,10 +16,10 @@
  */
 import { Cause, Duration, Effect, Fiber, Latch, Option, Result, Semaphore } from "effect"
 import { makeDeliver } from "./RequestLogDelivery.ts"
-import type { RequestRecord } from "./RequestRecord.ts"
 import { purgeExpired, purgeOnSchedule, type RetentionSettings } from "./RequestLogRetention.ts"
 import * as Spill from "./RequestLogSpill.ts"
 import type { RequestLogStore } from "./RequestLogStore.ts"
+import type { RequestRecord } from "./RequestRecord.ts"
 
 export interface RequestLogSettings extends RetentionSettings {
   readonly enabled: boolean
@@ -149,7 +149,6 @@ export const makeWriter = Effect.fnUntraced(function*(settings: RequestLogSettin
     inFlightBytes = bytesOf(rows)
   }
 
-
   const deliver = makeDeliver(store, settings.writeTimeout, counters, drop)
 
   /** Waits out a backoff step; shutdown cuts it short. */
@@ -272,13 +271,15 @@ export const makeWriter = Effect.fnUntraced(function*(settings: RequestLogSettin
   const replayOnce = (path: string) =>
     Effect.gen(function*() {
       for (let round = 0; round < REPLAY_ROUNDS && !closing; round++) {
-        const next = yield* fileLock.withPermit(Spill.claimForReplay(path).pipe(
-          Effect.tap((claimed) =>
-            Effect.sync(() => {
-              if (claimed === undefined) spillPending = false
-            })
+        const next = yield* fileLock.withPermit(
+          Spill.claimForReplay(path).pipe(
+            Effect.tap((claimed) =>
+              Effect.sync(() => {
+                if (claimed === undefined) spillPending = false
+              })
+            )
           )
-        ))
+        )
         if (next === undefined) return
         yield* replayFile(next)
       }

@@ -14,17 +14,19 @@ import { fromJson, toBool, toIso } from "../store/Rows.ts"
 import { encodeCursor, type GroupBy, type PageRequest, type RequestFilter } from "./RequestFilter.ts"
 
 /** One request as the admin API shows it: the stored row, with an ISO time and the total tokens. */
-export type RequestLogEntry = Omit<LogRow, "created_at" | "stream" | "tags" | "svc_tools" | "cursor_time" | "prompt_text" | "completion_text"> & {
-  readonly created_at: string
-  readonly stream: boolean
-  readonly tags: ReadonlyArray<string>
-  readonly svc_tools: ReadonlyArray<string>
-  /** prompt + completion (cached tokens are part of the prompt, reasoning tokens of the completion). */
-  readonly total_tokens: number
-  /** Present only when stored (the org opted in with `log_content`). */
-  readonly prompt_text?: string
-  readonly completion_text?: string
-}
+export type RequestLogEntry =
+  & Omit<LogRow, "created_at" | "stream" | "tags" | "svc_tools" | "cursor_time" | "prompt_text" | "completion_text">
+  & {
+    readonly created_at: string
+    readonly stream: boolean
+    readonly tags: ReadonlyArray<string>
+    readonly svc_tools: ReadonlyArray<string>
+    /** prompt + completion (cached tokens are part of the prompt, reasoning tokens of the completion). */
+    readonly total_tokens: number
+    /** Present only when stored (the org opted in with `log_content`). */
+    readonly prompt_text?: string
+    readonly completion_text?: string
+  }
 
 export interface RequestPage {
   readonly object: "list"
@@ -156,7 +158,9 @@ const toEntry = (row: LogRow): RequestLogEntry => ({
   compression_level: row.compression_level,
   // stored only when not 0 (see RequestLogStore's toRow)
   prompt_tokens_saved: row.compression_level === null ? row.prompt_tokens_saved : row.prompt_tokens_saved ?? 0,
-  prompt_tokens_saved_net: row.compression_level === null ? row.prompt_tokens_saved_net : row.prompt_tokens_saved_net ?? 0,
+  prompt_tokens_saved_net: row.compression_level === null
+    ? row.prompt_tokens_saved_net
+    : row.prompt_tokens_saved_net ?? 0,
   shadow_tokens_saved_safe: row.shadow_tokens_saved_safe,
   shadow_tokens_saved_aggressive: row.shadow_tokens_saved_aggressive,
   user_agent: row.user_agent,
@@ -175,7 +179,9 @@ const whereClause = (sql: SqlClient.SqlClient, orgId: string, filter: RequestFil
       // the row's JSON list, searched: at least one of the tags, or as many distinct matches as distinct tags
       sqlite: () =>
         all
-          ? sql`(SELECT count(DISTINCT t.value) FROM json_each(tags) AS t WHERE t.value IN ${sql.in(tags)}) = ${new Set(tags).size}`
+          ? sql`(SELECT count(DISTINCT t.value) FROM json_each(tags) AS t WHERE t.value IN ${sql.in(tags)}) = ${
+            new Set(tags).size
+          }`
           : sql`EXISTS (SELECT 1 FROM json_each(tags) AS t WHERE t.value IN ${sql.in(tags)})`,
       // `&&` / `@>` against a text[] parameter: the operators the GIN index on `tags` serves; that index
       // leaves out rows without tags (which match no tag anyway), and the planner uses it only when the
@@ -252,7 +258,9 @@ export const analyticsStatement = (
   groupBy: GroupBy,
   filter: RequestFilter
 ) => {
-  const order = groupBy === "hour" || groupBy === "day" || groupBy === "status" ? "grp ASC" : "requests DESC, grp ASC NULLS LAST"
+  const order = groupBy === "hour" || groupBy === "day" || groupBy === "status"
+    ? "grp ASC"
+    : "requests DESC, grp ASC NULLS LAST"
   const where = whereClause(sql, orgId, filter)
   // one row per tag, so a request with two tags counts in both groups; untagged requests form the null group
   return sql.onDialectOrElse({
@@ -332,44 +340,47 @@ export class RequestQueries extends Context.Service<RequestQueries, {
     filter: RequestFilter
   ) => Effect.Effect<Analytics, SqlError.SqlError>
 }>()("svc-gateway/RequestQueries") {
-  static readonly layer = Layer.effect(RequestQueries, Effect.gen(function*() {
-    const sql = yield* SqlClient.SqlClient
+  static readonly layer = Layer.effect(
+    RequestQueries,
+    Effect.gen(function*() {
+      const sql = yield* SqlClient.SqlClient
 
-    const list = Effect.fn("RequestQueries.list")(function*(orgId: string, filter: RequestFilter, page: PageRequest) {
-      const rows = yield* listStatement(sql, orgId, filter, page)
-      const shown = rows.slice(0, page.limit)
-      const last = shown[shown.length - 1]
-      const next = rows.length > page.limit && last !== undefined
-        ? encodeCursor({ createdAt: last.cursor_time, id: last.id })
-        : null
-      const result: RequestPage = { object: "list", data: shown.map(toEntry), next_cursor: next }
-      return result
-    })
+      const list = Effect.fn("RequestQueries.list")(function*(orgId: string, filter: RequestFilter, page: PageRequest) {
+        const rows = yield* listStatement(sql, orgId, filter, page)
+        const shown = rows.slice(0, page.limit)
+        const last = shown[shown.length - 1]
+        const next = rows.length > page.limit && last !== undefined
+          ? encodeCursor({ createdAt: last.cursor_time, id: last.id })
+          : null
+        const result: RequestPage = { object: "list", data: shown.map(toEntry), next_cursor: next }
+        return result
+      })
 
-    const get = Effect.fn("RequestQueries.get")(function*(orgId: string, requestId: string) {
-      const rows = yield* sql<LogRow>`SELECT ${columns(sql)} FROM request_log
+      const get = Effect.fn("RequestQueries.get")(function*(orgId: string, requestId: string) {
+        const rows = yield* sql<LogRow>`SELECT ${columns(sql)} FROM request_log
         WHERE id = ${requestId} AND org_id = ${orgId}`
-      const row = rows[0]
-      // another org's request is answered exactly like a missing one: ids do not leak across orgs
-      if (row === undefined) return yield* AdminError.notFound("request", requestId)
-      return toEntry(row)
-    })
+        const row = rows[0]
+        // another org's request is answered exactly like a missing one: ids do not leak across orgs
+        if (row === undefined) return yield* AdminError.notFound("request", requestId)
+        return toEntry(row)
+      })
 
-    const analytics = Effect.fn("RequestQueries.analytics")(function*(
-      orgId: string,
-      groupBy: GroupBy,
-      filter: RequestFilter
-    ) {
-      const rows = yield* analyticsStatement(sql, orgId, groupBy, filter)
-      const result: Analytics = {
-        object: "list",
-        group_by: groupBy,
-        data: rows.slice(0, MAX_GROUPS).map(toGroup),
-        has_more: rows.length > MAX_GROUPS
-      }
-      return result
-    })
+      const analytics = Effect.fn("RequestQueries.analytics")(function*(
+        orgId: string,
+        groupBy: GroupBy,
+        filter: RequestFilter
+      ) {
+        const rows = yield* analyticsStatement(sql, orgId, groupBy, filter)
+        const result: Analytics = {
+          object: "list",
+          group_by: groupBy,
+          data: rows.slice(0, MAX_GROUPS).map(toGroup),
+          has_more: rows.length > MAX_GROUPS
+        }
+        return result
+      })
 
-    return RequestQueries.of({ list, get, analytics })
-  }))
+      return RequestQueries.of({ list, get, analytics })
+    })
+  )
 }

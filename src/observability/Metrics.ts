@@ -89,7 +89,22 @@ export interface MetricsOptions {
 
 /** Request durations span cached answers (ms) to long generations (minutes). */
 export const DURATION_BUCKETS: ReadonlyArray<number> = [
-  0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 20, 30, 60, 120, 300
+  0.005,
+  0.01,
+  0.025,
+  0.05,
+  0.1,
+  0.25,
+  0.5,
+  1,
+  2.5,
+  5,
+  10,
+  20,
+  30,
+  60,
+  120,
+  300
 ]
 export const TTFT_BUCKETS: ReadonlyArray<number> = [0.025, 0.05, 0.1, 0.2, 0.35, 0.5, 0.75, 1, 1.5, 2, 3, 5, 10, 30]
 
@@ -118,17 +133,26 @@ const NONE = "none"
 
 const processMetrics = (registry: Registry) => {
   const startSeconds = Math.round(Date.now() / 1000 - process.uptime())
-  registry.counterFrom("process_cpu_user_seconds_total", "User CPU time spent, in seconds.", () =>
-    process.cpuUsage().user / 1e6)
-  registry.counterFrom("process_cpu_system_seconds_total", "System CPU time spent, in seconds.", () =>
-    process.cpuUsage().system / 1e6)
+  registry.counterFrom(
+    "process_cpu_user_seconds_total",
+    "User CPU time spent, in seconds.",
+    () => process.cpuUsage().user / 1e6
+  )
+  registry.counterFrom(
+    "process_cpu_system_seconds_total",
+    "System CPU time spent, in seconds.",
+    () => process.cpuUsage().system / 1e6
+  )
   registry.counterFrom("process_cpu_seconds_total", "User and system CPU time spent, in seconds.", () => {
     const { system, user } = process.cpuUsage()
     return (user + system) / 1e6
   })
   registry.gauge("process_resident_memory_bytes", "Resident memory size, in bytes.", () => process.memoryUsage.rss())
-  registry.gauge("process_start_time_seconds", "Start time of the process since the Unix epoch, in seconds.", () =>
-    startSeconds)
+  registry.gauge(
+    "process_start_time_seconds",
+    "Start time of the process since the Unix epoch, in seconds.",
+    () => startSeconds
+  )
   registry.gauge("nodejs_heap_size_used_bytes", "V8 heap in use, in bytes.", () => process.memoryUsage().heapUsed)
   registry.gauge("nodejs_heap_size_total_bytes", "V8 heap allocated, in bytes.", () => process.memoryUsage().heapTotal)
 }
@@ -196,10 +220,16 @@ export const makeMetrics = (options: MetricsOptions = {}): MetricsShape => {
     ["target"]
   )
   let readLogStats: (() => LogStats) | undefined
-  registry.gauge("svc_gateway_log_queue_depth", "Request-log rows waiting to be written.", () =>
-    readLogStats?.().queueDepth ?? 0)
-  registry.counterFrom("svc_gateway_log_rows_dropped_total", "Request-log rows dropped since the start.", () =>
-    readLogStats?.().rowsDropped ?? 0)
+  registry.gauge(
+    "svc_gateway_log_queue_depth",
+    "Request-log rows waiting to be written.",
+    () => readLogStats?.().queueDepth ?? 0
+  )
+  registry.counterFrom(
+    "svc_gateway_log_rows_dropped_total",
+    "Request-log rows dropped since the start.",
+    () => readLogStats?.().rowsDropped ?? 0
+  )
   processMetrics(registry)
 
   /** The series one (model, provider) pair records into, looked up once: the usual request costs one map lookup. */

@@ -34,7 +34,9 @@ export const formatValue = (value: number): string =>
 const labelBlock = (names: ReadonlyArray<string>, values: ReadonlyArray<string>): string =>
   names.length === 0
     ? ""
-    : `{${names.map((name, i) => `${name}="${escapeLabelValue((values[i] ?? "").slice(0, MAX_LABEL_LENGTH))}"`).join(",")}}`
+    : `{${
+      names.map((name, i) => `${name}="${escapeLabelValue((values[i] ?? "").slice(0, MAX_LABEL_LENGTH))}"`).join(",")
+    }}`
 
 /** Adds one more label to a rendered block (histograms add `le`). */
 const withLabel = (block: string, name: string, value: string): string =>
@@ -65,7 +67,9 @@ abstract class Family<S extends Series> {
     this.maxSeries = maxSeries
     if (!NAME.test(name)) throw new Error(`invalid metric name: ${name}`)
     for (const label of labelNames) {
-      if (!LABEL.test(label) || label.startsWith("__") || label === "le") throw new Error(`invalid label name: ${label}`)
+      if (!LABEL.test(label) || label.startsWith("__") || label === "le") {
+        throw new Error(`invalid label name: ${label}`)
+      }
     }
     this.#otherValues = labelNames.map(() => OTHER)
   }
@@ -174,7 +178,13 @@ export class Histogram extends Family<HistogramCell> {
   readonly bounds: ReadonlyArray<number>
   readonly #le: ReadonlyArray<string>
 
-  constructor(name: string, help: string, labelNames: ReadonlyArray<string>, bounds: ReadonlyArray<number>, maxSeries: number) {
+  constructor(
+    name: string,
+    help: string,
+    labelNames: ReadonlyArray<string>,
+    bounds: ReadonlyArray<number>,
+    maxSeries: number
+  ) {
     super(name, help, labelNames, maxSeries)
     const sorted = [...bounds].filter((b) => Number.isFinite(b)).sort((a, b) => a - b)
     if (sorted.length === 0 || sorted.some((b, i) => i > 0 && b === sorted[i - 1])) {
@@ -263,7 +273,9 @@ export class CallbackMetric {
       // a broken source must not break the whole scrape
       value = NaN
     }
-    return `# HELP ${this.name} ${escapeHelp(this.help)}\n# TYPE ${this.name} ${this.type}\n${this.name} ${formatValue(value)}\n`
+    return `# HELP ${this.name} ${escapeHelp(this.help)}\n# TYPE ${this.name} ${this.type}\n${this.name} ${
+      formatValue(value)
+    }\n`
   }
 }
 

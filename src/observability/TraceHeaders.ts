@@ -12,8 +12,8 @@
  * in the trace, as W3C trace context asks of one.
  */
 import { Context, Effect, Layer, Tracer } from "effect"
-import { IncomingTraceHeaders, isTracing } from "../Tracing.ts"
 import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
+import { IncomingTraceHeaders, isTracing } from "../Tracing.ts"
 
 export const TRACE_ID_HEADER = "x-trace-id"
 
@@ -22,7 +22,10 @@ const forwardTraceContext = <E, R>(
 ): Effect.Effect<HttpServerResponse.HttpServerResponse, E, R> =>
   Effect.withFiber((fiber) => {
     // the router runs every middleware inside a request
-    const { headers } = Context.getUnsafe(fiber.context as Context.Context<HttpServerRequest.HttpServerRequest>, HttpServerRequest.HttpServerRequest)
+    const { headers } = Context.getUnsafe(
+      fiber.context as Context.Context<HttpServerRequest.HttpServerRequest>,
+      HttpServerRequest.HttpServerRequest
+    )
     const traceparent = headers["traceparent"]
     if (traceparent === undefined) return handler
     const tracestate = headers["tracestate"]
@@ -60,7 +63,6 @@ const addTraceId = <E, R>(
  * layer must already be in the context then.
  */
 export const TraceIdHeader: Layer.Layer<never, never, HttpRouter.HttpRouter> = HttpRouter.middleware(
-  Effect.map(tracingActive, (active) =>
-    active ? addTraceId : forwardTraceContext),
+  Effect.map(tracingActive, (active) => active ? addTraceId : forwardTraceContext),
   { global: true }
 )

@@ -20,7 +20,7 @@
  */
 import * as NodeSdk from "@effect/opentelemetry/NodeSdk"
 import type * as OtelResource from "@effect/opentelemetry/Resource"
-import { type SpanExporter, SimpleSpanProcessor } from "@opentelemetry/sdk-trace-base"
+import { SimpleSpanProcessor, type SpanExporter } from "@opentelemetry/sdk-trace-base"
 import { Config, Duration, Effect, Layer, Option, References, Tracer } from "effect"
 import { FetchHttpClient, HttpMiddleware } from "effect/http"
 import { OtlpExporter, OtlpSerialization, OtlpTracer } from "effect/observability"
@@ -104,7 +104,9 @@ const sampleRatio = (sampler: string | undefined, arg: string | undefined): numb
     case "traceidratio":
     case "parentbased_traceidratio": {
       const ratio = arg === undefined ? 1 : Number(arg)
-      return Number.isFinite(ratio) && ratio >= 0 && ratio <= 1 ? ratio : `OTEL_TRACES_SAMPLER_ARG '${arg}' is not a ratio between 0 and 1`
+      return Number.isFinite(ratio) && ratio >= 0 && ratio <= 1
+        ? ratio
+        : `OTEL_TRACES_SAMPLER_ARG '${arg}' is not a ratio between 0 and 1`
     }
     default:
       return `OTEL_TRACES_SAMPLER '${sampler}' is not supported`

@@ -2,11 +2,11 @@
 import { Context, Effect, Layer } from "effect"
 import { SqlClient, type SqlError } from "effect/sql"
 import { newId } from "../Ids.ts"
+import { AdminError } from "../kernel/AdminError.ts"
 import { type CompressionLevel, isCompressionLevel } from "../kernel/CompressionLevel.ts"
-import { applyLimits, type Limits, limitsOf, type LimitsChange, storedLimits } from "../kernel/Limits.ts"
+import { applyLimits, type Limits, type LimitsChange, limitsOf, storedLimits } from "../kernel/Limits.ts"
 import { ChangeFeed } from "../store/ChangeFeed.ts"
 import { toBool, toIso } from "../store/Rows.ts"
-import { AdminError } from "../kernel/AdminError.ts"
 
 export interface Org {
   readonly id: string
@@ -55,45 +55,50 @@ export class Orgs extends Context.Service<Orgs, {
   /** Changes the org's settings (storing request text, compression, limits); the org as it now is. */
   readonly update: (id: string, changes: OrgChanges) => Effect.Effect<Org, SqlError.SqlError | AdminError>
 }>()("svc-gateway/Orgs") {
-  static readonly layer = Layer.effect(Orgs, Effect.gen(function*() {
-    const sql = yield* SqlClient.SqlClient
-    const feed = yield* ChangeFeed
+  static readonly layer = Layer.effect(
+    Orgs,
+    Effect.gen(function*() {
+      const sql = yield* SqlClient.SqlClient
+      const feed = yield* ChangeFeed
 
-    const create = Effect.fn("Orgs.create")(function*(name: string) {
-      const rows = yield* sql<OrgRow>`INSERT INTO orgs (id, name) VALUES (${newId("org")}, ${name})
+      const create = Effect.fn("Orgs.create")(function*(name: string) {
+        const rows = yield* sql<OrgRow>`INSERT INTO orgs (id, name) VALUES (${newId("org")}, ${name})
         RETURNING ${sql.literal(COLUMNS)}`
-      return toOrg(rows[0]!)
-    })
+        return toOrg(rows[0]!)
+      })
 
-    const list = sql<OrgRow>`SELECT ${sql.literal(COLUMNS)} FROM orgs ORDER BY created_at, id`.pipe(
-      Effect.map((rows) => rows.map(toOrg)),
-      Effect.withSpan("Orgs.list")
-    )
+      const list = sql<OrgRow>`SELECT ${sql.literal(COLUMNS)} FROM orgs ORDER BY created_at, id`.pipe(
+        Effect.map((rows) => rows.map(toOrg)),
+        Effect.withSpan("Orgs.list")
+      )
 
-    const get = Effect.fn("Orgs.get")(function*(id: string) {
-      const rows = yield* sql<OrgRow>`SELECT ${sql.literal(COLUMNS)} FROM orgs WHERE id = ${id}`
-      const row = rows[0]
-      if (row === undefined) return yield* AdminError.notFound("organization", id)
-      return toOrg(row)
-    })
+      const get = Effect.fn("Orgs.get")(function*(id: string) {
+        const rows = yield* sql<OrgRow>`SELECT ${sql.literal(COLUMNS)} FROM orgs WHERE id = ${id}`
+        const row = rows[0]
+        if (row === undefined) return yield* AdminError.notFound("organization", id)
+        return toOrg(row)
+      })
 
-    const count = sql<{ readonly n: number }>`SELECT CAST(count(*) AS INTEGER) AS n FROM orgs`.pipe(
-      Effect.map((rows) => rows[0]?.n ?? 0)
-    )
+      const count = sql<{ readonly n: number }>`SELECT CAST(count(*) AS INTEGER) AS n FROM orgs`.pipe(
+        Effect.map((rows) => rows[0]?.n ?? 0)
+      )
 
-    const update = Effect.fn("Orgs.update")(function*(id: string, changes: OrgChanges) {
-      const limits = changes.limits === undefined ? undefined : storedLimits(applyLimits((yield* get(id)).limits, changes.limits))
-      const rows = yield* sql<OrgRow>`UPDATE orgs SET
+      const update = Effect.fn("Orgs.update")(function*(id: string, changes: OrgChanges) {
+        const limits = changes.limits === undefined
+          ? undefined
+          : storedLimits(applyLimits((yield* get(id)).limits, changes.limits))
+        const rows = yield* sql<OrgRow>`UPDATE orgs SET
         log_content = ${changes.logContent === undefined ? sql`log_content` : sql`${changes.logContent}`},
         compression = ${changes.compression === undefined ? sql`compression` : sql`${changes.compression}`},
         limits = ${limits === undefined ? sql`limits` : sql`${limits}`}
         WHERE id = ${id} RETURNING ${sql.literal(COLUMNS)}`
-      const row = rows[0]
-      if (row === undefined) return yield* AdminError.notFound("organization", id)
-      yield* feed.publish(`org:${id}`)
-      return toOrg(row)
-    })
+        const row = rows[0]
+        if (row === undefined) return yield* AdminError.notFound("organization", id)
+        yield* feed.publish(`org:${id}`)
+        return toOrg(row)
+      })
 
-    return Orgs.of({ create, list, get, count, update })
-  }))
+      return Orgs.of({ create, list, get, count, update })
+    })
+  )
 }

@@ -4,10 +4,10 @@
  * caller's to ignore: a provider that cannot list is still routable.
  */
 import { Duration, Effect } from "effect"
+import { isRecord } from "../kernel/Json.ts"
 import { ProviderError, UpstreamBadResponse, UpstreamStatus } from "./ProviderError.ts"
 import { reasonFromTransportError } from "./UpstreamReasons.ts"
 import type { UpstreamTransport } from "./UpstreamTransport.ts"
-import { isRecord } from "../kernel/Json.ts"
 
 /** How long a list may take, however slow the provider. */
 export const LIST_TIMEOUT = Duration.seconds(10)
@@ -15,7 +15,9 @@ export const LIST_TIMEOUT = Duration.seconds(10)
 /** The `id`s of a `{data: [{id}]}` list (OpenAI's and Anthropic's shape). */
 export const dataIds = (json: unknown): ReadonlyArray<string> => {
   const data = isRecord(json) ? json["data"] : undefined
-  return Array.isArray(data) ? data.flatMap((model) => (isRecord(model) && typeof model["id"] === "string" ? [model["id"]] : [])) : []
+  return Array.isArray(data)
+    ? data.flatMap((model) => (isRecord(model) && typeof model["id"] === "string" ? [model["id"]] : []))
+    : []
 }
 
 export const listModelIds = (

@@ -104,7 +104,14 @@ export class TargetOpen extends Schema.TaggedError<TargetOpen>()("TargetOpen", {
 
 export class ProviderError extends Schema.TaggedError<ProviderError>()("ProviderError", {
   provider: Schema.String,
-  reason: Schema.Union([UpstreamStatus, UpstreamUnreachable, UpstreamTimeout, UpstreamBadResponse, ProviderUnavailable, TargetOpen])
+  reason: Schema.Union([
+    UpstreamStatus,
+    UpstreamUnreachable,
+    UpstreamTimeout,
+    UpstreamBadResponse,
+    ProviderUnavailable,
+    TargetOpen
+  ])
 }) {
   get next(): NextStep {
     return this.reason.next

@@ -46,7 +46,11 @@ export class FetchedModels {
  * The registry over `providers`. `fetched`: what providers the routing file lists no models for listed
  * themselves, read when `models()` is asked.
  */
-export const makeRegistry = (routing: Routing, providers: ReadonlyMap<string, Provider>, fetched = new FetchedModels()) => {
+export const makeRegistry = (
+  routing: Routing,
+  providers: ReadonlyMap<string, Provider>,
+  fetched = new FetchedModels()
+) => {
   const routes = routing.routes.map((route: RouteEntry) => ({ route, pattern: globToRegExp(route.match) }))
 
   const resolveOne = (address: string): Target | undefined => {
@@ -66,7 +70,9 @@ export const makeRegistry = (routing: Routing, providers: ReadonlyMap<string, Pr
   for (const [address, backups] of Object.entries(routing.fallbacks)) {
     for (const backup of [address, ...backups]) {
       if (resolveOne(backup) === undefined) {
-        return Effect.fail(new RoutingConfigError({ message: `fallback model '${backup}' is not routed to any provider` }))
+        return Effect.fail(
+          new RoutingConfigError({ message: `fallback model '${backup}' is not routed to any provider` })
+        )
       }
     }
     chains.set(address, [address, ...backups].map((a) => resolveOne(a)!))
@@ -86,7 +92,9 @@ export const makeRegistry = (routing: Routing, providers: ReadonlyMap<string, Pr
   const resolve = (address: string, bareAuthor?: string): Effect.Effect<ReadonlyArray<Target>, RequestError> => {
     const chain = chains.get(address)
     if (chain !== undefined) return Effect.succeed(chain)
-    const target = bareAuthor !== undefined && !address.includes("/") ? resolveBare(address, bareAuthor) : resolveOne(address)
+    const target = bareAuthor !== undefined && !address.includes("/")
+      ? resolveBare(address, bareAuthor)
+      : resolveOne(address)
     return target === undefined
       ? Effect.fail(new RequestError({ reason: new ModelNotFound({ model: address }) }))
       : Effect.succeed([target])
@@ -130,12 +138,19 @@ const refreshModels = (
   fetched: FetchedModels,
   every: Duration.Duration
 ) => {
-  const listers = [...providers.values()].filter((provider) => provider.models.length === 0 && provider.listModels !== undefined)
+  const listers = [...providers.values()].filter((provider) =>
+    provider.models.length === 0 && provider.listModels !== undefined
+  )
   if (listers.length === 0 || Duration.toMillis(every) <= 0) return Effect.void
   const once = Effect.forEach(listers, (provider) =>
     provider.listModels!.pipe(
       Effect.tap((ids) => Effect.sync(() => fetched.set(provider.name, ids))),
-      Effect.catch((error) => Effect.logWarning("could not list the provider's models", { provider: provider.name, reason: error.reason._tag }))
+      Effect.catch((error) =>
+        Effect.logWarning("could not list the provider's models", {
+          provider: provider.name,
+          reason: error.reason._tag
+        })
+      )
     ), { concurrency: "unbounded", discard: true })
   return Effect.forkScoped(Effect.repeat(once, Schedule.spaced(every)))
 }

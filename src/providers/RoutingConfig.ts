@@ -132,6 +132,7 @@ export const loadRouting = (configFile: Option.Option<string>) =>
     onSome: (path) =>
       Effect.tryPromise({
         try: () => readFile(path, "utf8"),
-        catch: (error) => new RoutingConfigError({ message: `cannot read GATEWAY_CONFIG file ${path}: ${String(error)}` })
+        catch: (error) =>
+          new RoutingConfigError({ message: `cannot read GATEWAY_CONFIG file ${path}: ${String(error)}` })
       }).pipe(Effect.flatMap((text) => parseRoutingFile(text, path)))
   })

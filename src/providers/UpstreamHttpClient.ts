@@ -7,7 +7,13 @@ import { Cause, Clock, Duration, Effect, Exit, Layer, Scope, Stream } from "effe
 import { HttpClient, HttpClientError, HttpClientRequest } from "effect/http"
 import type { HttpClientResponse } from "effect/http"
 import type { TimeoutPhase } from "./ProviderError.ts"
-import { transportError, type UpstreamRequest, type UpstreamResponse, UpstreamTransport, UpstreamTransportError } from "./UpstreamTransport.ts"
+import {
+  transportError,
+  type UpstreamRequest,
+  type UpstreamResponse,
+  UpstreamTransport,
+  UpstreamTransportError
+} from "./UpstreamTransport.ts"
 
 const fromClientError = (error: HttpClientError.HttpClientError): UpstreamTransportError => {
   const reason = error.reason
@@ -16,7 +22,9 @@ const fromClientError = (error: HttpClientError.HttpClientError): UpstreamTransp
     case "DecodeError": {
       // reading a body fails with DecodeError when the connection breaks part-way: the connection's fault
       const mapped = transportError(reason.cause)
-      return mapped.kind === "timeout" ? mapped : new UpstreamTransportError({ kind: "unreachable", message: reason.message })
+      return mapped.kind === "timeout"
+        ? mapped
+        : new UpstreamTransportError({ kind: "unreachable", message: reason.message })
     }
     case "EmptyBodyError":
       return new UpstreamTransportError({ kind: "empty_body", message: "upstream returned an empty body" })
@@ -33,7 +41,9 @@ const timedOut = (phase: TimeoutPhase) =>
 
 /** `effect` within `ms`, failing with `phase` after; no timer at all when `ms` is infinite. */
 const within = <A>(effect: Effect.Effect<A, UpstreamTransportError>, ms: number, phase: TimeoutPhase) =>
-  ms === Infinity ? effect : Effect.timeoutOrElse(effect, { duration: Duration.millis(Math.max(0, ms)), orElse: () => timedOut(phase) })
+  ms === Infinity
+    ? effect
+    : Effect.timeoutOrElse(effect, { duration: Duration.millis(Math.max(0, ms)), orElse: () => timedOut(phase) })
 
 export const send = (client: HttpClient.HttpClient) => (request: UpstreamRequest) =>
   Effect.gen(function*() {
@@ -49,7 +59,9 @@ export const send = (client: HttpClient.HttpClient) => (request: UpstreamRequest
         )
     ).pipe(Effect.mapError(fromClientError))
     // whichever of first byte and total runs out first
-    const firstByte = request.timeouts.firstByte === undefined ? Infinity : Duration.toMillis(request.timeouts.firstByte)
+    const firstByte = request.timeouts.firstByte === undefined
+      ? Infinity
+      : Duration.toMillis(request.timeouts.firstByte)
     const total = deadline - clock.currentTimeMillisUnsafe()
     const response: HttpClientResponse.HttpClientResponse = yield* firstByte < total
       ? within(sent, firstByte, "first_byte")

@@ -3,7 +3,13 @@
  * once (a timeout says which phase ran out; a broken or retrying SSE body is a bad response).
  */
 import type { Sse } from "effect/encoding"
-import { ProviderUnavailable, UpstreamBadResponse, UpstreamTimeout, UpstreamUnreachable, type ProviderError } from "./ProviderError.ts"
+import {
+  type ProviderError,
+  ProviderUnavailable,
+  UpstreamBadResponse,
+  UpstreamTimeout,
+  UpstreamUnreachable
+} from "./ProviderError.ts"
 import type { UpstreamTransportError } from "./UpstreamTransport.ts"
 
 type Reason = ProviderError["reason"]
@@ -26,4 +32,3 @@ export const reasonFromSseError = (error: Sse.Retry | Sse.SseError): Reason =>
     // The gateway cannot resume a generation, so a reconnect request is a broken stream.
     ? new UpstreamBadResponse({ message: "upstream sent an SSE retry field; reconnecting is not supported" })
     : new UpstreamBadResponse({ message: error.message })
-

@@ -12,9 +12,9 @@
 import { Context, Duration, Effect, Layer, Schema } from "effect"
 import type { Tracer } from "effect"
 import { HttpTraceContext } from "effect/http"
+import type { Dispatcher } from "undici"
 import { IncomingTraceHeaders, isTracing } from "../Tracing.ts"
 import { TimeoutPhase } from "./ProviderError.ts"
-import type { Dispatcher } from "undici"
 // undici's Agent alone: the package's index also loads fetch, WebSocket, the cache and mocks, and Node's
 // http2, web streams and worker threads with them (12 MiB more resident in a bare process, measured)
 import Agent from "undici/lib/dispatcher/agent.js"
@@ -103,12 +103,17 @@ class PhaseTimeout extends Error {
 }
 
 export const transportError = (cause: unknown): UpstreamTransportError => {
-  if (cause instanceof PhaseTimeout) return new UpstreamTransportError({ kind: "timeout", message: cause.message, phase: cause.phase })
+  if (cause instanceof PhaseTimeout) {
+    return new UpstreamTransportError({ kind: "timeout", message: cause.message, phase: cause.phase })
+  }
   const code = typeof cause === "object" && cause !== null && "code" in cause ? cause.code : undefined
   const phase = phaseOfCode(code)
   const message = cause instanceof Error ? cause.message : String(cause)
   if (phase !== undefined) return new UpstreamTransportError({ kind: "timeout", message, phase })
-  return new UpstreamTransportError({ kind: code === "UND_ERR_INVALID_ARG" ? "invalid_request" : "unreachable", message })
+  return new UpstreamTransportError({
+    kind: code === "UND_ERR_INVALID_ARG" ? "invalid_request" : "unreachable",
+    message
+  })
 }
 
 const joinHeaders = (headers: Record<string, string | Array<string> | undefined>): Record<string, string> => {
@@ -294,44 +299,51 @@ const targetOf = (url: string) => {
   return target
 }
 
-const sendWith = (dispatcher: Dispatcher) => (request: UpstreamRequest): Effect.Effect<UpstreamResponse, UpstreamTransportError> =>
-  Effect.suspend(() => {
-    let target: { readonly origin: string; readonly path: string }
-    try {
-      target = targetOf(request.url)
-    } catch (cause) {
-      return Effect.fail(new UpstreamTransportError({ kind: "invalid_request", message: `invalid URL: ${String(cause)}` }))
-    }
-    const exchange = (trace: Readonly<Record<string, string>> | undefined, span: Tracer.Span | undefined) =>
-      Effect.callback<UpstreamResponse, UpstreamTransportError>((resume) => {
-        const exchange: Exchange = new Exchange((headers) =>
-          resume(Effect.map(headers, (): UpstreamResponse => {
-            span?.attribute("http.response.status_code", exchange.status)
-            const { cancel, read, release, status, text } = exchange
-            return { status, headers: exchange.headers, read, text, cancel, release }
-          })), request.timeouts.firstByte === undefined ? undefined : Duration.toMillis(request.timeouts.firstByte), Duration.toMillis(request.timeouts.total))
-        dispatcher.dispatch({
-          origin: target.origin,
-          path: target.path,
-          method: request.method ?? "POST",
-          headers: trace === undefined ? request.headers : { ...request.headers, ...trace },
-          body: request.method === "GET" ? null : request.body,
-          // first byte and total are this exchange's own timers; undici's idle timer costs nothing extra
-          headersTimeout: 0,
-          bodyTimeout: request.timeouts.idle === undefined ? 0 : Duration.toMillis(request.timeouts.idle)
-        }, exchange.handler)
-        // interrupted before the headers: abort the request
-        return exchange.cancel
-      })
-    return Effect.withFiber((fiber) => {
-      // not traced: the caller's own trace context, if it sent one, goes on unchanged
-      if (!isTracing(fiber)) return exchange(fiber.getRef(IncomingTraceHeaders), undefined)
-      // a client span around the exchange, whose context the upstream receives (as Effect's HttpClient does)
-      const method = request.method ?? "POST"
-      return Effect.useSpan(`http.client ${method}`, { kind: "client" }, (span) => {
-        span.attribute("http.request.method", method)
-        span.attribute("url.full", request.url)
-        return exchange(HttpTraceContext.toHeaders(span), span)
+const sendWith =
+  (dispatcher: Dispatcher) => (request: UpstreamRequest): Effect.Effect<UpstreamResponse, UpstreamTransportError> =>
+    Effect.suspend(() => {
+      let target: { readonly origin: string; readonly path: string }
+      try {
+        target = targetOf(request.url)
+      } catch (cause) {
+        return Effect.fail(
+          new UpstreamTransportError({ kind: "invalid_request", message: `invalid URL: ${String(cause)}` })
+        )
+      }
+      const exchange = (trace: Readonly<Record<string, string>> | undefined, span: Tracer.Span | undefined) =>
+        Effect.callback<UpstreamResponse, UpstreamTransportError>((resume) => {
+          const exchange: Exchange = new Exchange(
+            (headers) =>
+              resume(Effect.map(headers, (): UpstreamResponse => {
+                span?.attribute("http.response.status_code", exchange.status)
+                const { cancel, read, release, status, text } = exchange
+                return { status, headers: exchange.headers, read, text, cancel, release }
+              })),
+            request.timeouts.firstByte === undefined ? undefined : Duration.toMillis(request.timeouts.firstByte),
+            Duration.toMillis(request.timeouts.total)
+          )
+          dispatcher.dispatch({
+            origin: target.origin,
+            path: target.path,
+            method: request.method ?? "POST",
+            headers: trace === undefined ? request.headers : { ...request.headers, ...trace },
+            body: request.method === "GET" ? null : request.body,
+            // first byte and total are this exchange's own timers; undici's idle timer costs nothing extra
+            headersTimeout: 0,
+            bodyTimeout: request.timeouts.idle === undefined ? 0 : Duration.toMillis(request.timeouts.idle)
+          }, exchange.handler)
+          // interrupted before the headers: abort the request
+          return exchange.cancel
+        })
+      return Effect.withFiber((fiber) => {
+        // not traced: the caller's own trace context, if it sent one, goes on unchanged
+        if (!isTracing(fiber)) return exchange(fiber.getRef(IncomingTraceHeaders), undefined)
+        // a client span around the exchange, whose context the upstream receives (as Effect's HttpClient does)
+        const method = request.method ?? "POST"
+        return Effect.useSpan(`http.client ${method}`, { kind: "client" }, (span) => {
+          span.attribute("http.request.method", method)
+          span.attribute("url.full", request.url)
+          return exchange(HttpTraceContext.toHeaders(span), span)
+        })
       })
     })
-  })

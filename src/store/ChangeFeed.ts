@@ -35,35 +35,42 @@ export class ChangeFeed extends Context.Service<ChangeFeed, {
     const pg = yield* Effect.serviceOption(PgClient.PgClient)
     if (Option.isNone(pg)) return ChangeFeed.layerLocal
     const client = pg.value
-    return Layer.effect(ChangeFeed, Effect.gen(function*() {
-      const listeners: Array<(change: Change) => void> = []
-      const deliver = (payload: string) => {
-        if (!payload.startsWith("key:") && !payload.startsWith("org:")) return
-        for (const listener of listeners) listener(payload as Change)
-      }
-      const receive = Effect.scoped(Effect.gen(function*() {
-        const queue = yield* client.listen(CHANNEL)
-        return yield* Effect.forever(Effect.map(Queue.take(queue), (notification) => deliver(notification.payload)))
-      }))
-      yield* receive.pipe(
-        Effect.tapCause((cause) => Effect.logWarning("change feed: listening connection lost; listening again", cause)),
-        Effect.retry(Schedule.spaced("1 second")),
-        Effect.forkScoped({ startImmediately: true })
-      )
-      return ChangeFeed.of({
-        publish: (change) =>
-          client.notify(CHANNEL, change).pipe(
-            // this instance hears it through LISTEN too; told here at once so its own answers never lag
-            Effect.tap(() => Effect.sync(() => deliver(change))),
-            Effect.catch((error) =>
-              Effect.andThen(
-                Effect.sync(() => deliver(change)),
-                Effect.logWarning("change feed: NOTIFY failed; other instances catch up within the cache TTL", { error: error.message })
-              )
-            )
+    return Layer.effect(
+      ChangeFeed,
+      Effect.gen(function*() {
+        const listeners: Array<(change: Change) => void> = []
+        const deliver = (payload: string) => {
+          if (!payload.startsWith("key:") && !payload.startsWith("org:")) return
+          for (const listener of listeners) listener(payload as Change)
+        }
+        const receive = Effect.scoped(Effect.gen(function*() {
+          const queue = yield* client.listen(CHANNEL)
+          return yield* Effect.forever(Effect.map(Queue.take(queue), (notification) => deliver(notification.payload)))
+        }))
+        yield* receive.pipe(
+          Effect.tapCause((cause) =>
+            Effect.logWarning("change feed: listening connection lost; listening again", cause)
           ),
-        listen: (listener) => void listeners.push(listener)
+          Effect.retry(Schedule.spaced("1 second")),
+          Effect.forkScoped({ startImmediately: true })
+        )
+        return ChangeFeed.of({
+          publish: (change) =>
+            client.notify(CHANNEL, change).pipe(
+              // this instance hears it through LISTEN too; told here at once so its own answers never lag
+              Effect.tap(() => Effect.sync(() => deliver(change))),
+              Effect.catch((error) =>
+                Effect.andThen(
+                  Effect.sync(() => deliver(change)),
+                  Effect.logWarning("change feed: NOTIFY failed; other instances catch up within the cache TTL", {
+                    error: error.message
+                  })
+                )
+              )
+            ),
+          listen: (listener) => void listeners.push(listener)
+        })
       })
-    }))
+    )
   }))
 }

@@ -34,8 +34,7 @@ export const sqliteLayer = (dataDir: string): Layer.Layer<SqlClient.SqlClient, S
     return SqliteClient.layer({ filename: file })
   }))
 
-export const postgresLayer = (url: PgClient.PgClientConfig["url"]) =>
-  PgClient.layer({ url, maxConnections: 10 })
+export const postgresLayer = (url: PgClient.PgClientConfig["url"]) => PgClient.layer({ url, maxConnections: 10 })
 
 /** The client, migrated, with the change feed over it (LISTEN/NOTIFY on PostgreSQL). */
 const migrated = <A extends SqlClient.SqlClient, E, R>(client: Layer.Layer<A, E, R>) =>

@@ -23,7 +23,8 @@ export interface SqliteOptions {
 
 /** node:sqlite's error code as the `errno` effect's classifier reads. */
 const withErrno = (cause: unknown): unknown =>
-  typeof cause === "object" && cause !== null && "errcode" in cause && !("errno" in cause) && typeof cause.errcode === "number"
+  typeof cause === "object" && cause !== null && "errcode" in cause && !("errno" in cause) &&
+    typeof cause.errcode === "number"
     ? Object.assign(cause, { errno: cause.errcode })
     : cause
 
@@ -77,17 +78,27 @@ const connect = (options: SqliteOptions) =>
       capacity: 200,
       timeToLive: Duration.minutes(10),
       lookup: (sql: string) =>
-        Effect.try({ try: () => db.prepare(sql), catch: (cause) => sqlError(cause, "Failed to prepare statement", "prepare") })
+        Effect.try({
+          try: () => db.prepare(sql),
+          catch: (cause) => sqlError(cause, "Failed to prepare statement", "prepare")
+        })
     })
     const cached = (sql: string) => Cache.get(prepared, sql)
     const fresh = (sql: string) =>
-      Effect.try({ try: () => db.prepare(sql), catch: (cause) => sqlError(cause, "Failed to prepare statement", "prepare") })
+      Effect.try({
+        try: () => db.prepare(sql),
+        catch: (cause) => sqlError(cause, "Failed to prepare statement", "prepare")
+      })
     const objects = (statement: StatementSync, params: ReadonlyArray<unknown>, transformRows: Transform | undefined) =>
-      Effect.map(rowsOf<object>(statement, params, false), (rows) => transformRows === undefined ? rows : transformRows(rows))
+      Effect.map(rowsOf<object>(statement, params, false), (rows) =>
+        transformRows === undefined ? rows : transformRows(rows))
     const connection: SqlConnection.Connection = {
-      execute: (sql, params, transformRows) => Effect.flatMap(cached(sql), (statement) => objects(statement, params, transformRows)),
+      execute: (sql, params, transformRows) =>
+        Effect.flatMap(cached(sql), (statement) =>
+          objects(statement, params, transformRows)),
       executeRaw: (sql, params) => Effect.flatMap(cached(sql), (statement) => rawOf(statement, params)),
-      executeValues: (sql, params) => Effect.flatMap(cached(sql), (statement) => rowsOf<ReadonlyArray<unknown>>(statement, params, true)),
+      executeValues: (sql, params) =>
+        Effect.flatMap(cached(sql), (statement) => rowsOf<ReadonlyArray<unknown>>(statement, params, true)),
       executeValuesUnprepared: (sql, params) =>
         Effect.flatMap(fresh(sql), (statement) => rowsOf<ReadonlyArray<unknown>>(statement, params, true)),
       executeUnprepared: (sql, params, transformRows) =>

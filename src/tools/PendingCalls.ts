@@ -7,11 +7,11 @@
  */
 import { Context, Duration, Effect, Layer, Schedule, Schema } from "effect"
 import { SqlClient, type SqlError } from "effect/sql"
+import { GatewayConfig } from "../Config.ts"
+import { newId } from "../Ids.ts"
 import type { Caller } from "../kernel/Caller.ts"
 import { ChatMessage, ContentPart, ToolCall } from "../kernel/ChatWire.ts"
-import { GatewayConfig } from "../Config.ts"
 import { InvalidSvcPendingId, RequestError } from "../kernel/RequestError.ts"
-import { newId } from "../Ids.ts"
 import { fromJson } from "../store/Rows.ts"
 import { json, now, nowPlus } from "../store/SqlParts.ts"
 
@@ -44,39 +44,42 @@ export class PendingCalls extends Context.Service<PendingCalls, {
   /** Deletes expired records, a small batch at a time (also done every minute). */
   readonly sweep: Effect.Effect<number, SqlError.SqlError>
 }>()("svc-gateway/PendingCalls") {
-  static readonly layer = Layer.effect(PendingCalls, Effect.gen(function*() {
-    const sql = yield* SqlClient.SqlClient
-    const ttlMs = Duration.toMillis((yield* GatewayConfig).pendingTtl)
+  static readonly layer = Layer.effect(
+    PendingCalls,
+    Effect.gen(function*() {
+      const sql = yield* SqlClient.SqlClient
+      const ttlMs = Duration.toMillis((yield* GatewayConfig).pendingTtl)
 
-    const save = Effect.fn("PendingCalls.save")(function*(caller: Caller, state: PendingState) {
-      const id = newId("svcpend")
-      // expiry on the database's clock, the one `load` and `sweep` compare against
-      yield* sql`INSERT INTO svc_pending (id, org_id, key_id, state, expires_at)
+      const save = Effect.fn("PendingCalls.save")(function*(caller: Caller, state: PendingState) {
+        const id = newId("svcpend")
+        // expiry on the database's clock, the one `load` and `sweep` compare against
+        yield* sql`INSERT INTO svc_pending (id, org_id, key_id, state, expires_at)
         VALUES (${id}, ${caller.orgId}, ${caller.keyId}, ${json(sql, state)}, ${nowPlus(sql, ttlMs)})`
-      return id
-    })
+        return id
+      })
 
-    const invalid = (id: string) => new RequestError({ reason: new InvalidSvcPendingId({ id }) })
+      const invalid = (id: string) => new RequestError({ reason: new InvalidSvcPendingId({ id }) })
 
-    const load = Effect.fn("PendingCalls.load")(function*(caller: Caller, id: string) {
-      const rows = yield* sql<{ readonly state: unknown }>`SELECT state FROM svc_pending
+      const load = Effect.fn("PendingCalls.load")(function*(caller: Caller, id: string) {
+        const rows = yield* sql<{ readonly state: unknown }>`SELECT state FROM svc_pending
         WHERE id = ${id} AND org_id = ${caller.orgId} AND key_id = ${caller.keyId} AND expires_at > ${now(sql)}`
-      const row = rows[0]
-      if (row === undefined) return yield* invalid(id)
-      // a record this version cannot read is as good as unknown
-      return yield* Effect.try(() => fromJson(row.state)).pipe(
-        Effect.flatMap(decodeState),
-        Effect.mapError(() => invalid(id))
-      )
-    })
+        const row = rows[0]
+        if (row === undefined) return yield* invalid(id)
+        // a record this version cannot read is as good as unknown
+        return yield* Effect.try(() => fromJson(row.state)).pipe(
+          Effect.flatMap(decodeState),
+          Effect.mapError(() => invalid(id))
+        )
+      })
 
-    const sweep = sql<{ readonly id: string }>`DELETE FROM svc_pending WHERE id IN (
+      const sweep = sql<{ readonly id: string }>`DELETE FROM svc_pending WHERE id IN (
         SELECT id FROM svc_pending WHERE expires_at <= ${now(sql)} LIMIT 500) RETURNING id`.pipe(
-      Effect.map((rows) => rows.length)
-    )
+        Effect.map((rows) => rows.length)
+      )
 
-    yield* sweep.pipe(Effect.ignore, Effect.repeat(Schedule.spaced("1 minute")), Effect.forkScoped)
+      yield* sweep.pipe(Effect.ignore, Effect.repeat(Schedule.spaced("1 minute")), Effect.forkScoped)
 
-    return PendingCalls.of({ save, load, sweep })
-  }))
+      return PendingCalls.of({ save, load, sweep })
+    })
+  )
 }

@@ -13,15 +13,15 @@
  */
 import { Context, Effect, Layer } from "effect"
 import { SqlClient, type SqlError } from "effect/sql"
+import { GatewayConfig } from "../Config.ts"
 import { AdminError } from "../kernel/AdminError.ts"
-import { Orgs } from "../orgs/Orgs.ts"
 import type { Caller } from "../kernel/Caller.ts"
 import type { ToolChoice } from "../kernel/ChatCall.ts"
-import { makeStaleCache } from "../kernel/StaleCache.ts"
-import { GatewayConfig } from "../Config.ts"
-import { ChangeFeed } from "../store/ChangeFeed.ts"
 import { InvalidSvcToolIds, RequestError } from "../kernel/RequestError.ts"
+import { makeStaleCache } from "../kernel/StaleCache.ts"
 import { ApiKeys } from "../keys/ApiKeys.ts"
+import { Orgs } from "../orgs/Orgs.ts"
+import { ChangeFeed } from "../store/ChangeFeed.ts"
 import { fromJson, toBool } from "../store/Rows.ts"
 import { json, now } from "../store/SqlParts.ts"
 import { hotSpan } from "../Tracing.ts"
@@ -108,89 +108,96 @@ export class Policy extends Context.Service<Policy, {
     change: OrgToolChange
   ) => Effect.Effect<OrgToolSetting, SqlError.SqlError | AdminError | RequestError>
 }>()("svc-gateway/Policy") {
-  static readonly layer = Layer.effect(Policy, Effect.gen(function*() {
-    const sql = yield* SqlClient.SqlClient
-    const registry = yield* ToolRegistry
-    const orgs = yield* Orgs
-    const keys = yield* ApiKeys
-    const config = yield* GatewayConfig
-    const cache = yield* makeStaleCache<string, ReadonlyMap<string, OrgToolSetting>>({
-      ttl: config.keyCacheTtl,
-      staleMax: config.keyStaleMax
-    })
+  static readonly layer = Layer.effect(
+    Policy,
+    Effect.gen(function*() {
+      const sql = yield* SqlClient.SqlClient
+      const registry = yield* ToolRegistry
+      const orgs = yield* Orgs
+      const keys = yield* ApiKeys
+      const config = yield* GatewayConfig
+      const cache = yield* makeStaleCache<string, ReadonlyMap<string, OrgToolSetting>>({
+        ttl: config.keyCacheTtl,
+        staleMax: config.keyStaleMax
+      })
 
-    const load = (orgId: string) =>
-      sql<SettingRow>`SELECT tool_id, activated, hydrate_org, hydrate_key_ids FROM org_svc_tools
+      const load = (orgId: string) =>
+        sql<SettingRow>`SELECT tool_id, activated, hydrate_org, hydrate_key_ids FROM org_svc_tools
         WHERE org_id = ${orgId}`.pipe(
-        Effect.map((rows) =>
-          new Map(rows.map((row) => [row.tool_id, {
-            id: row.tool_id,
-            activated: toBool(row.activated),
-            hydrate_org: toBool(row.hydrate_org),
-            hydrate_key_ids: fromJson(row.hydrate_key_ids)
-          }]))
-        )
-      )
-
-    const feed = yield* ChangeFeed
-    feed.listen((change) => {
-      if (change.startsWith("org:")) cache.delete(change.slice(4))
-    })
-
-    // the store down: the org's settings as last seen, within the stale limit (as keys, see Auth.ts)
-    const settingsOf = (orgId: string): Effect.Effect<ReadonlyMap<string, OrgToolSetting>, SqlError.SqlError> => {
-      const hit = cache.fresh(orgId)
-      return hit !== undefined ? Effect.succeed(hit) : cache.load(orgId, load(orgId))
-    }
-
-    const span = hotSpan("Policy.toolsFor")
-    // plain code over the cached settings, not a generator: this runs on every request
-    const toolsFor = (caller: Caller, request: ToolRequest) => {
-      const select = (settings: ReadonlyMap<string, OrgToolSetting>) => {
-        const selected = selectTools(registry, settings, caller, request)
-        return "invalid" in selected
-          ? Effect.fail(new RequestError({ reason: new InvalidSvcToolIds({ invalid: selected.invalid }) }))
-          : Effect.succeed(selected.tools)
-      }
-      return span(Effect.suspend(() => Effect.flatMap(settingsOf(caller.orgId), select)))
-    }
-
-    const orgTools = Effect.fn("Policy.orgTools")(function*(orgId: string) {
-      yield* orgs.get(orgId)
-      const settings = yield* load(orgId)
-      return registry.all.map((tool) => settings.get(tool.id) ?? inactive(tool.id))
-    })
-
-    const setOrgTool = Effect.fn("Policy.setOrgTool")(function*(orgId: string, toolId: string, change: OrgToolChange) {
-      yield* orgs.get(orgId)
-      if (registry.get(toolId) === undefined) return yield* AdminError.notFound("shared tool", toolId)
-      const current = (yield* load(orgId)).get(toolId) ?? inactive(toolId)
-      const hydrateKeyIds = [...new Set(change.hydrateKeyIds ?? current.hydrate_key_ids)]
-      if (change.hydrateKeyIds !== undefined) {
-        const orgKeys = new Set((yield* keys.list(orgId)).map((key) => key.id))
-        const foreign = hydrateKeyIds.filter((id) => !orgKeys.has(id))
-        if (foreign.length > 0) {
-          return yield* RequestError.invalidField(
-            "hydrate_key_ids",
-            `Invalid value for 'hydrate_key_ids': no API key of this organization has the id ${foreign.map((id) => `'${id}'`).join(", ")}.`
+          Effect.map((rows) =>
+            new Map(rows.map((row) => [row.tool_id, {
+              id: row.tool_id,
+              activated: toBool(row.activated),
+              hydrate_org: toBool(row.hydrate_org),
+              hydrate_key_ids: fromJson(row.hydrate_key_ids)
+            }]))
           )
+        )
+
+      const feed = yield* ChangeFeed
+      feed.listen((change) => {
+        if (change.startsWith("org:")) cache.delete(change.slice(4))
+      })
+
+      // the store down: the org's settings as last seen, within the stale limit (as keys, see Auth.ts)
+      const settingsOf = (orgId: string): Effect.Effect<ReadonlyMap<string, OrgToolSetting>, SqlError.SqlError> => {
+        const hit = cache.fresh(orgId)
+        return hit !== undefined ? Effect.succeed(hit) : cache.load(orgId, load(orgId))
+      }
+
+      const span = hotSpan("Policy.toolsFor")
+      // plain code over the cached settings, not a generator: this runs on every request
+      const toolsFor = (caller: Caller, request: ToolRequest) => {
+        const select = (settings: ReadonlyMap<string, OrgToolSetting>) => {
+          const selected = selectTools(registry, settings, caller, request)
+          return "invalid" in selected
+            ? Effect.fail(new RequestError({ reason: new InvalidSvcToolIds({ invalid: selected.invalid }) }))
+            : Effect.succeed(selected.tools)
         }
+        return span(Effect.suspend(() => Effect.flatMap(settingsOf(caller.orgId), select)))
       }
-      const next: OrgToolSetting = {
-        id: toolId,
-        activated: change.activated,
-        hydrate_org: change.hydrateOrg ?? current.hydrate_org,
-        hydrate_key_ids: hydrateKeyIds
-      }
-      yield* sql`INSERT INTO org_svc_tools (org_id, tool_id, activated, hydrate_org, hydrate_key_ids)
+
+      const orgTools = Effect.fn("Policy.orgTools")(function*(orgId: string) {
+        yield* orgs.get(orgId)
+        const settings = yield* load(orgId)
+        return registry.all.map((tool) => settings.get(tool.id) ?? inactive(tool.id))
+      })
+
+      const setOrgTool = Effect.fn("Policy.setOrgTool")(
+        function*(orgId: string, toolId: string, change: OrgToolChange) {
+          yield* orgs.get(orgId)
+          if (registry.get(toolId) === undefined) return yield* AdminError.notFound("shared tool", toolId)
+          const current = (yield* load(orgId)).get(toolId) ?? inactive(toolId)
+          const hydrateKeyIds = [...new Set(change.hydrateKeyIds ?? current.hydrate_key_ids)]
+          if (change.hydrateKeyIds !== undefined) {
+            const orgKeys = new Set((yield* keys.list(orgId)).map((key) => key.id))
+            const foreign = hydrateKeyIds.filter((id) => !orgKeys.has(id))
+            if (foreign.length > 0) {
+              return yield* RequestError.invalidField(
+                "hydrate_key_ids",
+                `Invalid value for 'hydrate_key_ids': no API key of this organization has the id ${
+                  foreign.map((id) => `'${id}'`).join(", ")
+                }.`
+              )
+            }
+          }
+          const next: OrgToolSetting = {
+            id: toolId,
+            activated: change.activated,
+            hydrate_org: change.hydrateOrg ?? current.hydrate_org,
+            hydrate_key_ids: hydrateKeyIds
+          }
+          yield* sql`INSERT INTO org_svc_tools (org_id, tool_id, activated, hydrate_org, hydrate_key_ids)
         VALUES (${orgId}, ${toolId}, ${next.activated}, ${next.hydrate_org}, ${json(sql, next.hydrate_key_ids)})
         ON CONFLICT (org_id, tool_id) DO UPDATE SET activated = EXCLUDED.activated,
           hydrate_org = EXCLUDED.hydrate_org, hydrate_key_ids = EXCLUDED.hydrate_key_ids, updated_at = ${now(sql)}`
-      cache.delete(orgId)
-      yield* feed.publish(`org:${orgId}`)
-      return next
-    })
+          cache.delete(orgId)
+          yield* feed.publish(`org:${orgId}`)
+          return next
+        }
+      )
 
-    return Policy.of({ toolsFor, orgTools, setOrgTool })
-  }))
+      return Policy.of({ toolsFor, orgTools, setOrgTool })
+    })
+  )
 }

@@ -101,7 +101,8 @@ export const startConsole = async (env: Record<string, string> = {}): Promise<Co
 }
 
 /** Evaluates a JavaScript expression in the page (text, so the tests need no DOM types). */
-export const inPage = <A = unknown>(page: Page, expression: string): Promise<A> => page.evaluate(expression) as Promise<A>
+export const inPage = <A = unknown>(page: Page, expression: string): Promise<A> =>
+  page.evaluate(expression) as Promise<A>
 
 export const signIn = async (page: Page, token = ADMIN_TOKEN) => {
   await page.getByLabel("Admin token").fill(token)

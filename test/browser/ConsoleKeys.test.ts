@@ -64,7 +64,9 @@ describe("console: sign-in and API keys, in Chromium", () => {
     await expect.poll(() => page.getByRole("status").textContent()).toBe(`${name}: compression is now shadow.`)
     expect((await c.gw.admin("GET", `/orgs/${orgId}`)).json.compression).toBe("shadow")
     await select.selectOption("")
-    await expect.poll(() => page.getByRole("status").textContent()).toBe(`${name}: compression is now the gateway's default.`)
+    await expect.poll(() => page.getByRole("status").textContent()).toBe(
+      `${name}: compression is now the gateway's default.`
+    )
     expect((await c.gw.admin("GET", `/orgs/${orgId}`)).json.compression).toBeNull()
     await page.context().close()
   })
@@ -86,7 +88,9 @@ describe("console: sign-in and API keys, in Chromium", () => {
     await row.getByText("60 requests/min, 5000000 tokens/month").click()
     await row.getByLabel("Requests per minute").fill("")
     await row.getByRole("button", { name: "Save limits" }).click()
-    await expect.poll(() => page.getByRole("status").textContent()).toBe(`${name}: limits are now 5000000 tokens/month.`)
+    await expect.poll(() => page.getByRole("status").textContent()).toBe(
+      `${name}: limits are now 5000000 tokens/month.`
+    )
     expect((await c.gw.admin("GET", `/orgs/${orgId}`)).json.limits.rpm).toBeNull()
     await page.context().close()
   })
@@ -122,7 +126,10 @@ describe("console: sign-in and API keys, in Chromium", () => {
     await page.reload()
     await page.locator("tr", { hasText: "laptop" }).waitFor()
     expect(await page.content()).not.toContain(secret)
-    const stored = await inPage<string>(page, "JSON.stringify({ ...localStorage }) + JSON.stringify({ ...sessionStorage })")
+    const stored = await inPage<string>(
+      page,
+      "JSON.stringify({ ...localStorage }) + JSON.stringify({ ...sessionStorage })"
+    )
     expect(stored).not.toContain(secret)
 
     expect((await echo(secret)).status).toBe(200)
@@ -203,7 +210,9 @@ describe("console: sign-in and API keys, in Chromium", () => {
     await page.getByLabel("Name").fill("late")
     await page.getByRole("button", { name: "Create organization" }).click()
     await page.getByLabel("Admin token").waitFor()
-    await expect.poll(() => page.getByRole("status").textContent()).toBe("Signed out: the gateway no longer accepts this admin token.")
+    await expect.poll(() => page.getByRole("status").textContent()).toBe(
+      "Signed out: the gateway no longer accepts this admin token."
+    )
     await page.context().close()
   })
 })

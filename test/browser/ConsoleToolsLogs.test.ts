@@ -54,7 +54,10 @@ describe("console: shared tools, requests and analytics, in Chromium", () => {
       .toBe("svc_current_time: activated, hydrated for the whole organization.")
     await expect.poll(() => card.locator(".badge").textContent()).toBe("activated")
 
-    const after = (await (await ask(PARIS)).json()) as { svc_tool_runs?: unknown; choices: Array<{ message: { content: string } }> }
+    const after = (await (await ask(PARIS)).json()) as {
+      svc_tool_runs?: unknown
+      choices: Array<{ message: { content: string } }>
+    }
     expect(after.svc_tool_runs).toEqual([{ id: "svc_current_time", outcome: "ok", round: 1 }])
     expect(after.choices[0]?.message.content).toMatch(/"timezone":"Europe\/Paris"/)
     await page.context().close()
@@ -68,10 +71,17 @@ describe("console: shared tools, requests and analytics, in Chromium", () => {
     await card.getByLabel("Activated").check()
     await card.getByRole("checkbox", { name: /chosen/ }).check()
     await card.getByRole("button", { name: "Save svc_generate_uuid" }).click()
-    await expect.poll(() => page.getByRole("status").textContent()).toBe("svc_generate_uuid: activated, hydrated for 1 key(s).")
+    await expect.poll(() => page.getByRole("status").textContent()).toBe(
+      "svc_generate_uuid: activated, hydrated for 1 key(s)."
+    )
     const settings = await c.gw.admin("GET", `/orgs/${orgId}/svc-tools`)
     const uuid = settings.json.data.find((s: { id: string }) => s.id === "svc_generate_uuid")
-    expect(uuid).toEqual({ id: "svc_generate_uuid", activated: true, hydrate_org: false, hydrate_key_ids: [other.json.id] })
+    expect(uuid).toEqual({
+      id: "svc_generate_uuid",
+      activated: true,
+      hydrate_org: false,
+      hydrate_key_ids: [other.json.id]
+    })
     await page.context().close()
   })
 
@@ -117,11 +127,19 @@ describe("console: shared tools, requests and analytics, in Chromium", () => {
 
   it("pages through the log: 50 rows, then older ones on demand, until there are none", async () => {
     const base = Date.now() - 3_600_000
-    await c.gw.record(Array.from({ length: 55 }, (_, i) =>
-      makeRecord({ id: `req_paged_${orgId}_${i}`, createdAt: new Date(base + i * 1000), orgId, keyId, tags: ["paged"] })
-    ))
-    await expect.poll(async () =>
-      (await c.gw.admin("GET", `/orgs/${orgId}/requests?tag=paged&limit=200`)).json.data.length, { timeout: 10_000 }
+    await c.gw.record(
+      Array.from({ length: 55 }, (_, i) =>
+        makeRecord({
+          id: `req_paged_${orgId}_${i}`,
+          createdAt: new Date(base + i * 1000),
+          orgId,
+          keyId,
+          tags: ["paged"]
+        }))
+    )
+    await expect.poll(
+      async () => (await c.gw.admin("GET", `/orgs/${orgId}/requests?tag=paged&limit=200`)).json.data.length,
+      { timeout: 10_000 }
     ).toBe(55)
 
     const page = await c.open()
@@ -155,7 +173,16 @@ describe("console: shared tools, requests and analytics, in Chromium", () => {
 
   it("every page fits a 375 px screen without sideways scrolling of the page", async () => {
     const page = await c.open({ width: 375 })
-    for (const path of ["orgs", `orgs/${orgId}/keys`, `orgs/${orgId}/tools`, `orgs/${orgId}/requests`, `orgs/${orgId}/analytics`, "quick-start"]) {
+    for (
+      const path of [
+        "orgs",
+        `orgs/${orgId}/keys`,
+        `orgs/${orgId}/tools`,
+        `orgs/${orgId}/requests`,
+        `orgs/${orgId}/analytics`,
+        "quick-start"
+      ]
+    ) {
       await page.goto(`${c.gw.url}/console#/${path}`)
       await page.locator("main h1").waitFor()
       await page.waitForLoadState("networkidle")

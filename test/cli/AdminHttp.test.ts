@@ -10,7 +10,7 @@ import { createServer } from "node:http"
 import { AdminClient } from "../../src/cli/AdminClient.ts"
 import { ADMIN_TOKEN, startGateway, type TestGateway } from "../utils/TestGateway.ts"
 import { unique } from "../utils/TestStore.ts"
-import { CliStoreLive, type CliResult, runArgs, sharedStore, stdoutJson, untouchableStore } from "./CliHarness.ts"
+import { type CliResult, CliStoreLive, runArgs, sharedStore, stdoutJson, untouchableStore } from "./CliHarness.ts"
 
 const Created = Schema.Struct({ id: Schema.String, key: Schema.String, org_id: Schema.String })
 const Identified = Schema.Struct({ id: Schema.String })
@@ -86,7 +86,9 @@ describe("svc-gateway --url", () => {
 
   it.live("a wrong admin token: refused, exit 1, the token's flag and variable named", () =>
     Effect.gen(function*() {
-      const result = yield* runArgs(["--url", gw.url, "--admin-token", "wrong", "orgs", "list"], { store: untouchableStore })
+      const result = yield* runArgs(["--url", gw.url, "--admin-token", "wrong", "orgs", "list"], {
+        store: untouchableStore
+      })
       assert.strictEqual(result.code, 1)
       assert.strictEqual(
         result.stderr,

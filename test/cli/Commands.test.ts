@@ -6,15 +6,16 @@
 import { assert, describe, it, layer } from "@effect/vitest"
 import { Effect, Result, Schema } from "effect"
 import { parseExpiry } from "../../src/admin/AdminInput.ts"
+import { CreatedKeyWire, KeyInfoWire, OrgWire } from "../../src/cli/AdminHttp.ts"
 import { SHOWN_ONCE } from "../../src/cli/KeysCommand.ts"
 import { unique } from "../utils/TestStore.ts"
 import { CliStoreLive, runArgs, sharedStore, stdoutJson, untouchableStore } from "./CliHarness.ts"
-import { CreatedKeyWire, KeyInfoWire, OrgWire } from "../../src/cli/AdminHttp.ts"
 
 const OrgJson = OrgWire
 const KeyJson = KeyInfoWire
 const CreatedKeyJson = CreatedKeyWire
-const listOf = <S extends Schema.Top>(item: S) => Schema.Struct({ object: Schema.Literal("list"), data: Schema.Array(item) })
+const listOf = <S extends Schema.Top>(item: S) =>
+  Schema.Struct({ object: Schema.Literal("list"), data: Schema.Array(item) })
 
 const decode = <S extends Schema.Top & { readonly DecodingServices: never }>(schema: S, value: unknown) =>
   Schema.decodeUnknownSync(schema)(value)
@@ -31,8 +32,7 @@ const expiryMessage = (value: string) => {
 }
 
 layer(CliStoreLive)("svc-gateway commands on the store", (it) => {
-  const run = (...args: ReadonlyArray<string>) =>
-    Effect.flatMap(sharedStore, (store) => runArgs(args, { store }))
+  const run = (...args: ReadonlyArray<string>) => Effect.flatMap(sharedStore, (store) => runArgs(args, { store }))
 
   /** A new org through the CLI; returns its id. */
   const newOrg = Effect.gen(function*() {
@@ -54,7 +54,10 @@ layer(CliStoreLive)("svc-gateway commands on the store", (it) => {
       const text = yield* run("orgs", "list")
       assert.strictEqual(text.code, 0)
       assert.match(text.stdout, /^ID +NAME +CREATED\n/)
-      assert.match(text.stdout, new RegExp(`${id} +${name.replace(".", "\\.")} +\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\dZ`))
+      assert.match(
+        text.stdout,
+        new RegExp(`${id} +${name.replace(".", "\\.")} +\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\dZ`)
+      )
 
       const json = decode(listOf(OrgJson), stdoutJson(yield* run("orgs", "list", "--json")))
       const org = json.data.find((o) => o.id === id)
@@ -70,7 +73,14 @@ layer(CliStoreLive)("svc-gateway commands on the store", (it) => {
       const org = decode(OrgJson, parsed)
       assert.match(org.id, ORG_ID)
       assert.strictEqual(org.name, name)
-      assert.deepStrictEqual(Object.keys(parsed as object), ["id", "name", "created_at", "log_content", "compression", "limits"])
+      assert.deepStrictEqual(Object.keys(parsed as object), [
+        "id",
+        "name",
+        "created_at",
+        "log_content",
+        "compression",
+        "limits"
+      ])
       assert.strictEqual(result.stderr, "")
     }))
 
@@ -96,7 +106,17 @@ layer(CliStoreLive)("svc-gateway commands on the store", (it) => {
   it.effect("keys create --json: the API's object with the secret on stdout, the warning on stderr", () =>
     Effect.gen(function*() {
       const orgId = yield* newOrg
-      const result = yield* run("keys", "create", "--org", orgId, "--name", "trial", "--expires-at", "2099-01-31T00:00:00Z", "--json")
+      const result = yield* run(
+        "keys",
+        "create",
+        "--org",
+        orgId,
+        "--name",
+        "trial",
+        "--expires-at",
+        "2099-01-31T00:00:00Z",
+        "--json"
+      )
       assert.strictEqual(result.code, 0, result.stderr)
       const key = decode(CreatedKeyJson, stdoutJson(result))
       assert.match(key.id, KEY_ID)
@@ -114,10 +134,16 @@ layer(CliStoreLive)("svc-gateway commands on the store", (it) => {
   it.effect("keys revoke revokes; revoking again keeps the first time; the list shows it", () =>
     Effect.gen(function*() {
       const orgId = yield* newOrg
-      const key = decode(CreatedKeyJson, stdoutJson(yield* run("keys", "create", "--org", orgId, "--name", "old", "--json")))
+      const key = decode(
+        CreatedKeyJson,
+        stdoutJson(yield* run("keys", "create", "--org", orgId, "--name", "old", "--json"))
+      )
       const text = yield* run("keys", "revoke", key.id)
       assert.strictEqual(text.code, 0)
-      assert.match(text.stdout, new RegExp(`^Revoked API key 'old' \\(${key.id}\\) of organization ${orgId} at \\S+Z\\.`))
+      assert.match(
+        text.stdout,
+        new RegExp(`^Revoked API key 'old' \\(${key.id}\\) of organization ${orgId} at \\S+Z\\.`)
+      )
 
       const again = decode(KeyJson, stdoutJson(yield* run("keys", "revoke", key.id, "--json")))
       assert.isNotNull(again.revoked_at)
@@ -129,7 +155,9 @@ layer(CliStoreLive)("svc-gateway commands on the store", (it) => {
 
   it.effect("an unknown organization or key: the admin API's message, exit 1", () =>
     Effect.gen(function*() {
-      for (const args of [["keys", "list", "--org", "org_nope"], ["keys", "create", "--org", "org_nope", "--name", "k"]]) {
+      for (
+        const args of [["keys", "list", "--org", "org_nope"], ["keys", "create", "--org", "org_nope", "--name", "k"]]
+      ) {
         const result = yield* run(...args)
         assert.strictEqual(result.code, 1)
         assert.strictEqual(result.stderr, "Error: No organization with id 'org_nope'.")
@@ -183,7 +211,11 @@ describe("usage mistakes", () => {
     ["an unknown command", ["orgs", "remove"], "Error: Unknown subcommand \"remove\""],
     ["an extra argument", ["keys", "revoke", "key_1", "key_2"], "Error: Unexpected positional argument: \"key_2\""],
     ["--url without a token", ["--url", "http://127.0.0.1:9", "orgs", "list"], "Error: --url needs the admin token"],
-    ["a --url that is not http", ["orgs", "list", "--url", "ftp://x", "--admin-token", "t"], "Error: Invalid --url (or GATEWAY_URL) 'ftp://x'"]
+    [
+      "a --url that is not http",
+      ["orgs", "list", "--url", "ftp://x", "--admin-token", "t"],
+      "Error: Invalid --url (or GATEWAY_URL) 'ftp://x'"
+    ]
   ]
 
   for (const [what, args, message] of cases) {

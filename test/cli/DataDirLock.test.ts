@@ -54,7 +54,10 @@ describe("DataDirLock", () => {
       const error = yield* Effect.flip(acquireDataDirLock(dataDir))
       assert.instanceOf(error, DataDirLockError)
       assert.deepStrictEqual(error.reason._tag === "LockHeld" ? error.reason.pid : undefined, process.pid)
-      assert.include(error.message, `The data folder ${dataDir} is in use by another svc-gateway process (pid ${process.pid})`)
+      assert.include(
+        error.message,
+        `The data folder ${dataDir} is in use by another svc-gateway process (pid ${process.pid})`
+      )
       assert.include(error.message, lockFilePath(dataDir))
       // the embedded store is SQLite: the message names no engine it does not run
       assert.include(error.message, "its embedded store can be opened by one process at a time")
@@ -105,7 +108,10 @@ describe("DataDirLock", () => {
       assert.deepStrictEqual(lockedDataDir({ databaseUrl: url, dataDir: "./.data" }), Option.none())
 
       const dataDir = tempDir()
-      const withPostgres = GatewayConfig.layerFrom({ GATEWAY_DATA_DIR: dataDir, DATABASE_URL: "postgres://127.0.0.1:9/x" })
+      const withPostgres = GatewayConfig.layerFrom({
+        GATEWAY_DATA_DIR: dataDir,
+        DATABASE_URL: "postgres://127.0.0.1:9/x"
+      })
       yield* Layer.build(DataDirLockLive.pipe(Layer.provide(withPostgres)))
       assert.isFalse(existsSync(lockFilePath(dataDir)))
       yield* Layer.build(DataDirLockLive.pipe(Layer.provide(GatewayConfig.layerFrom({ GATEWAY_DATA_DIR: dataDir }))))
@@ -126,7 +132,10 @@ describe("the CLI and a held lock", () => {
         const result = yield* runArgs(args, { store: storeOn(dataDir) })
         assert.strictEqual(result.code, 1)
         assert.strictEqual(result.stdout, "")
-        assert.include(result.stderr, `The data folder ${dataDir} is in use by another svc-gateway process (pid ${process.pid})`)
+        assert.include(
+          result.stderr,
+          `The data folder ${dataDir} is in use by another svc-gateway process (pid ${process.pid})`
+        )
         assert.include(result.stderr, "pass --url http://127.0.0.1:8123 --admin-token <token>")
         assert.include(result.stderr, "GATEWAY_URL and GATEWAY_ADMIN_TOKEN")
         assert.include(result.stderr, "or stop the server")

@@ -22,10 +22,15 @@ const envFor = (dataDir: string): NodeJS.ProcessEnv => {
 
 const launch = (dataDir: string, ...args: ReadonlyArray<string>) =>
   Effect.callback<{ readonly code: number; readonly stdout: string; readonly stderr: string }>((resume) => {
-    execFile(process.execPath, [LAUNCHER, ...args], { env: envFor(dataDir), timeout: 60_000 }, (error, stdout, stderr) => {
-      const code = error === null ? 0 : typeof error.code === "number" ? error.code : -1
-      resume(Effect.succeed({ code, stdout, stderr }))
-    })
+    execFile(
+      process.execPath,
+      [LAUNCHER, ...args],
+      { env: envFor(dataDir), timeout: 60_000 },
+      (error, stdout, stderr) => {
+        const code = error === null ? 0 : typeof error.code === "number" ? error.code : -1
+        resume(Effect.succeed({ code, stdout, stderr }))
+      }
+    )
   })
 
 describe("bin/svc-gateway.mjs", () => {
@@ -36,7 +41,10 @@ describe("bin/svc-gateway.mjs", () => {
       assert.strictEqual(created.code, 0, created.stderr)
       assert.include(created.stdout, "Created organization 'launched'.")
       // the first run made the store: it says where, and how to reach the gateway's own instead
-      assert.include(created.stderr, `Note: there was no gateway store at ${dataDir}, so the CLI made a new, empty one there.`)
+      assert.include(
+        created.stderr,
+        `Note: there was no gateway store at ${dataDir}, so the CLI made a new, empty one there.`
+      )
       assert.include(created.stderr, "--url http://127.0.0.1:8080")
       const id = created.stdout.match(/org_[0-9A-Za-z]{20}/)?.[0]
       assert.isDefined(id)
@@ -51,18 +59,22 @@ describe("bin/svc-gateway.mjs", () => {
       assert.isFalse(existsSync(lockFilePath(dataDir)))
     }), { timeout: 120_000 })
 
-  it.live("usage mistakes and not-found reach the shell as exit codes 2 and 1, without a stack", () =>
-    Effect.gen(function*() {
-      const dataDir = join(mkdtempSync(join(tmpdir(), "svc-gateway-cli-")), "data")
-      const usage = yield* launch(dataDir, "keys", "create", "--org", "org_1")
-      assert.strictEqual(usage.code, 2)
-      assert.include(usage.stderr, "Error: Missing required flag: --name")
-      assert.isFalse(existsSync(dataDir), "a usage mistake never opens the store")
+  it.live(
+    "usage mistakes and not-found reach the shell as exit codes 2 and 1, without a stack",
+    () =>
+      Effect.gen(function*() {
+        const dataDir = join(mkdtempSync(join(tmpdir(), "svc-gateway-cli-")), "data")
+        const usage = yield* launch(dataDir, "keys", "create", "--org", "org_1")
+        assert.strictEqual(usage.code, 2)
+        assert.include(usage.stderr, "Error: Missing required flag: --name")
+        assert.isFalse(existsSync(dataDir), "a usage mistake never opens the store")
 
-      const missing = yield* launch(dataDir, "keys", "list", "--org", "org_nope")
-      assert.strictEqual(missing.code, 1)
-      const [note, error] = missing.stderr.trim().split("\n")
-      assert.match(note!, /^Note: there was no gateway store at /)
-      assert.strictEqual(error, "Error: No organization with id 'org_nope'.")
-    }), { timeout: 120_000 })
+        const missing = yield* launch(dataDir, "keys", "list", "--org", "org_nope")
+        assert.strictEqual(missing.code, 1)
+        const [note, error] = missing.stderr.trim().split("\n")
+        assert.match(note!, /^Note: there was no gateway store at /)
+        assert.strictEqual(error, "Error: No organization with id 'org_nope'.")
+      }),
+    { timeout: 120_000 }
+  )
 })

@@ -54,9 +54,18 @@ describe("svc-gateway requests list", () => {
       assert.deepStrictEqual(lines.slice(1).map((line) => line.split(/ +/)[1]), expectedOrder(org, SEED))
       assert.deepStrictEqual(expectedOrder(org, SEED), ids(8, 7, 6, 5, 4, 3, 2, 1))
       // the model as the client addressed it; no key and no tags as "-"; total tokens; latency
-      assert.match(text.stdout, new RegExp(`\\n2026-03-02T10:00:00Z +${id(5)} +openai/gpt-4o +key_a +502 +- +80 +1000 ms\\n`))
-      assert.match(text.stdout, new RegExp(`\\n2026-03-03T23:59:59Z +${id(6)} +local/echo +- +200 +prod, batch +20 +5 ms\\n`))
-      assert.match(text.stdout, new RegExp(`\\n2026-03-01T08:00:00Z +${id(1)} +openai/gpt-4o +key_a +200 +prod, chat +150 +100 ms$`))
+      assert.match(
+        text.stdout,
+        new RegExp(`\\n2026-03-02T10:00:00Z +${id(5)} +openai/gpt-4o +key_a +502 +- +80 +1000 ms\\n`)
+      )
+      assert.match(
+        text.stdout,
+        new RegExp(`\\n2026-03-03T23:59:59Z +${id(6)} +local/echo +- +200 +prod, batch +20 +5 ms\\n`)
+      )
+      assert.match(
+        text.stdout,
+        new RegExp(`\\n2026-03-01T08:00:00Z +${id(1)} +openai/gpt-4o +key_a +200 +prod, chat +150 +100 ms$`)
+      )
       assert.notInclude(text.stdout, "--cursor")
 
       const json = ok(yield* both("requests", "list", "--org", org, "--json"))
@@ -101,7 +110,10 @@ describe("svc-gateway requests list", () => {
       assert.deepStrictEqual((yield* listedIds(other, "--session", "cc-1")).ids, [`${other}-r1`])
 
       const filtered = ok(yield* both("requests", "list", "--org", org, "--status", "4xx", "--tag", "batch"))
-      assert.match(filtered.stdout, new RegExp(`^TIME .*\\n2026-03-04T00:00:00Z +${id(7)} +local/echo +key_c +404 +batch +0 +2 ms$`))
+      assert.match(
+        filtered.stdout,
+        new RegExp(`^TIME .*\\n2026-03-04T00:00:00Z +${id(7)} +local/echo +key_c +404 +batch +0 +2 ms$`)
+      )
     }))
 
   it.live("pages: --limit, then the --cursor each page prints, until the last page", () =>
@@ -150,7 +162,10 @@ describe("svc-gateway requests list", () => {
 
   it.live("no requests: says so, and whether filters narrowed it; --json is an empty page", () =>
     Effect.gen(function*() {
-      assert.strictEqual(ok(yield* both("requests", "list", "--org", empty)).stdout, `No requests logged for organization ${empty} yet.`)
+      assert.strictEqual(
+        ok(yield* both("requests", "list", "--org", empty)).stdout,
+        `No requests logged for organization ${empty} yet.`
+      )
       assert.strictEqual(
         ok(yield* both("requests", "list", "--org", org, "--model", "nope")).stdout,
         `No requests of organization ${org} match these filters.`
@@ -169,9 +184,15 @@ describe("svc-gateway requests get", () => {
       const eight = ok(yield* both("requests", "get", "--org", org, "--request", id(8)))
       assert.include(eight.stdout, `Request ${id(8)} of organization ${org}.`)
       assert.match(eight.stdout, /\n {2}time: +2026-03-04T00:00:00\.000Z\n/)
-      assert.match(eight.stdout, /\n {2}key: +key_c\n {2}session: +cc-2\n {2}requested model: +local\/echo\n {2}upstream model: +echo\n {2}provider: +test\n/)
+      assert.match(
+        eight.stdout,
+        /\n {2}key: +key_c\n {2}session: +cc-2\n {2}requested model: +local\/echo\n {2}upstream model: +echo\n {2}provider: +test\n/
+      )
       assert.match(eight.stdout, /\n {2}tags: +batch, chat\n/)
-      assert.match(eight.stdout, /\n {2}prompt tokens: +40 \(cached 0\)\n {2}completion tokens: +60 \(reasoning 0\)\n {2}total tokens: +100\n/)
+      assert.match(
+        eight.stdout,
+        /\n {2}prompt tokens: +40 \(cached 0\)\n {2}completion tokens: +60 \(reasoning 0\)\n {2}total tokens: +100\n/
+      )
       assert.match(eight.stdout, /\n {2}latency: +50 ms\n {2}first token: +-\n/)
       assert.isTrue(eight.stdout.endsWith("\n\nPrompt:\nhello\n\nCompletion:\nworld"), eight.stdout)
 
@@ -184,7 +205,12 @@ describe("svc-gateway requests get", () => {
       const json = ok(yield* both("requests", "get", "--org", org, "--request", id(8), "--json"))
       assert.strictEqual(json.stdout, yield* Effect.promise(() => gw.adminText(`/orgs/${org}/requests/${id(8)}`)))
       const entry = decode(RequestWire, stdoutJson(json))
-      assert.deepStrictEqual([entry.id, entry.prompt_text, entry.total_tokens, entry.session_id], [id(8), "hello", 100, "cc-2"])
+      assert.deepStrictEqual([entry.id, entry.prompt_text, entry.total_tokens, entry.session_id], [
+        id(8),
+        "hello",
+        100,
+        "cc-2"
+      ])
     }))
 
   it.live("an unknown request, another org's request, an unknown org: the API's NotFound, exit 1", () =>
@@ -218,7 +244,12 @@ describe("svc-gateway analytics", () => {
       const json = ok(yield* both("analytics", "--org", org, "--group-by", "none", "--json"))
       assert.strictEqual(json.stdout, yield* Effect.promise(() => gw.adminText(`/orgs/${org}/analytics?group_by=none`)))
       const body = decode(AnalyticsWire, stdoutJson(json))
-      assert.deepStrictEqual([body.group_by, body.has_more, body.data.length, body.data[0]?.group], ["none", false, 1, null])
+      assert.deepStrictEqual([body.group_by, body.has_more, body.data.length, body.data[0]?.group], [
+        "none",
+        false,
+        1,
+        null
+      ])
       assert.strictEqual(body.data[0]?.cached_tokens, 110)
 
       const keyC = ok(yield* both("analytics", "--org", org, "--group-by", "none", "--key", "key_c"))
@@ -228,10 +259,13 @@ describe("svc-gateway analytics", () => {
   it.live("by tag, key, session, model, status, day and hour: the groups in the API's order", () =>
     Effect.gen(function*() {
       const groups = (groupBy: string, ...args: ReadonlyArray<string>) =>
-        Effect.map(both("analytics", "--org", org, "--group-by", groupBy, ...args), (result) =>
-          ok(result).stdout.split("\n").slice(1).filter((line) => line !== "" && !line.startsWith("A request")).map((line) =>
-            line.split(/ {2,}/)
-          ))
+        Effect.map(
+          both("analytics", "--org", org, "--group-by", groupBy, ...args),
+          (result) =>
+            ok(result).stdout.split("\n").slice(1).filter((line) => line !== "" && !line.startsWith("A request")).map((
+              line
+            ) => line.split(/ {2,}/))
+        )
 
       const byTag = yield* both("analytics", "--org", org, "--group-by", "tag")
       assert.match(byTag.stdout, /^TAG +REQUESTS/)
@@ -277,7 +311,9 @@ describe("svc-gateway analytics", () => {
         ["2026-03-04", "1", "1"]
       ])
       assert.deepStrictEqual(
-        (yield* groups("hour", "--from", "2026-03-02", "--to", "2026-03-04T00:00:00.001Z")).map((row) => row.slice(0, 2)),
+        (yield* groups("hour", "--from", "2026-03-02", "--to", "2026-03-04T00:00:00.001Z")).map((row) =>
+          row.slice(0, 2)
+        ),
         [["2026-03-02T10:00:00Z", "3"], ["2026-03-03T23:00:00Z", "1"], ["2026-03-04T00:00:00Z", "2"]]
       )
       // a tag filter selects requests, not groups: key_b's requests show all their tags
@@ -293,7 +329,10 @@ describe("svc-gateway analytics", () => {
         ok(yield* both("analytics", "--org", empty, "--group-by", "day")).stdout,
         `No requests logged for organization ${empty} yet.`
       )
-      const json = decode(AnalyticsWire, stdoutJson(ok(yield* both("analytics", "--org", org, "--group-by", "tag", "--tag", "nope", "--json"))))
+      const json = decode(
+        AnalyticsWire,
+        stdoutJson(ok(yield* both("analytics", "--org", org, "--group-by", "tag", "--tag", "nope", "--json")))
+      )
       assert.deepStrictEqual(json, { object: "list", group_by: "tag", data: [], has_more: false })
     }))
 })

@@ -12,13 +12,13 @@ import { assert } from "@effect/vitest"
 import { ConfigProvider, Effect, Layer, ManagedRuntime, Schema } from "effect"
 import { HttpServer } from "effect/http"
 import { createServer } from "node:http"
-import type { Orgs } from "../../src/orgs/Orgs.ts"
 import { AppServices, HttpApp } from "../../src/App.ts"
 import { AdminClient } from "../../src/cli/AdminClient.ts"
 import { OrgWire } from "../../src/cli/AdminHttp.ts"
 import { GatewayConfig } from "../../src/Config.ts"
 import type { ApiKeys } from "../../src/keys/ApiKeys.ts"
 import type { RequestQueries } from "../../src/logs/RequestQueries.ts"
+import type { Orgs } from "../../src/orgs/Orgs.ts"
 import type { Policy } from "../../src/tools/Policy.ts"
 import type { ToolRegistry } from "../../src/tools/ToolRegistry.ts"
 import { insertRows, type SeedRow } from "../logs/QueriesSeed.ts"
@@ -96,4 +96,7 @@ export const decode = <S extends Schema.Top & { readonly DecodingServices: never
 
 /** A new org (uniquely named) through the CLI on the gateway's store; its id. */
 export const newOrgIn = (gw: LogsGateway, label: string): Effect.Effect<string> =>
-  Effect.map(onStore(gw, ["orgs", "create", "--name", unique(label), "--json"]), (result) => decode(OrgWire, stdoutJson(ok(result))).id)
+  Effect.map(
+    onStore(gw, ["orgs", "create", "--name", unique(label), "--json"]),
+    (result) => decode(OrgWire, stdoutJson(ok(result))).id
+  )

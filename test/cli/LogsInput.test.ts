@@ -51,7 +51,8 @@ describe("svc-gateway orgs update --compression", () => {
     Effect.gen(function*() {
       const orgId = yield* newOrg("compression")
       const compressionOf = (result: CliResult) =>
-        decode(Schema.Struct({ data: Schema.Array(OrgWire) }), stdoutJson(ok(result))).data.find((o) => o.id === orgId)?.compression
+        decode(Schema.Struct({ data: Schema.Array(OrgWire) }), stdoutJson(ok(result))).data.find((o) => o.id === orgId)
+          ?.compression
       assert.isNull(compressionOf(yield* onStore(gw, ["orgs", "list", "--json"])))
       const shadow = ok(yield* onStore(gw, ["orgs", "update", "--org", orgId, "--compression", "shadow"]))
       assert.match(shadow.stdout, /\n {2}compression: +shadow\n/)
@@ -80,7 +81,8 @@ describe("svc-gateway orgs update --log-content", () => {
     Effect.gen(function*() {
       const orgId = yield* newOrg("content")
       const logContentOf = (result: CliResult) =>
-        decode(Schema.Struct({ data: Schema.Array(OrgWire) }), stdoutJson(ok(result))).data.find((o) => o.id === orgId)?.log_content
+        decode(Schema.Struct({ data: Schema.Array(OrgWire) }), stdoutJson(ok(result))).data.find((o) => o.id === orgId)
+          ?.log_content
 
       assert.isFalse(logContentOf(yield* onStore(gw, ["orgs", "list", "--json"])))
       const on = ok(yield* onStore(gw, ["orgs", "update", "--org", orgId, "--log-content", "true"]))
@@ -126,8 +128,15 @@ describe("svc-gateway orgs update --log-content", () => {
         listed = yield* both("requests", "list", "--org", orgId, "--tag", "cli-test", "--json")
       }
       const page = decode(RequestPageWire, stdoutJson(listed))
-      assert.deepStrictEqual(page.data.map((entry) => [entry.id, entry.key_id, entry.status]), [[requestId, key.id, 200]])
-      const session = decode(RequestPageWire, stdoutJson(ok(yield* both("requests", "list", "--org", orgId, "--session", "cli-session-1", "--json"))))
+      assert.deepStrictEqual(page.data.map((entry) => [entry.id, entry.key_id, entry.status]), [[
+        requestId,
+        key.id,
+        200
+      ]])
+      const session = decode(
+        RequestPageWire,
+        stdoutJson(ok(yield* both("requests", "list", "--org", orgId, "--session", "cli-session-1", "--json")))
+      )
       assert.deepStrictEqual(session.data.map((entry) => [entry.id, entry.session_id]), [[requestId, "cli-session-1"]])
 
       const shown = ok(yield* both("requests", "get", "--org", orgId, "--request", requestId))
@@ -236,7 +245,21 @@ describe("bad input: the same message both ways, and an exit code", () => {
       assert.match(root.stdout, /\brequests\b/)
       assert.match(root.stdout, /\banalytics\b/)
       const list = ok(yield* untouched(["requests", "list", "--help"]))
-      for (const flag of ["--tag", "--tag-mode", "--model", "--key", "--session", "--status", "--from", "--to", "--limit", "--cursor", "--json"]) {
+      for (
+        const flag of [
+          "--tag",
+          "--tag-mode",
+          "--model",
+          "--key",
+          "--session",
+          "--status",
+          "--from",
+          "--to",
+          "--limit",
+          "--cursor",
+          "--json"
+        ]
+      ) {
         assert.include(list.stdout, flag)
       }
       assert.include(ok(yield* untouched(["analytics", "--help"])).stdout, "none|tag|model|key|session|hour|day|status")
@@ -256,7 +279,10 @@ describe("AdminClient: the request-log operations", () => {
       assert.isNull(rest.next_cursor)
 
       const eight = yield* admin.getRequest(org, `${org}-r8`)
-      assert.deepStrictEqual([eight.prompt_text, eight.completion_text, eight.tags], ["hello", "world", ["batch", "chat"]])
+      assert.deepStrictEqual([eight.prompt_text, eight.completion_text, eight.tags], ["hello", "world", [
+        "batch",
+        "chat"
+      ]])
 
       const chatAndBatch = yield* admin.analytics(org, "none", { tags: ["chat", "batch"], tagMode: "all" })
       assert.deepStrictEqual(chatAndBatch.data.map((g) => [g.group, g.requests, g.total_tokens]), [[null, 1, 100]])
@@ -276,7 +302,9 @@ describe("AdminClient: the request-log operations", () => {
       assert.strictEqual(missing.reason._tag, "NotFound")
     }).pipe(
       Effect.provide(
-        AdminClient.layerHttp({ url: gw.url, adminToken: Redacted.make(ADMIN_TOKEN) }).pipe(Layer.provide(FetchHttpClient.layer))
+        AdminClient.layerHttp({ url: gw.url, adminToken: Redacted.make(ADMIN_TOKEN) }).pipe(
+          Layer.provide(FetchHttpClient.layer)
+        )
       )
     ))
 

@@ -11,12 +11,19 @@ import pkg from "../../package.json" with { type: "json" }
 
 const repo = fileURLToPath(new URL("../..", import.meta.url))
 /** The PATH without the project's node_modules/.bin: `node` and `npm` are the machine's. */
-const machinePath = (process.env["PATH"] ?? "").split(delimiter).filter((dir) => !dir.includes("node_modules")).join(delimiter)
+const machinePath = (process.env["PATH"] ?? "").split(delimiter).filter((dir) => !dir.includes("node_modules")).join(
+  delimiter
+)
 
 const run = (command: string, args: ReadonlyArray<string>) =>
   new Promise<{ readonly code: number; readonly stdout: string; readonly stderr: string }>((resolve) => {
-    execFile(command, args, { cwd: repo, env: { ...process.env, PATH: machinePath }, timeout: 60_000 }, (error, stdout, stderr) =>
-      resolve({ code: error === null ? 0 : typeof error.code === "number" ? error.code : -1, stdout, stderr }))
+    execFile(
+      command,
+      args,
+      { cwd: repo, env: { ...process.env, PATH: machinePath }, timeout: 60_000 },
+      (error, stdout, stderr) =>
+        resolve({ code: error === null ? 0 : typeof error.code === "number" ? error.code : -1, stdout, stderr })
+    )
   })
 
 describe("commands on the machine's own Node", () => {

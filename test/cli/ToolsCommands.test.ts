@@ -26,7 +26,8 @@ const OrgToolJson = Schema.Struct({
   hydrate_org: Schema.Boolean,
   hydrate_key_ids: Schema.Array(Schema.String)
 })
-const listOf = <S extends Schema.Top>(item: S) => Schema.Struct({ object: Schema.Literal("list"), data: Schema.Array(item) })
+const listOf = <S extends Schema.Top>(item: S) =>
+  Schema.Struct({ object: Schema.Literal("list"), data: Schema.Array(item) })
 
 const decode = <S extends Schema.Top & { readonly DecodingServices: never }>(schema: S, value: unknown) =>
   Schema.decodeUnknownSync(schema)(value)
@@ -35,7 +36,10 @@ const [TIME, UUID] = ["svc_current_time", "svc_generate_uuid"] as const
 
 /** The message `checkAllowedTools` gives for `ids`: what the admin API answers, to compare against. */
 const allowListMessage = (ids: ReadonlyArray<string>): string => {
-  const check = checkAllowedTools(ids).pipe(Effect.provide(ToolRegistry.layer), Effect.catchTag("ToolRegistryError", Effect.die))
+  const check = checkAllowedTools(ids).pipe(
+    Effect.provide(ToolRegistry.layer),
+    Effect.catchTag("ToolRegistryError", Effect.die)
+  )
   const result = Effect.runSync(Effect.result(check))
   if (Result.isSuccess(result)) throw new Error(`${ids.join(",")} should be refused`)
   return describeError(result.failure).body.error.message
@@ -49,7 +53,10 @@ layer(CliStoreLive)("the shared-tools commands on the store", (it) => {
   const run = (...args: ReadonlyArray<string>) => Effect.flatMap(sharedStore, (store) => runArgs(args, { store }))
 
   /** Runs a `--json` command that must succeed; its stdout, decoded. */
-  const runJson = <S extends Schema.Top & { readonly DecodingServices: never }>(schema: S, ...args: ReadonlyArray<string>) =>
+  const runJson = <S extends Schema.Top & { readonly DecodingServices: never }>(
+    schema: S,
+    ...args: ReadonlyArray<string>
+  ) =>
     Effect.map(run(...args, "--json"), (result) => {
       assert.strictEqual(result.code, 0, result.stderr)
       return decode(schema, stdoutJson(result))
@@ -103,7 +110,19 @@ layer(CliStoreLive)("the shared-tools commands on the store", (it) => {
           "  activated:     yes\n  hydrate org:   yes\n  hydrate keys:  -"
       )
 
-      const keys = yield* runJson(OrgToolJson, "tools", "set", "--org", orgId, "--tool", UUID, "--activated", "true", "--hydrate-keys", `${a.id}, ${b.id},${a.id}`)
+      const keys = yield* runJson(
+        OrgToolJson,
+        "tools",
+        "set",
+        "--org",
+        orgId,
+        "--tool",
+        UUID,
+        "--activated",
+        "true",
+        "--hydrate-keys",
+        `${a.id}, ${b.id},${a.id}`
+      )
       assert.deepStrictEqual(keys, { id: UUID, activated: true, hydrate_org: false, hydrate_key_ids: [a.id, b.id] })
 
       // deactivated: the hydration is kept, and the text says it is dormant
@@ -115,11 +134,26 @@ layer(CliStoreLive)("the shared-tools commands on the store", (it) => {
       assert.match(listed.stdout, new RegExp(`${TIME} +yes +yes +-\n`))
       assert.match(listed.stdout, new RegExp(`${UUID} +no +no +${a.id}, ${b.id}$`))
 
-      const cleared = yield* runJson(OrgToolJson, "tools", "set", "--org", orgId, "--tool", UUID, "--activated", "true", "--hydrate-keys", "none")
+      const cleared = yield* runJson(
+        OrgToolJson,
+        "tools",
+        "set",
+        "--org",
+        orgId,
+        "--tool",
+        UUID,
+        "--activated",
+        "true",
+        "--hydrate-keys",
+        "none"
+      )
       assert.deepStrictEqual(cleared.hydrate_key_ids, [])
       const org = yield* runJson(listOf(OrgToolJson), "tools", "org", "--org", orgId)
       // the two set here are activated; svc_expand_output was never set
-      assert.deepStrictEqual(org.data.map((s) => [s.id, s.activated]), plugins.map((tool) => [tool.id, tool.id !== "svc_expand_output"]))
+      assert.deepStrictEqual(
+        org.data.map((s) => [s.id, s.activated]),
+        plugins.map((tool) => [tool.id, tool.id !== "svc_expand_output"])
+      )
     }))
 
   it.effect("tools set: an unknown org or tool is the admin API's 404 (exit 1), another org's key its 400 (exit 2)", () =>
@@ -150,7 +184,10 @@ layer(CliStoreLive)("the shared-tools commands on the store", (it) => {
   it.effect("keys create --allowed-tools stores the allow-list (all: null, none: empty); keys list shows it", () =>
     Effect.gen(function*() {
       const orgId = yield* newOrg
-      assert.deepStrictEqual((yield* newKey(orgId, "--allowed-tools", `${UUID}, ${TIME},${UUID}`)).allowed_svc_tool_ids, [UUID, TIME])
+      assert.deepStrictEqual(
+        (yield* newKey(orgId, "--allowed-tools", `${UUID}, ${TIME},${UUID}`)).allowed_svc_tool_ids,
+        [UUID, TIME]
+      )
       assert.isNull((yield* newKey(orgId, "--allowed-tools", "all")).allowed_svc_tool_ids)
       assert.deepStrictEqual((yield* newKey(orgId, "--allowed-tools", "none")).allowed_svc_tool_ids, [])
 
@@ -186,8 +223,22 @@ layer(CliStoreLive)("the shared-tools commands on the store", (it) => {
 
       const renamed = yield* runJson(KeyJson, "keys", "update", key.id, "--name", "renamed", "--expires-at", "never")
       assert.deepStrictEqual(renamed, { id: key.id, name: "renamed", expires_at: null, allowed_svc_tool_ids: [TIME] })
-      const all = yield* runJson(KeyJson, "keys", "update", key.id, "--allowed-tools", "all", "--expires-at", "2098-01-01T00:00:00Z")
-      assert.deepStrictEqual(all, { id: key.id, name: "renamed", expires_at: "2098-01-01T00:00:00.000Z", allowed_svc_tool_ids: null })
+      const all = yield* runJson(
+        KeyJson,
+        "keys",
+        "update",
+        key.id,
+        "--allowed-tools",
+        "all",
+        "--expires-at",
+        "2098-01-01T00:00:00Z"
+      )
+      assert.deepStrictEqual(all, {
+        id: key.id,
+        name: "renamed",
+        expires_at: "2098-01-01T00:00:00.000Z",
+        allowed_svc_tool_ids: null
+      })
       const none = yield* runJson(KeyJson, "keys", "update", key.id, "--allowed-tools", "none")
       assert.deepStrictEqual(none.allowed_svc_tool_ids, [])
 
@@ -203,8 +254,16 @@ layer(CliStoreLive)("the shared-tools commands on the store", (it) => {
       const key = yield* newKey(orgId, "--allowed-tools", TIME)
       const cases: ReadonlyArray<readonly [ReadonlyArray<string>, number, string]> = [
         [["key_nope", "--name", "x"], 1, "Error: No API key with id 'key_nope'."],
-        [[key.id, "--allowed-tools", `svc_nope,${TIME},svc_gone`], 2, `Error: ${allowListMessage(["svc_nope", TIME, "svc_gone"])}`],
-        [[key.id, "--expires-at", "2001-01-01T00:00:00Z"], 2, "Error: Invalid value for 'expires_at': the time is in the past."],
+        [
+          [key.id, "--allowed-tools", `svc_nope,${TIME},svc_gone`],
+          2,
+          `Error: ${allowListMessage(["svc_nope", TIME, "svc_gone"])}`
+        ],
+        [
+          [key.id, "--expires-at", "2001-01-01T00:00:00Z"],
+          2,
+          "Error: Invalid value for 'expires_at': the time is in the past."
+        ],
         [[key.id, "--name", " padded"], 2, "Error: Invalid value for 'name': Expected no leading or trailing spaces."]
       ]
       for (const [args, code, message] of cases) {
@@ -227,13 +286,44 @@ layer(CliStoreLive)("the shared-tools commands on the store", (it) => {
 describe("usage mistakes in the shared-tools commands", () => {
   const cases: ReadonlyArray<readonly [string, ReadonlyArray<string>, string]> = [
     ["nothing to update", ["keys", "update", "key_1"], `Error: ${NOTHING_TO_UPDATE}`],
-    ["nothing to update, --url", ["--url", "http://127.0.0.1:9", "keys", "update", "key_1", "--json"], `Error: ${NOTHING_TO_UPDATE}`],
-    ["--activated not true or false", ["tools", "set", "--org", "o", "--tool", "t", "--activated", "yes"], `Error: Invalid value for flag --activated: "yes". Expected: "true" | "false"`],
+    [
+      "nothing to update, --url",
+      ["--url", "http://127.0.0.1:9", "keys", "update", "key_1", "--json"],
+      `Error: ${NOTHING_TO_UPDATE}`
+    ],
+    [
+      "--activated not true or false",
+      ["tools", "set", "--org", "o", "--tool", "t", "--activated", "yes"],
+      `Error: Invalid value for flag --activated: "yes". Expected: "true" | "false"`
+    ],
     ["--activated missing", ["tools", "set", "--org", "o", "--tool", "t"], "Error: Missing required flag: --activated"],
-    ["--hydrate-org not true or false", ["tools", "set", "--org", "o", "--tool", "t", "--activated", "true", "--hydrate-org", "1"], "Error: Invalid value for flag --hydrate-org"],
-    ["--hydrate-keys without ids", ["tools", "set", "--org", "o", "--tool", "t", "--activated", "true", "--hydrate-keys", " , "], "Error: Invalid value for flag --hydrate-keys: \" , \". Expected: key ids separated by commas (key_a,key_b), or none"],
-    ["--allowed-tools without ids", ["keys", "update", "key_1", "--allowed-tools", ","], "Error: Invalid value for flag --allowed-tools: \",\". Expected: tool ids separated by commas (svc_a,svc_b), all or none"],
-    ["--allowed-tools empty on create", ["keys", "create", "--org", "o", "--name", "k", "--allowed-tools", ""], "Error: Missing value for flag --allowed-tools"],
+    ["--hydrate-org not true or false", [
+      "tools",
+      "set",
+      "--org",
+      "o",
+      "--tool",
+      "t",
+      "--activated",
+      "true",
+      "--hydrate-org",
+      "1"
+    ], "Error: Invalid value for flag --hydrate-org"],
+    [
+      "--hydrate-keys without ids",
+      ["tools", "set", "--org", "o", "--tool", "t", "--activated", "true", "--hydrate-keys", " , "],
+      "Error: Invalid value for flag --hydrate-keys: \" , \". Expected: key ids separated by commas (key_a,key_b), or none"
+    ],
+    [
+      "--allowed-tools without ids",
+      ["keys", "update", "key_1", "--allowed-tools", ","],
+      "Error: Invalid value for flag --allowed-tools: \",\". Expected: tool ids separated by commas (svc_a,svc_b), all or none"
+    ],
+    [
+      "--allowed-tools empty on create",
+      ["keys", "create", "--org", "o", "--name", "k", "--allowed-tools", ""],
+      "Error: Missing value for flag --allowed-tools"
+    ],
     ["tools org without --org", ["tools", "org"], "Error: Missing required flag: --org"],
     ["an unknown tools command", ["tools", "add"], "Error: Unknown subcommand \"add\""]
   ]

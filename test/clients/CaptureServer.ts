@@ -71,10 +71,18 @@ export const streamEvents = (
   ]
   blocks.forEach((block, index) => {
     if (block.type === "text") {
-      events.push(["content_block_start", { type: "content_block_start", index, content_block: { type: "text", text: "" } }])
+      events.push(["content_block_start", {
+        type: "content_block_start",
+        index,
+        content_block: { type: "text", text: "" }
+      }])
       if (index === 0) events.push(["ping", { type: "ping" }])
       for (const text of block.text.match(/\S+\s*|\s+/g) ?? []) {
-        events.push(["content_block_delta", { type: "content_block_delta", index, delta: { type: "text_delta", text } }])
+        events.push(["content_block_delta", {
+          type: "content_block_delta",
+          index,
+          delta: { type: "text_delta", text }
+        }])
       }
     } else {
       events.push(["content_block_start", {
@@ -86,7 +94,11 @@ export const streamEvents = (
       const json = JSON.stringify(block.input)
       const half = Math.floor(json.length / 2)
       for (const partial_json of ["", json.slice(0, half), json.slice(half)]) {
-        events.push(["content_block_delta", { type: "content_block_delta", index, delta: { type: "input_json_delta", partial_json } }])
+        events.push(["content_block_delta", {
+          type: "content_block_delta",
+          index,
+          delta: { type: "input_json_delta", partial_json }
+        }])
       }
     }
     events.push(["content_block_stop", { type: "content_block_stop", index }])
@@ -126,7 +138,12 @@ export const startCaptureServer = async (script: Script = sayHi): Promise<Captur
       requests.push(request)
       if (!isMessagesRequest(request)) {
         res.writeHead(404, { "content-type": "application/json" })
-        res.end(JSON.stringify({ type: "error", error: { type: "not_found_error", message: `Not found: ${request.method} ${request.url}` } }))
+        res.end(
+          JSON.stringify({
+            type: "error",
+            error: { type: "not_found_error", message: `Not found: ${request.method} ${request.url}` }
+          })
+        )
         return
       }
       const blocks = script(request, answered)
@@ -138,8 +155,14 @@ export const startCaptureServer = async (script: Script = sayHi): Promise<Captur
         res.end(JSON.stringify(wholeMessage(blocks, model, id)))
         return
       }
-      res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache", "request-id": `req_capture${answered}` })
-      for (const [event, data] of streamEvents(blocks, model, id)) res.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`)
+      res.writeHead(200, {
+        "content-type": "text/event-stream",
+        "cache-control": "no-cache",
+        "request-id": `req_capture${answered}`
+      })
+      for (const [event, data] of streamEvents(blocks, model, id)) {
+        res.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`)
+      }
       res.end()
     })
   })

@@ -7,7 +7,16 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { anthropicStream } from "../utils/FakeAnthropic.ts"
-import { chunk, type FakeUpstream, fakeGatewayEnv, reply, startFakeUpstream, textStream, type UpstreamRequest, usageChunk } from "../utils/FakeUpstream.ts"
+import {
+  chunk,
+  fakeGatewayEnv,
+  type FakeUpstream,
+  reply,
+  startFakeUpstream,
+  textStream,
+  type UpstreamRequest,
+  usageChunk
+} from "../utils/FakeUpstream.ts"
 import { startGateway, type TestGateway } from "../utils/TestGateway.ts"
 import { ensureClaudeCode, runClaude } from "./ClaudeCode.ts"
 
@@ -62,44 +71,71 @@ describe("Claude Code through the gateway", () => {
   })
 
   it("answers with local/echo", async () => {
-    const run = await runClaude({ baseUrl: gw.url, apiKey: key, model: "local/echo", prompt: "echo this sentence back" })
+    const run = await runClaude({
+      baseUrl: gw.url,
+      apiKey: key,
+      model: "local/echo",
+      prompt: "echo this sentence back"
+    })
     expect(run.exitCode, run.stderr).toBe(0)
     expect(run.outbound).toEqual([])
     expect(run.stdout).toContain("echo this sentence back")
   }, 120_000)
 
-  it("runs its Bash tool for a model behind a chat-completions upstream, and the model's next answer comes back", async () => {
-    openai.handle((request) => {
-      if (hasToolResult(request)) return reply.sse(textStream([`The command printed ${toolOutput(request)}.`]))
-      return reply.sse([
-        chunk({ role: "assistant", content: "" }),
-        chunk({ tool_calls: [{ index: 0, id: "call_bash_1", type: "function", function: { name: "Bash", arguments: "" } }] }),
-        chunk({ tool_calls: [{ index: 0, function: { arguments: JSON.stringify({ command: `echo ${MARK}`, description: "Print a marker" }) } }] }),
-        chunk({}, "tool_calls"),
-        usageChunk()
-      ])
-    })
-    const run = await runClaude({
-      baseUrl: gw.url,
-      apiKey: key,
-      model: "fake/some-model",
-      prompt: "Run the marker command.",
-      extraArgs: ["--allowedTools", "Bash"]
-    })
-    expect(run.exitCode, run.stderr).toBe(0)
-    expect(run.outbound).toEqual([])
-    expect(run.stdout).toContain(`The command printed ${MARK}.`)
-    const chats = openai.chatRequests()
-    expect(chats.some(hasToolResult)).toBe(true)
-    const tools = (chats[0]?.body.tools ?? []) as ReadonlyArray<{ function: { name: string } }>
-    expect(tools.map((tool) => tool.function.name)).toContain("Bash")
-  }, 180_000)
+  it(
+    "runs its Bash tool for a model behind a chat-completions upstream, and the model's next answer comes back",
+    async () => {
+      openai.handle((request) => {
+        if (hasToolResult(request)) return reply.sse(textStream([`The command printed ${toolOutput(request)}.`]))
+        return reply.sse([
+          chunk({ role: "assistant", content: "" }),
+          chunk({
+            tool_calls: [{ index: 0, id: "call_bash_1", type: "function", function: { name: "Bash", arguments: "" } }]
+          }),
+          chunk({
+            tool_calls: [{
+              index: 0,
+              function: { arguments: JSON.stringify({ command: `echo ${MARK}`, description: "Print a marker" }) }
+            }]
+          }),
+          chunk({}, "tool_calls"),
+          usageChunk()
+        ])
+      })
+      const run = await runClaude({
+        baseUrl: gw.url,
+        apiKey: key,
+        model: "fake/some-model",
+        prompt: "Run the marker command.",
+        extraArgs: ["--allowedTools", "Bash"]
+      })
+      expect(run.exitCode, run.stderr).toBe(0)
+      expect(run.outbound).toEqual([])
+      expect(run.stdout).toContain(`The command printed ${MARK}.`)
+      const chats = openai.chatRequests()
+      expect(chats.some(hasToolResult)).toBe(true)
+      const tools = (chats[0]?.body.tools ?? []) as ReadonlyArray<{ function: { name: string } }>
+      expect(tools.map((tool) => tool.function.name)).toContain("Bash")
+    },
+    180_000
+  )
 
   it("runs its Bash tool for a model behind an Anthropic upstream, the same format end to end", async () => {
     anthropic.handle((request) => {
-      if (!request.path.startsWith("/v1/messages")) return reply.json({ type: "error", error: { type: "not_found_error", message: "no" } }, 404)
-      if (hasToolResult(request)) return anthropicStream({ content: [{ type: "text", text: `The command printed ${toolOutput(request)}.` }] })
-      return anthropicStream({ content: [{ type: "tool_use", id: "toolu_bash_1", name: "Bash", input: { command: `echo ${MARK}`, description: "Print a marker" } }] })
+      if (!request.path.startsWith("/v1/messages")) {
+        return reply.json({ type: "error", error: { type: "not_found_error", message: "no" } }, 404)
+      }
+      if (hasToolResult(request)) {
+        return anthropicStream({ content: [{ type: "text", text: `The command printed ${toolOutput(request)}.` }] })
+      }
+      return anthropicStream({
+        content: [{
+          type: "tool_use",
+          id: "toolu_bash_1",
+          name: "Bash",
+          input: { command: `echo ${MARK}`, description: "Print a marker" }
+        }]
+      })
     })
     const run = await runClaude({
       baseUrl: gw.url,
@@ -111,7 +147,9 @@ describe("Claude Code through the gateway", () => {
     expect(run.exitCode, run.stderr).toBe(0)
     expect(run.outbound).toEqual([])
     expect(run.stdout).toContain(`The command printed ${MARK}.`)
-    const sent = anthropic.requests.filter((request) => request.path.startsWith("/v1/messages?") || request.path === "/v1/messages")
+    const sent = anthropic.requests.filter((request) =>
+      request.path.startsWith("/v1/messages?") || request.path === "/v1/messages"
+    )
     expect(sent.some(hasToolResult)).toBe(true)
     // the same format end to end: Claude Code's own beta list reached the upstream
     expect(String(sent[0]?.headers["anthropic-beta"] ?? "")).not.toBe("")

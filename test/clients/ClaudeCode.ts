@@ -31,7 +31,10 @@ export const ensureClaudeCode = (): string => {
       `@anthropic-ai/claude-code@${CLAUDE_CODE_VERSION}`
     ], { stdio: "inherit", timeout: 300_000 })
   } catch (cause) {
-    throw new Error(`Could not install @anthropic-ai/claude-code@${CLAUDE_CODE_VERSION} from npm into ${cacheDir}: ${String(cause)}`)
+    throw new Error(
+      `Could not install @anthropic-ai/claude-code@${CLAUDE_CODE_VERSION} from npm into ${cacheDir}: ${String(cause)}`,
+      { cause }
+    )
   }
   if (!existsSync(executable)) throw new Error(`npm installed Claude Code, but ${executable} is not there`)
   return executable

@@ -6,7 +6,13 @@
  * changes any of this, this file says so before the gateway's own client tests do.
  */
 import { afterEach, describe, expect, it } from "vitest"
-import { type AnswerBlock, type CaptureServer, type CapturedRequest, startCaptureServer, streamEvents } from "./CaptureServer.ts"
+import {
+  type AnswerBlock,
+  type CapturedRequest,
+  type CaptureServer,
+  startCaptureServer,
+  streamEvents
+} from "./CaptureServer.ts"
 import { CLAUDE_CODE_VERSION, ensureClaudeCode, runClaude } from "./ClaudeCode.ts"
 
 const MARK = "svc-gateway-ok"
@@ -18,15 +24,20 @@ interface Block {
   readonly name?: unknown
 }
 
-const messagesOf = (request: CapturedRequest): ReadonlyArray<{ readonly role?: unknown; readonly content?: unknown }> => {
+const messagesOf = (
+  request: CapturedRequest
+): ReadonlyArray<{ readonly role?: unknown; readonly content?: unknown }> => {
   const messages = (request.body as { messages?: unknown }).messages
   return Array.isArray(messages) ? messages : []
 }
 
 const blocksOf = (request: CapturedRequest): ReadonlyArray<Block> =>
-  messagesOf(request).flatMap((message) => (Array.isArray(message.content) ? (message.content as ReadonlyArray<Block>) : []))
+  messagesOf(request).flatMap((
+    message
+  ) => (Array.isArray(message.content) ? (message.content as ReadonlyArray<Block>) : []))
 
-const toolResults = (request: CapturedRequest): ReadonlyArray<Block> => blocksOf(request).filter((block) => block.type === "tool_result")
+const toolResults = (request: CapturedRequest): ReadonlyArray<Block> =>
+  blocksOf(request).filter((block) => block.type === "tool_result")
 
 const textOf = (value: unknown): string =>
   typeof value === "string"
@@ -50,18 +61,31 @@ describe(`Claude Code ${CLAUDE_CODE_VERSION} against a capture server`, () => {
 
   it("answers a prompt with one streamed POST /v1/messages and nothing else", async () => {
     const capture = server = await startCaptureServer(() => [{ type: "text", text: "Hi from the capture server." }])
-    const run = await runClaude({ baseUrl: capture.url, apiKey: "sk-capture", model: "local/echo", prompt: "say hi", timeoutMs: 45_000 })
+    const run = await runClaude({
+      baseUrl: capture.url,
+      apiKey: "sk-capture",
+      model: "local/echo",
+      prompt: "say hi",
+      timeoutMs: 45_000
+    })
     expect(run.exitCode, run.stderr).toBe(0)
     expect(run.stdout).toContain("Hi from the capture server.")
     // no HEAD /api/hello, /v1/models, count_tokens or telemetry: non-essential traffic is off
-    expect(capture.requests.map((request) => `${request.method} ${request.url}`)).toEqual(["POST /v1/messages?beta=true"])
+    expect(capture.requests.map((request) => `${request.method} ${request.url}`)).toEqual([
+      "POST /v1/messages?beta=true"
+    ])
     const [request] = capture.requests
     expect(request?.headers["x-api-key"]).toBe("sk-capture")
     expect(request?.headers["anthropic-version"]).toBe("2023-06-01")
     expect(String(request?.headers["anthropic-beta"])).toContain("claude-code-20250219")
     expect(String(request?.headers["user-agent"])).toContain(`claude-cli/${CLAUDE_CODE_VERSION}`)
     expect(request?.headers["x-claude-code-session-id"]).toMatch(/^[0-9a-f-]{36}$/)
-    const body = request?.body as { model?: unknown; stream?: unknown; max_tokens?: unknown; tools?: ReadonlyArray<{ name?: unknown }> }
+    const body = request?.body as {
+      model?: unknown
+      stream?: unknown
+      max_tokens?: unknown
+      tools?: ReadonlyArray<{ name?: unknown }>
+    }
     expect(body.model).toBe("local/echo")
     expect(body.stream).toBe(true)
     expect(typeof body.max_tokens).toBe("number")
@@ -75,7 +99,12 @@ describe(`Claude Code ${CLAUDE_CODE_VERSION} against a capture server`, () => {
     const script = (request: CapturedRequest): ReadonlyArray<AnswerBlock> =>
       toolResults(request).length > 0
         ? [{ type: "text", text: `The command printed ${textOf(toolResults(request)).trim()}.` }]
-        : [{ type: "tool_use", id: "toolu_capture_1", name: "Bash", input: { command: `echo ${MARK}`, description: "Print a marker" } }]
+        : [{
+          type: "tool_use",
+          id: "toolu_capture_1",
+          name: "Bash",
+          input: { command: `echo ${MARK}`, description: "Print a marker" }
+        }]
     const capture = server = await startCaptureServer(script)
     const run = await runClaude({
       baseUrl: capture.url,
@@ -92,8 +121,13 @@ describe(`Claude Code ${CLAUDE_CODE_VERSION} against a capture server`, () => {
     const second = sent[1]!
     expect(second.headers["x-claude-code-session-id"]).toBe(sent[0]?.headers["x-claude-code-session-id"])
     expect(messagesOf(second).map((message) => message.role)).toEqual(["user", "system", "assistant", "user"])
-    expect(blocksOf(second).find((block) => block.type === "tool_use")).toMatchObject({ id: "toolu_capture_1", name: "Bash" })
-    expect(toolResults(second)).toEqual([expect.objectContaining({ tool_use_id: "toolu_capture_1", content: MARK, is_error: false })])
+    expect(blocksOf(second).find((block) => block.type === "tool_use")).toMatchObject({
+      id: "toolu_capture_1",
+      name: "Bash"
+    })
+    expect(toolResults(second)).toEqual([
+      expect.objectContaining({ tool_use_id: "toolu_capture_1", content: MARK, is_error: false })
+    ])
   }, 60_000)
 
   it("the capture server answers a request that is not streamed with one JSON message, and 404 to anything else", async () => {
@@ -103,7 +137,12 @@ describe(`Claude Code ${CLAUDE_CODE_VERSION} against a capture server`, () => {
       headers: { "content-type": "application/json" },
       body: JSON.stringify({ model: "m", max_tokens: 5, messages: [{ role: "user", content: "hi" }] })
     })
-    expect(await whole.json()).toMatchObject({ type: "message", role: "assistant", model: "m", stop_reason: "end_turn" })
+    expect(await whole.json()).toMatchObject({
+      type: "message",
+      role: "assistant",
+      model: "m",
+      stop_reason: "end_turn"
+    })
     const missing = await fetch(`${capture.url}/v1/models`)
     expect(missing.status).toBe(404)
     expect(streamEvents([{ type: "text", text: "a b" }], "m", "msg_1").map(([event]) => event)).toEqual([

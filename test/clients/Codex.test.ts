@@ -6,7 +6,16 @@
  * end: Codex's request arrives as it sent it, but for the model). Every upstream is a fake on 127.0.0.1.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { chunk, type FakeUpstream, fakeGatewayEnv, reply, startFakeUpstream, textStream, type UpstreamRequest, usageChunk } from "../utils/FakeUpstream.ts"
+import {
+  chunk,
+  fakeGatewayEnv,
+  type FakeUpstream,
+  reply,
+  startFakeUpstream,
+  textStream,
+  type UpstreamRequest,
+  usageChunk
+} from "../utils/FakeUpstream.ts"
 import { startGateway, type TestGateway } from "../utils/TestGateway.ts"
 import { CODEX_VERSION, ensureCodex, runCodex } from "./Codex.ts"
 
@@ -17,9 +26,13 @@ type Json = Record<string, unknown>
 
 /** The text of every tool output the upstream received, in either format. */
 const toolOutputs = (request: UpstreamRequest): string => {
-  const chat = (request.body.messages ?? []).filter((message) => message["role"] === "tool").map((message) => JSON.stringify(message["content"]))
+  const chat = (request.body.messages ?? []).filter((message) => message["role"] === "tool").map((message) =>
+    JSON.stringify(message["content"])
+  )
   const input = Array.isArray(request.body["input"]) ? request.body["input"] as Array<Json> : []
-  const responses = input.filter((item) => item["type"] === "function_call_output").map((item) => JSON.stringify(item["output"]))
+  const responses = input.filter((item) => item["type"] === "function_call_output").map((item) =>
+    JSON.stringify(item["output"])
+  )
   return [...chat, ...responses].join("\n")
 }
 
@@ -39,8 +52,16 @@ const responsesStream = (item: Json, delta: Json) => {
   sequence = 0
   return [
     event("response.created", { response: response("in_progress", []) }),
-    event("response.output_item.added", { output_index: 0, item: { ...item, ...(item["type"] === "message" ? { content: [] } : { arguments: "" }) } }),
-    event(item["type"] === "message" ? "response.output_text.delta" : "response.function_call_arguments.delta", { item_id: item["id"], output_index: 0, content_index: 0, ...delta }),
+    event("response.output_item.added", {
+      output_index: 0,
+      item: { ...item, ...(item["type"] === "message" ? { content: [] } : { arguments: "" }) }
+    }),
+    event(item["type"] === "message" ? "response.output_text.delta" : "response.function_call_arguments.delta", {
+      item_id: item["id"],
+      output_index: 0,
+      content_index: 0,
+      ...delta
+    }),
     event("response.output_item.done", { output_index: 0, item }),
     event("response.completed", { response: response("completed", [item]) })
   ]
@@ -82,7 +103,15 @@ describe(`Codex ${CODEX_VERSION} through the gateway`, () => {
       toolOutputs(request).includes(MARK)
         ? reply.sse(textStream(["The command printed ", `${MARK}.`]))
         : reply.sse([
-          chunk({ role: "assistant", tool_calls: [{ index: 0, id: "call_exec", type: "function", function: { name: "exec_command", arguments: "" } }] }),
+          chunk({
+            role: "assistant",
+            tool_calls: [{
+              index: 0,
+              id: "call_exec",
+              type: "function",
+              function: { name: "exec_command", arguments: "" }
+            }]
+          }),
           chunk({ tool_calls: [{ index: 0, function: { arguments: COMMAND } }] }, "tool_calls"),
           usageChunk()
         ])
@@ -93,7 +122,9 @@ describe(`Codex ${CODEX_VERSION} through the gateway`, () => {
     expect(run.outbound).toEqual([])
     const [first, second] = chat.requests
     expect(first?.body.model).toBe("gpt-codex")
-    expect((first?.body.tools ?? []).map((tool) => (tool as { function: { name: string } }).function.name)).toContain("exec_command")
+    expect((first?.body.tools ?? []).map((tool) => (tool as { function: { name: string } }).function.name)).toContain(
+      "exec_command"
+    )
     expect(toolOutputs(second!)).toContain(MARK)
   })
 
@@ -102,15 +133,33 @@ describe(`Codex ${CODEX_VERSION} through the gateway`, () => {
     responses.handle((request) =>
       toolOutputs(request).includes(MARK)
         ? reply.sse(
-          responsesStream({ id: "msg_up", type: "message", status: "completed", role: "assistant", content: [{ type: "output_text", text: `Printed ${MARK}.`, annotations: [] }] }, { delta: `Printed ${MARK}.` }),
+          responsesStream({
+            id: "msg_up",
+            type: "message",
+            status: "completed",
+            role: "assistant",
+            content: [{ type: "output_text", text: `Printed ${MARK}.`, annotations: [] }]
+          }, { delta: `Printed ${MARK}.` }),
           { named: true, end: "end" }
         )
         : reply.sse(
-          responsesStream({ id: "fc_up", type: "function_call", status: "completed", call_id: "call_exec", name: "exec_command", arguments: COMMAND }, { delta: COMMAND }),
+          responsesStream({
+            id: "fc_up",
+            type: "function_call",
+            status: "completed",
+            call_id: "call_exec",
+            name: "exec_command",
+            arguments: COMMAND
+          }, { delta: COMMAND }),
           { named: true, end: "end" }
         )
     )
-    const run = await runCodex({ baseUrl: gw.url, apiKey: key, model: "openai/gpt-5-codex", prompt: "print the marker" })
+    const run = await runCodex({
+      baseUrl: gw.url,
+      apiKey: key,
+      model: "openai/gpt-5-codex",
+      prompt: "print the marker"
+    })
     expect(run.exitCode, run.stderr).toBe(0)
     expect(run.stdout).toContain(`Printed ${MARK}.`)
     const [first, second] = responses.requests
@@ -123,7 +172,9 @@ describe(`Codex ${CODEX_VERSION} through the gateway`, () => {
     expect(body["include"]).toEqual(["reasoning.encrypted_content"])
     expect(typeof body["prompt_cache_key"]).toBe("string")
     expect(body["client_metadata"]).toBeTypeOf("object")
-    expect((body.tools as Array<Json>).map((tool) => tool["type"])).toEqual(expect.arrayContaining(["function", "namespace", "web_search"]))
+    expect((body.tools as Array<Json>).map((tool) => tool["type"])).toEqual(
+      expect.arrayContaining(["function", "namespace", "web_search"])
+    )
     expect(toolOutputs(second!)).toContain(MARK)
   })
 })

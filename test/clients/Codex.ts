@@ -25,12 +25,22 @@ export const ensureCodex = (): string => {
   if (existsSync(executable)) return executable
   mkdirSync(cacheDir, { recursive: true })
   try {
-    execFileSync("npm", ["install", "--prefix", cacheDir, "--no-save", "--no-audit", "--no-fund", `@openai/codex@${CODEX_VERSION}`], {
+    execFileSync("npm", [
+      "install",
+      "--prefix",
+      cacheDir,
+      "--no-save",
+      "--no-audit",
+      "--no-fund",
+      `@openai/codex@${CODEX_VERSION}`
+    ], {
       stdio: "inherit",
       timeout: 300_000
     })
   } catch (cause) {
-    throw new Error(`Could not install @openai/codex@${CODEX_VERSION} from npm into ${cacheDir}: ${String(cause)}`)
+    throw new Error(`Could not install @openai/codex@${CODEX_VERSION} from npm into ${cacheDir}: ${String(cause)}`, {
+      cause
+    })
   }
   if (!existsSync(executable)) throw new Error(`npm installed Codex, but ${executable} is not there`)
   return executable
@@ -90,7 +100,12 @@ export const runCodex = async (options: {
     await proxy.close()
   }
   return new Promise<CodexRun>((resolve, reject) => {
-    const child = spawn(codex, ["exec", "--skip-git-repo-check", "--dangerously-bypass-approvals-and-sandbox", options.prompt], {
+    const child = spawn(codex, [
+      "exec",
+      "--skip-git-repo-check",
+      "--dangerously-bypass-approvals-and-sandbox",
+      options.prompt
+    ], {
       cwd: work,
       env: {
         PATH: process.env["PATH"] ?? "/usr/bin:/bin",

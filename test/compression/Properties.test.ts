@@ -11,10 +11,10 @@ import { fileURLToPath } from "node:url"
 import { describe, expect, it } from "vitest"
 import { compressAggressive } from "../../src/compression/Aggressive.ts"
 import { compressorOf } from "../../src/compression/CompressMessages.ts"
-import type { ChatMessage } from "../../src/kernel/ChatWire.ts"
 import { splitProtected } from "../../src/compression/Protected.ts"
 import { compressSafe } from "../../src/compression/Safe.ts"
 import { looksLikeTerminal, renderTerminal } from "../../src/compression/Terminal.ts"
+import type { ChatMessage } from "../../src/kernel/ChatWire.ts"
 
 const corpusDir = fileURLToPath(new URL("../../bench/compression/corpus", import.meta.url))
 const corpus = readdirSync(corpusDir).flatMap((category) =>
@@ -34,7 +34,9 @@ const parsesAs = (text: string): unknown => {
 
 /** The lines a reader sees: the final screen for terminal output, else the text's own lines. */
 const visibleLines = (text: string): ReadonlyArray<string> =>
-  (looksLikeTerminal(text) ? renderTerminal(text) ?? text : text).split("\n").map((line) => line.trimEnd()).filter((line) => line !== "")
+  (looksLikeTerminal(text) ? renderTerminal(text) ?? text : text).split("\n").map((line) => line.trimEnd()).filter((
+    line
+  ) => line !== "")
 
 describe("safe over the corpus", () => {
   it("holds a real corpus of many kinds", () => {
@@ -51,18 +53,23 @@ describe("safe over the corpus", () => {
         expect(parsesAs(safe)).toEqual(json)
         return
       }
-      for (const piece of splitProtected(output.text)) if (piece.kept) expect(safe).toContain(piece.text.replace(/\n$/, ""))
+      for (const piece of splitProtected(output.text)) {
+        if (piece.kept) expect(safe).toContain(piece.text.replace(/\n$/, ""))
+      }
       // every line a reader sees is still there, byte for byte (a JSON block is compacted, so its lines
       // are checked as its value; repeats may be folded, so lines are checked as a set)
       const kept = new Set(safe.split("\n").map((line) => line.trimEnd()))
       const jsonBlockLines = new Set<string>()
       for (const line of safe.split("\n")) {
         const value = /^[[{]/.test(line) ? parsesAs(line) : undefined
-        if (value !== undefined) for (const original of JSON.stringify(value, null, 2).split("\n")) jsonBlockLines.add(original.trim())
+        if (value !== undefined) {
+          for (const original of JSON.stringify(value, null, 2).split("\n")) jsonBlockLines.add(original.trim())
+        }
       }
       for (const line of visibleLines(output.text)) {
         if (kept.has(line)) continue
-        expect(jsonBlockLines.has(line.trim()) || /^\s*[\]}],?$/.test(line), `${output.name}: ${JSON.stringify(line)}`).toBe(true)
+        expect(jsonBlockLines.has(line.trim()) || /^\s*[\]}],?$/.test(line), `${output.name}: ${JSON.stringify(line)}`)
+          .toBe(true)
       }
     })
   }
@@ -85,7 +92,15 @@ describe("prompt caching stays intact over the corpus", () => {
   /** A session as the conversation an agent sends: a call, its result, and so on. */
   const conversation = (outputs: ReadonlyArray<{ readonly name: string; readonly text: string }>): Array<ChatMessage> =>
     outputs.flatMap((output, i) => [
-      { role: "assistant", content: null, tool_calls: [{ id: `call_${i}`, type: "function", function: { name: "bash", arguments: JSON.stringify({ command: output.name }, null, 2) } }] },
+      {
+        role: "assistant",
+        content: null,
+        tool_calls: [{
+          id: `call_${i}`,
+          type: "function",
+          function: { name: "bash", arguments: JSON.stringify({ command: output.name }, null, 2) }
+        }]
+      },
       { role: "tool", tool_call_id: `call_${i}`, content: output.text }
     ])
   const sent = (level: "safe" | "aggressive", messages: ReadonlyArray<ChatMessage>) => {
@@ -121,9 +136,44 @@ const generator = (seed: number) => {
 
 const ESC = "\u001b"
 const PIECES = [
-  "a", "error TS2339", "src/a.ts:12:5", " ", "  ", "\t", "\n", "\n\n\n", "\r", "\r\n", `${ESC}[31m`, `${ESC}[0m`, `${ESC}[2K`, `${ESC}[1A`,
-  `${ESC}[1G`, `${ESC}[K`, `${ESC}]8;;http://x${ESC}\\`, `${ESC}[`, "{", "}", "[", "]", '"', "\\", ":", ",", "```", "~~~", "<system-reminder>",
-  "</system-reminder>", "<x>", "12345678901234567890", "😀", "\ud800", "\udc00", "é", "\u0000", "[svc: x cut]"
+  "a",
+  "error TS2339",
+  "src/a.ts:12:5",
+  " ",
+  "  ",
+  "\t",
+  "\n",
+  "\n\n\n",
+  "\r",
+  "\r\n",
+  `${ESC}[31m`,
+  `${ESC}[0m`,
+  `${ESC}[2K`,
+  `${ESC}[1A`,
+  `${ESC}[1G`,
+  `${ESC}[K`,
+  `${ESC}]8;;http://x${ESC}\\`,
+  `${ESC}[`,
+  "{",
+  "}",
+  "[",
+  "]",
+  "\"",
+  "\\",
+  ":",
+  ",",
+  "```",
+  "~~~",
+  "<system-reminder>",
+  "</system-reminder>",
+  "<x>",
+  "12345678901234567890",
+  "😀",
+  "\ud800",
+  "\udc00",
+  "é",
+  "\u0000",
+  "[svc: x cut]"
 ]
 
 describe("safe and aggressive over generated text", () => {
@@ -143,12 +193,35 @@ describe("safe and aggressive over generated text", () => {
     const g = generator(7)
     const value = (depth: number): string => {
       const kind = depth > 4 ? g.int(4) : g.int(6)
-      if (kind === 0) return g.pick(["0", "-1", "3.14", "1e-7", "9007199254740993", "12345678901234567890", "1.0", "true", "false", "null"])
-      if (kind === 1 || kind === 2) return JSON.stringify(g.pick(["", "a  b", "line\nbreak", "😀", "\u0000", "\\", '"q"', "\ud800", "  lead"]))
+      if (kind === 0) {
+        return g.pick([
+          "0",
+          "-1",
+          "3.14",
+          "1e-7",
+          "9007199254740993",
+          "12345678901234567890",
+          "1.0",
+          "true",
+          "false",
+          "null"
+        ])
+      }
+      if (kind === 1 || kind === 2) {
+        return JSON.stringify(g.pick(["", "a  b", "line\nbreak", "😀", "\u0000", "\\", "\"q\"", "\ud800", "  lead"]))
+      }
       if (kind === 3) return JSON.stringify(g.pick(["x", "src/a.ts", "ERR_X"]))
       const space = () => g.pick(["", " ", "\n  ", "\t", "\r\n"])
-      if (kind === 4) return `[${space()}${Array.from({ length: g.int(5) }, () => value(depth + 1)).join(`${space()},${space()}`)}${space()}]`
-      return `{${space()}${Array.from({ length: g.int(5) }, (_, i) => `"k${i}"${space()}:${space()}${value(depth + 1)}`).join(`,${space()}`)}${space()}}`
+      if (kind === 4) {
+        return `[${space()}${
+          Array.from({ length: g.int(5) }, () => value(depth + 1)).join(`${space()},${space()}`)
+        }${space()}]`
+      }
+      return `{${space()}${
+        Array.from({ length: g.int(5) }, (_, i) => `"k${i}"${space()}:${space()}${value(depth + 1)}`).join(
+          `,${space()}`
+        )
+      }${space()}}`
     }
     for (let n = 0; n < 2000; n++) {
       const text = value(0)

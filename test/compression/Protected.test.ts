@@ -17,8 +17,10 @@ describe("splitProtected", () => {
   })
 
   it("keeps tagged blocks whose opening tag starts a line, to the closing tag's line", () => {
-    expect(kept("x\n<system-reminder>\nkeep  \n</system-reminder> tail\ny")).toEqual(["<system-reminder>\nkeep  \n</system-reminder> tail\n"])
-    expect(kept('<file path="a.ts">one line</file>\nz')).toEqual(['<file path="a.ts">one line</file>\n'])
+    expect(kept("x\n<system-reminder>\nkeep  \n</system-reminder> tail\ny")).toEqual([
+      "<system-reminder>\nkeep  \n</system-reminder> tail\n"
+    ])
+    expect(kept("<file path=\"a.ts\">one line</file>\nz")).toEqual(["<file path=\"a.ts\">one line</file>\n"])
     expect(kept("no <b>tag</b> at line start\n<unclosed>\n")).toEqual([])
   })
 

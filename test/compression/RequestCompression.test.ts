@@ -6,7 +6,11 @@ import type { ChatMessage } from "../../src/kernel/ChatWire.ts"
 const PRETTY = JSON.stringify({ files: ["a.ts", "b.ts", "c.ts"], count: 3 }, null, 2)
 const history: ReadonlyArray<ChatMessage> = [
   { role: "user", content: "list" },
-  { role: "assistant", content: null, tool_calls: [{ id: "c", type: "function", function: { name: "ls", arguments: "{}" } }] },
+  {
+    role: "assistant",
+    content: null,
+    tool_calls: [{ id: "c", type: "function", function: { name: "ls", arguments: "{}" } }]
+  },
   { role: "tool", tool_call_id: "c", content: PRETTY }
 ]
 const usage = { promptTokens: 100, cachedTokens: 0 }
@@ -17,7 +21,13 @@ describe("requestCompression", () => {
     expect(compression.wire(history)).toBe(history)
     const report = compression.report()
     expect(isCounting(report)).toBe(false)
-    expect(uncountedFacts(report)).toEqual({ level: "off", saved: 0, savedNet: 0, shadowSafe: null, shadowAggressive: null })
+    expect(uncountedFacts(report)).toEqual({
+      level: "off",
+      saved: 0,
+      savedNet: 0,
+      shadowSafe: null,
+      shadowAggressive: null
+    })
   })
 
   it("safe: the tool result compressed; each message counted once over the rounds", async () => {

@@ -7,7 +7,7 @@ const ESC = "\u001b"
 describe("compressSafe", () => {
   it("compacts a result that is one JSON value, and nothing else about it", () => {
     const pretty = JSON.stringify({ items: [{ id: 1, name: "a  b" }], next: null }, null, 2)
-    expect(compressSafe(pretty)).toBe('{"items":[{"id":1,"name":"a  b"}],"next":null}')
+    expect(compressSafe(pretty)).toBe("{\"items\":[{\"id\":1,\"name\":\"a  b\"}],\"next\":null}")
   })
 
   it("renders terminal output, compacts JSON blocks and tidies lines, around kept blocks", () => {
@@ -22,7 +22,7 @@ describe("compressSafe", () => {
       "```",
       "HTTP/1.1 200 OK",
       "{",
-      '  "ok": true',
+      "  \"ok\": true",
       "}",
       "<system-reminder>",
       `  ${ESC}[31mkept${ESC}[0m  `,
@@ -38,7 +38,7 @@ describe("compressSafe", () => {
       "",
       "```",
       "HTTP/1.1 200 OK",
-      '{"ok":true}',
+      "{\"ok\":true}",
       "<system-reminder>",
       `  ${ESC}[31mkept${ESC}[0m  `,
       "</system-reminder>"
@@ -52,14 +52,15 @@ describe("compressSafe", () => {
   })
 
   it("is idempotent", () => {
-    const text = `${ESC}[1mPASS${ESC}[0m  a\r\n` + "same line again and again\n".repeat(20) + "{\n \"a\": [1, 2]\n}\n\n\n\nend  "
+    const text = `${ESC}[1mPASS${ESC}[0m  a\r\n` + "same line again and again\n".repeat(20) +
+      "{\n \"a\": [1, 2]\n}\n\n\n\nend  "
     const once = compressSafe(text)
     expect(once.length).toBeLessThan(text.length)
     expect(compressSafe(once)).toBe(once)
   })
 
   it("compresses tool-call arguments only when they are JSON", () => {
-    expect(compressArguments('{ "path": "a b.ts", "n": 10 }')).toBe('{"path":"a b.ts","n":10}')
+    expect(compressArguments("{ \"path\": \"a b.ts\", \"n\": 10 }")).toBe("{\"path\":\"a b.ts\",\"n\":10}")
     expect(compressArguments("not json  ")).toBe("not json  ")
   })
 })

@@ -12,7 +12,11 @@ describe("countSavings", () => {
   it("counts each change's tokens before less after, with the o200k tokenizer", async () => {
     const before = JSON.stringify({ list: Array.from({ length: 20 }, (_, i) => ({ id: i, name: `n${i}` })) }, null, 2)
     const after = JSON.stringify(JSON.parse(before))
-    const savings = await countSavings([{ before, after, at: 0.25 }, { before: "a   \n\n\nb", after: "a\n\nb", at: 0.75 }])
+    const savings = await countSavings([{ before, after, at: 0.25 }, {
+      before: "a   \n\n\nb",
+      after: "a\n\nb",
+      at: 0.75
+    }])
     expect(savings).toEqual([
       { tokens: countTokens(before) - countTokens(after), at: 0.25 },
       { tokens: countTokens("a   \n\n\nb") - countTokens("a\n\nb"), at: 0.75 }

@@ -33,11 +33,15 @@ describe("renderTerminal", () => {
     ].join("\n")
     // the cursor ends on the line below the redraw, as it was before it: that line stays, empty
     expect(renderTerminal(docker)).toBe("layer a: Pull complete\nlayer b: Pull complete\n")
-    expect(renderTerminal(`⠋ installing${ESC}[1G${ESC}[0K⠙ installing${ESC}[1G${ESC}[0Kadded 3 packages`)).toBe("added 3 packages")
+    expect(renderTerminal(`⠋ installing${ESC}[1G${ESC}[0K⠙ installing${ESC}[1G${ESC}[0Kadded 3 packages`)).toBe(
+      "added 3 packages"
+    )
   })
 
   it("drops OSC titles and hyperlink wrappers, keeping the link text", () => {
-    expect(renderTerminal(`${ESC}]0;title\u0007${ESC}]8;;https://x.test${ESC}\\docs${ESC}]8;;${ESC}\\ here`)).toBe("docs here")
+    expect(renderTerminal(`${ESC}]0;title\u0007${ESC}]8;;https://x.test${ESC}\\docs${ESC}]8;;${ESC}\\ here`)).toBe(
+      "docs here"
+    )
   })
 
   it("gives up on sequences whose effect is not certain", () => {

@@ -7,13 +7,13 @@
  * request; the chunks of a chat-completions stream become Anthropic's events.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { readFileSync } from "node:fs"
 import { Effect, Stream } from "effect"
+import { readFileSync } from "node:fs"
 import { toProviderCall } from "../../src/core/ChatCompletions.ts"
 import type { Outcome } from "../../src/core/Outcome.ts"
-import { encodeMessageStream } from "../../src/dialects/anthropic/MessagesStream.ts"
 import { parseMessagesCall } from "../../src/dialects/anthropic/MessagesRequest.ts"
-import { emptyUsage, type CompletionChunk } from "../../src/kernel/ChatWire.ts"
+import { encodeMessageStream } from "../../src/dialects/anthropic/MessagesStream.ts"
+import { type CompletionChunk, emptyUsage } from "../../src/kernel/ChatWire.ts"
 import { requestBody } from "../../src/providers/anthropic/AnthropicRequest.ts"
 import { streamDecoder } from "../../src/providers/anthropic/AnthropicResponse.ts"
 import { fromChunkPull, streamPull } from "../utils/PullStreams.ts"
@@ -22,7 +22,19 @@ type Event = Record<string, unknown>
 
 /** The documented "basic streaming request" answer. */
 const textEvents: ReadonlyArray<Event> = [
-  { type: "message_start", message: { id: "msg_1nZdL29xx5MUA1yADyHTEsnR8uuvGzszyY", type: "message", role: "assistant", content: [], model: "claude-opus-4-6", stop_reason: null, stop_sequence: null, usage: { input_tokens: 25, output_tokens: 1 } } },
+  {
+    type: "message_start",
+    message: {
+      id: "msg_1nZdL29xx5MUA1yADyHTEsnR8uuvGzszyY",
+      type: "message",
+      role: "assistant",
+      content: [],
+      model: "claude-opus-4-6",
+      stop_reason: null,
+      stop_sequence: null,
+      usage: { input_tokens: 25, output_tokens: 1 }
+    }
+  },
   { type: "content_block_start", index: 0, content_block: { type: "text", text: "" } },
   { type: "ping" },
   { type: "content_block_delta", index: 0, delta: { type: "text_delta", text: "Hello" } },
@@ -34,16 +46,36 @@ const textEvents: ReadonlyArray<Event> = [
 
 /** The documented "streaming request with tool use" answer (text, then a tool use built from JSON deltas). */
 const toolEvents: ReadonlyArray<Event> = [
-  { type: "message_start", message: { id: "msg_014p7gG3wDgGV9EUtLvnow3U", type: "message", role: "assistant", model: "claude-opus-4-6", stop_sequence: null, usage: { input_tokens: 472, output_tokens: 2 }, content: [], stop_reason: null } },
+  {
+    type: "message_start",
+    message: {
+      id: "msg_014p7gG3wDgGV9EUtLvnow3U",
+      type: "message",
+      role: "assistant",
+      model: "claude-opus-4-6",
+      stop_sequence: null,
+      usage: { input_tokens: 472, output_tokens: 2 },
+      content: [],
+      stop_reason: null
+    }
+  },
   { type: "content_block_start", index: 0, content_block: { type: "text", text: "" } },
   { type: "ping" },
   { type: "content_block_delta", index: 0, delta: { type: "text_delta", text: "Okay" } },
   { type: "content_block_delta", index: 0, delta: { type: "text_delta", text: ", let's check the weather." } },
   { type: "content_block_stop", index: 0 },
-  { type: "content_block_start", index: 1, content_block: { type: "tool_use", id: "toolu_01T1x1fJ34qAmk2tNTrN7Up6", name: "get_weather", input: {} } },
+  {
+    type: "content_block_start",
+    index: 1,
+    content_block: { type: "tool_use", id: "toolu_01T1x1fJ34qAmk2tNTrN7Up6", name: "get_weather", input: {} }
+  },
   { type: "content_block_delta", index: 1, delta: { type: "input_json_delta", partial_json: "" } },
   { type: "content_block_delta", index: 1, delta: { type: "input_json_delta", partial_json: "{\"location\":" } },
-  { type: "content_block_delta", index: 1, delta: { type: "input_json_delta", partial_json: " \"San Francisco, CA\"}" } },
+  {
+    type: "content_block_delta",
+    index: 1,
+    delta: { type: "input_json_delta", partial_json: " \"San Francisco, CA\"}" }
+  },
   { type: "content_block_stop", index: 1 },
   { type: "message_delta", delta: { stop_reason: "tool_use", stop_sequence: null }, usage: { output_tokens: 89 } },
   { type: "message_stop" }
@@ -51,15 +83,46 @@ const toolEvents: ReadonlyArray<Event> = [
 
 /** The documented "streaming with extended thinking" answer. */
 const thinkingEvents: ReadonlyArray<Event> = [
-  { type: "message_start", message: { id: "msg_01", type: "message", role: "assistant", content: [], model: "claude-opus-4-6", stop_reason: null, stop_sequence: null, usage: { input_tokens: 10, output_tokens: 1 } } },
+  {
+    type: "message_start",
+    message: {
+      id: "msg_01",
+      type: "message",
+      role: "assistant",
+      content: [],
+      model: "claude-opus-4-6",
+      stop_reason: null,
+      stop_sequence: null,
+      usage: { input_tokens: 10, output_tokens: 1 }
+    }
+  },
   { type: "content_block_start", index: 0, content_block: { type: "thinking", thinking: "", signature: "" } },
   { type: "ping" },
-  { type: "content_block_delta", index: 0, delta: { type: "thinking_delta", thinking: "I need to find the GCD of 1071 and 462 using the Euclidean algorithm.\n\n1071 = 2 × 462 + 147" } },
-  { type: "content_block_delta", index: 0, delta: { type: "thinking_delta", thinking: "\n462 = 3 × 147 + 21\n147 = 7 × 21 + 0\n\nSo GCD(1071, 462) = 21" } },
-  { type: "content_block_delta", index: 0, delta: { type: "signature_delta", signature: "EqQBCgIYAhIM1gbcDa9GJwZA2b3hGgxBdjrkzLoky3dl1pkiMOYds..." } },
+  {
+    type: "content_block_delta",
+    index: 0,
+    delta: {
+      type: "thinking_delta",
+      thinking: "I need to find the GCD of 1071 and 462 using the Euclidean algorithm.\n\n1071 = 2 × 462 + 147"
+    }
+  },
+  {
+    type: "content_block_delta",
+    index: 0,
+    delta: { type: "thinking_delta", thinking: "\n462 = 3 × 147 + 21\n147 = 7 × 21 + 0\n\nSo GCD(1071, 462) = 21" }
+  },
+  {
+    type: "content_block_delta",
+    index: 0,
+    delta: { type: "signature_delta", signature: "EqQBCgIYAhIM1gbcDa9GJwZA2b3hGgxBdjrkzLoky3dl1pkiMOYds..." }
+  },
   { type: "content_block_stop", index: 0 },
   { type: "content_block_start", index: 1, content_block: { type: "text", text: "" } },
-  { type: "content_block_delta", index: 1, delta: { type: "text_delta", text: "The greatest common divisor (GCD) of 1071 and 462 is **21**." } },
+  {
+    type: "content_block_delta",
+    index: 1,
+    delta: { type: "text_delta", text: "The greatest common divisor (GCD) of 1071 and 462 is **21**." }
+  },
   { type: "content_block_stop", index: 1 },
   { type: "message_delta", delta: { stop_reason: "end_turn", stop_sequence: null }, usage: { output_tokens: 90 } },
   { type: "message_stop" }
@@ -93,18 +156,27 @@ const identity = { id: "msg_gateway", created: 0, model: "anthropic/claude-opus-
 /** The dialect's events for chunks, parsed back from its SSE frames (each named as its data's type). */
 const encode = (chunks: ReadonlyArray<CompletionChunk>, usageAtStart: boolean) =>
   Effect.gen(function*() {
-    const call = yield* parseMessagesCall({ model: "claude-opus-4-6", max_tokens: 10, messages: [{ role: "user", content: "hi" }] }, {})
+    const call = yield* parseMessagesCall({
+      model: "claude-opus-4-6",
+      max_tokens: 10,
+      messages: [{ role: "user", content: "hi" }]
+    }, {})
     const finalOutcome = outcomeOf(chunks)
     // message_start reads the usage reported so far (an Anthropic upstream's input, from its own
     // message_start; nothing yet from a chat-completions upstream); message_delta the final one
     let calls = 0
     const outcome = () =>
-      calls++ > 0 ? finalOutcome : { ...finalOutcome, usage: usageAtStart ? chunks[0]?.usage ?? emptyUsage : emptyUsage }
-    const frames = yield* Effect.scoped(Effect.flatMap(Effect.scope, (scope) =>
-      Effect.flatMap(streamPull(Stream.fromIterable(chunks))(scope), (pull) =>
-        Stream.runCollect(fromChunkPull(encodeMessageStream(identity, call, pull, outcome))))
-    ))
-    return frames.join("").split("\n\n").filter((frame) => frame !== "").map((frame) => {
+      calls++ > 0
+        ? finalOutcome
+        : { ...finalOutcome, usage: usageAtStart ? chunks[0]?.usage ?? emptyUsage : emptyUsage }
+    const frames = yield* Effect.scoped(
+      Effect.flatMap(Effect.scope, (scope) =>
+        Effect.flatMap(streamPull(Stream.fromIterable(chunks))(scope), (pull) =>
+          Stream.runCollect(fromChunkPull(encodeMessageStream(identity, call, pull, outcome)))))
+    )
+    return frames.join("").split("\n\n").filter((frame) =>
+      frame !== ""
+    ).map((frame) => {
       const [name, data] = frame.split("\n")
       const event = JSON.parse(data!.slice("data: ".length)) as Event
       expect(name).toBe(`event: ${String(event["type"])}`)
@@ -127,7 +199,12 @@ const comparable = (events: ReadonlyArray<Event>) =>
   })
 
 describe("Anthropic streams through the gateway's model and back", () => {
-  for (const [name, events] of [["text", textEvents], ["tool use", toolEvents], ["extended thinking", thinkingEvents]] as const) {
+  for (
+    const [name, events] of [["text", textEvents], ["tool use", toolEvents], [
+      "extended thinking",
+      thinkingEvents
+    ]] as const
+  ) {
     it.effect(`${name}: the documented events come out as they went in`, () =>
       Effect.gen(function*() {
         const out = yield* encode(decode(events), true)
@@ -139,18 +216,37 @@ describe("Anthropic streams through the gateway's model and back", () => {
     Effect.gen(function*() {
       const out = yield* encode(decode(toolEvents), true)
       expect((out[0]!["message"] as Event)["usage"]).toMatchObject({ input_tokens: 472 })
-      expect(out.at(-2)!["usage"]).toEqual({ input_tokens: 472, output_tokens: 89, cache_read_input_tokens: 0, cache_creation_input_tokens: 0 })
+      expect(out.at(-2)!["usage"]).toEqual({
+        input_tokens: 472,
+        output_tokens: 89,
+        cache_read_input_tokens: 0,
+        cache_creation_input_tokens: 0
+      })
       expect(out.at(-2)!["delta"]).toEqual({ stop_reason: "tool_use", stop_sequence: null })
     }))
 
   it("the adapter's chunks: role and input usage first, then text, tool call deltas indexed from 0, the finish with the whole usage", () => {
     const chunks = decode(toolEvents)
-    expect(chunks[0]).toMatchObject({ model: "claude-opus-4-6", choices: [{ delta: { role: "assistant" } }], usage: { promptTokens: 472, completionTokens: 2 } })
-    expect(chunks.slice(1, 3).map((chunk) => chunk.choices[0]?.delta.content)).toEqual(["Okay", ", let's check the weather."])
-    expect(chunks[3]?.choices[0]?.delta.tool_calls).toEqual([
-      { index: 0, id: "toolu_01T1x1fJ34qAmk2tNTrN7Up6", type: "function", function: { name: "get_weather", arguments: "" } }
+    expect(chunks[0]).toMatchObject({
+      model: "claude-opus-4-6",
+      choices: [{ delta: { role: "assistant" } }],
+      usage: { promptTokens: 472, completionTokens: 2 }
+    })
+    expect(chunks.slice(1, 3).map((chunk) => chunk.choices[0]?.delta.content)).toEqual([
+      "Okay",
+      ", let's check the weather."
     ])
-    const args = chunks.flatMap((chunk) => chunk.choices[0]?.delta.tool_calls ?? []).map((call) => call.function?.arguments ?? "").join("")
+    expect(chunks[3]?.choices[0]?.delta.tool_calls).toEqual([
+      {
+        index: 0,
+        id: "toolu_01T1x1fJ34qAmk2tNTrN7Up6",
+        type: "function",
+        function: { name: "get_weather", arguments: "" }
+      }
+    ])
+    const args = chunks.flatMap((chunk) => chunk.choices[0]?.delta.tool_calls ?? []).map((call) =>
+      call.function?.arguments ?? ""
+    ).join("")
     expect(JSON.parse(args)).toEqual({ location: "San Francisco, CA" })
     expect(chunks.at(-1)).toMatchObject({
       choices: [{ finish_reason: "tool_calls" }],
@@ -177,7 +273,12 @@ describe("chat-completions chunks as Anthropic events", () => {
         chunk({ tool_calls: [{ index: 0, function: { arguments: "{\"x\":1}" } }] }),
         chunk({ tool_calls: [{ index: 1, id: "call_b", type: "function", function: { name: "g", arguments: "{}" } }] }),
         chunk({}, "tool_calls"),
-        { model: "gpt-4o", choices: [], usage: { promptTokens: 30, completionTokens: 9, totalTokens: 39, cachedTokens: 10, reasoningTokens: 0 }, extra: {} }
+        {
+          model: "gpt-4o",
+          choices: [],
+          usage: { promptTokens: 30, completionTokens: 9, totalTokens: 39, cachedTokens: 10, reasoningTokens: 0 },
+          extra: {}
+        }
       ]
       const out = yield* encode(chunks, false)
       expect(out.map((event) => event["type"])).toEqual([
@@ -195,8 +296,16 @@ describe("chat-completions chunks as Anthropic events", () => {
         "message_delta",
         "message_stop"
       ])
-      expect(out[5]).toEqual({ type: "content_block_start", index: 1, content_block: { type: "tool_use", id: "call_a", name: "f", input: {} } })
-      expect(out[6]).toEqual({ type: "content_block_delta", index: 1, delta: { type: "input_json_delta", partial_json: "{\"x\":1}" } })
+      expect(out[5]).toEqual({
+        type: "content_block_start",
+        index: 1,
+        content_block: { type: "tool_use", id: "call_a", name: "f", input: {} }
+      })
+      expect(out[6]).toEqual({
+        type: "content_block_delta",
+        index: 1,
+        delta: { type: "input_json_delta", partial_json: "{\"x\":1}" }
+      })
       expect(out[8]).toMatchObject({ index: 2, content_block: { type: "tool_use", id: "call_b", name: "g" } })
       expect(out.at(-2)).toMatchObject({
         delta: { stop_reason: "tool_use", stop_sequence: null },
@@ -216,15 +325,36 @@ describe("Anthropic requests through the gateway's model and back", () => {
     tools: [{
       name: "get_weather",
       description: "Get the current weather in a given location",
-      input_schema: { type: "object", properties: { location: { type: "string", description: "The city and state, e.g. San Francisco, CA" } }, required: ["location"] }
+      input_schema: {
+        type: "object",
+        properties: { location: { type: "string", description: "The city and state, e.g. San Francisco, CA" } },
+        required: ["location"]
+      }
     }],
     tool_choice: { type: "any" },
     stop_sequences: ["###"],
     temperature: 0.2,
     messages: [
-      { role: "user", content: [{ type: "image", source: { type: "base64", media_type: "image/png", data: "iVBORw0KGgo=" } }, { type: "text", text: "What's the weather like in San Francisco?" }] },
-      { role: "assistant", content: [{ type: "text", text: "Let me check." }, { type: "tool_use", id: "toolu_01A09q90qw90lq917835lq9", name: "get_weather", input: { location: "San Francisco, CA" } }] },
-      { role: "user", content: [{ type: "tool_result", tool_use_id: "toolu_01A09q90qw90lq917835lq9", content: "15 degrees" }] }
+      {
+        role: "user",
+        content: [{ type: "image", source: { type: "base64", media_type: "image/png", data: "iVBORw0KGgo=" } }, {
+          type: "text",
+          text: "What's the weather like in San Francisco?"
+        }]
+      },
+      {
+        role: "assistant",
+        content: [{ type: "text", text: "Let me check." }, {
+          type: "tool_use",
+          id: "toolu_01A09q90qw90lq917835lq9",
+          name: "get_weather",
+          input: { location: "San Francisco, CA" }
+        }]
+      },
+      {
+        role: "user",
+        content: [{ type: "tool_result", tool_use_id: "toolu_01A09q90qw90lq917835lq9", content: "15 degrees" }]
+      }
     ]
   }
 
@@ -241,7 +371,9 @@ describe("Anthropic requests through the gateway's model and back", () => {
 
   it.effect("with the client's request at hand, it goes as it came but for the model", () =>
     Effect.gen(function*() {
-      const call = yield* parseMessagesCall({ ...documented, thinking: { type: "adaptive" }, top_k: 5 }, { "anthropic-beta": "b1" })
+      const call = yield* parseMessagesCall({ ...documented, thinking: { type: "adaptive" }, top_k: 5 }, {
+        "anthropic-beta": "b1"
+      })
       expect(call.dropped).toEqual(["thinking", "top_k"])
       const body = requestBody(toProviderCall(call, { modelId: "claude-sonnet-4-5", requestId: "req" }), false)
       expect(body).toEqual({ ...documented, thinking: { type: "adaptive" }, top_k: 5, model: "claude-sonnet-4-5" })
@@ -249,7 +381,9 @@ describe("Anthropic requests through the gateway's model and back", () => {
 })
 
 describe("a request Claude Code sent (test/fixtures/claude-code/messages-request.json)", () => {
-  const fixture = JSON.parse(readFileSync(new URL("../fixtures/claude-code/messages-request.json", import.meta.url), "utf8")) as {
+  const fixture = JSON.parse(
+    readFileSync(new URL("../fixtures/claude-code/messages-request.json", import.meta.url), "utf8")
+  ) as {
     readonly headers: Record<string, string>
     readonly body: Record<string, unknown>
   }

@@ -97,11 +97,13 @@ describe("admin API", () => {
     })
 
     it("an unknown org is 404", async () => {
-      for (const [method, path, body] of [
-        ["GET", "/orgs/org_doesnotexist"],
-        ["GET", "/orgs/org_doesnotexist/keys"],
-        ["POST", "/orgs/org_doesnotexist/keys", { name: "k" }]
-      ] as const) {
+      for (
+        const [method, path, body] of [
+          ["GET", "/orgs/org_doesnotexist"],
+          ["GET", "/orgs/org_doesnotexist/keys"],
+          ["POST", "/orgs/org_doesnotexist/keys", { name: "k" }]
+        ] as const
+      ) {
         const error = await expectError(await adminFetch(method, path, ADMIN_TOKEN, body), 404, {
           type: "invalid_request_error",
           code: "not_found"

@@ -12,12 +12,12 @@ import { ConfigProvider, Effect, Layer, ManagedRuntime } from "effect"
 import { HttpRouter, HttpServer } from "effect/http"
 import { createServer } from "node:http"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { Orgs } from "../../src/orgs/Orgs.ts"
 import { AppServices } from "../../src/App.ts"
 import { GatewayConfig } from "../../src/Config.ts"
 import { AdminLogRoutes } from "../../src/http/AdminLogRoutes.ts"
 import { AdminRoutes } from "../../src/http/AdminRoutes.ts"
 import { RequestQueries } from "../../src/logs/RequestQueries.ts"
+import { Orgs } from "../../src/orgs/Orgs.ts"
 import { expectedOrder, insertRows, OTHER_ORG_SEED, pagingSeed, SEED } from "../logs/QueriesSeed.ts"
 import { ADMIN_TOKEN, expectError, testEnv } from "../utils/TestGateway.ts"
 
@@ -120,10 +120,16 @@ describe("request log admin API", () => {
   })
 
   it("PATCH refuses bad bodies and unknown orgs", async () => {
-    await expectError(await call("PATCH", `/orgs/${org}`, { body: { log_content: "yes" } }), 400, { param: "log_content" })
-    await expectError(await call("PATCH", `/orgs/${org}`, { body: { compression: "max" } }), 400, { param: "compression" })
+    await expectError(await call("PATCH", `/orgs/${org}`, { body: { log_content: "yes" } }), 400, {
+      param: "log_content"
+    })
+    await expectError(await call("PATCH", `/orgs/${org}`, { body: { compression: "max" } }), 400, {
+      param: "compression"
+    })
     await expectError(await call("PATCH", `/orgs/${org}`, { body: {} }), 400, { param: "body" })
-    await expectError(await call("PATCH", "/orgs/org_missing", { body: { log_content: true } }), 404, { code: "not_found" })
+    await expectError(await call("PATCH", "/orgs/org_missing", { body: { log_content: true } }), 404, {
+      code: "not_found"
+    })
   })
 
   it("lists newest first with every filter from the query string", async () => {
@@ -162,7 +168,13 @@ describe("request log admin API", () => {
 
   it("detail of one request; another org's or a missing one is 404", async () => {
     const eight = await json("GET", `/orgs/${org}/requests/${id(8)}`)
-    expect(eight).toMatchObject({ id: id(8), key_id: "key_c", status: 200, prompt_text: "hello", completion_text: "world" })
+    expect(eight).toMatchObject({
+      id: id(8),
+      key_id: "key_c",
+      status: 200,
+      prompt_text: "hello",
+      completion_text: "world"
+    })
     await expectError(await call("GET", `/orgs/${org}/requests/${other}-r1`), 404, { code: "not_found" })
     await expectError(await call("GET", `/orgs/${other}/requests/${id(1)}`), 404, { code: "not_found" })
     await expectError(await call("GET", `/orgs/${org}/requests/nope`), 404, { code: "not_found" })
@@ -191,7 +203,10 @@ describe("request log admin API", () => {
     })
     expect(byStatus.data.map((g: { group: string }) => g.group)).toEqual(["200", "404", "429", "502"])
     const byTag = await json("GET", `/orgs/${org}/analytics?group_by=tag&key_id=key_b`)
-    expect(byTag.data.map((g: { group: string; requests: number }) => [g.group, g.requests])).toEqual([["dev", 2], ["chat", 1]])
+    expect(byTag.data.map((g: { group: string; requests: number }) => [g.group, g.requests])).toEqual([["dev", 2], [
+      "chat",
+      1
+    ]])
     const byDay = await json("GET", `/orgs/${org}/analytics?group_by=day&from=2026-03-03&to=2026-03-05`)
     expect(byDay.data.map((g: { group: string; requests: number }) => [g.group, g.requests])).toEqual([
       ["2026-03-03", 1],

@@ -8,7 +8,15 @@ import { createOpenAI } from "@ai-sdk/openai"
 import { generateText, stepCountIs, streamText, tool } from "ai"
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest"
 import { z } from "zod"
-import { completion, type FakeUpstream, fakeGatewayEnv, reply, startFakeUpstream, toolCall, usage } from "../utils/FakeUpstream.ts"
+import {
+  completion,
+  fakeGatewayEnv,
+  type FakeUpstream,
+  reply,
+  startFakeUpstream,
+  toolCall,
+  usage
+} from "../utils/FakeUpstream.ts"
 import { startGateway, type TestGateway } from "../utils/TestGateway.ts"
 
 describe("the AI SDK's default OpenAI model through /v1/responses", () => {
@@ -47,7 +55,9 @@ describe("the AI SDK's default OpenAI model through /v1/responses", () => {
     upstream.handle(() => {
       round++
       return round === 1
-        ? reply.json(completion({ toolCalls: [toolCall("call_w", "get_weather", { city: "Oslo" })], usage: usage(12, 6) }))
+        ? reply.json(
+          completion({ toolCalls: [toolCall("call_w", "get_weather", { city: "Oslo" })], usage: usage(12, 6) })
+        )
         : reply.json(completion({ content: "It is sunny in Oslo.", usage: usage(20, 5) }))
     })
     const runs: Array<string> = []
@@ -59,7 +69,13 @@ describe("the AI SDK's default OpenAI model through /v1/responses", () => {
         return { sky: "sunny", city }
       }
     })
-    const result = await generateText({ model: openai("fake/gpt"), prompt: "Weather in Oslo?", tools: { get_weather: weather }, stopWhen: stepCountIs(3), maxRetries: 0 })
+    const result = await generateText({
+      model: openai("fake/gpt"),
+      prompt: "Weather in Oslo?",
+      tools: { get_weather: weather },
+      stopWhen: stepCountIs(3),
+      maxRetries: 0
+    })
     expect(runs).toEqual(["Oslo"])
     expect(result.text).toBe("It is sunny in Oslo.")
     expect(result.steps.map((step) => step.finishReason)).toEqual(["tool-calls", "stop"])

@@ -26,12 +26,19 @@ describe("the server bundle", () => {
     await bundleServer(bundle)
     upstream = await startFakeUpstream((request) =>
       request.body.stream === true
-        ? reply.sse([chunk({ role: "assistant", content: "" }), chunk({ content: "bun" }), chunk({ content: "dled" }, "stop")])
+        ? reply.sse([
+          chunk({ role: "assistant", content: "" }),
+          chunk({ content: "bun" }),
+          chunk({ content: "dled" }, "stop")
+        ])
         : reply.json(completion({ content: "from the bundle" }))
     )
     const consoleDir = mkdtempSync(join(tmpdir(), "svc-gateway-bundle-console-"))
     writeFileSync(join(consoleDir, "index.html"), "<!doctype html><title>console</title>")
-    gateway = await startGatewayProcess(upstream, { GATEWAY_CONSOLE_DIR: consoleDir, GATEWAY_LOG_FLUSH_INTERVAL: "50 millis" }, bundle)
+    gateway = await startGatewayProcess(upstream, {
+      GATEWAY_CONSOLE_DIR: consoleDir,
+      GATEWAY_LOG_FLUSH_INTERVAL: "50 millis"
+    }, bundle)
   })
   afterAll(async () => {
     if (gateway !== undefined && gateway.proc.exitCode === null) gateway.proc.kill("SIGKILL")
@@ -41,7 +48,11 @@ describe("the server bundle", () => {
   })
 
   it("answers whole and streamed completions through the upstream", async () => {
-    const whole = await postChat(gateway.url, { model: "fake/some-model", messages: [{ role: "user", content: "hi" }] }, { key: gateway.key })
+    const whole = await postChat(
+      gateway.url,
+      { model: "fake/some-model", messages: [{ role: "user", content: "hi" }] },
+      { key: gateway.key }
+    )
     expect(whole.status).toBe(200)
     const body = (await whole.json()) as { choices: Array<{ message: { content: string } }> }
     expect(body.choices[0]?.message.content).toBe("from the bundle")
@@ -69,7 +80,8 @@ describe("the server bundle", () => {
 
   it("requires Node's built-ins rather than importing them (an import reads every export, loading unused modules)", () => {
     const lines = readFileSync(bundle, "utf8").split("\n")
-    expect(lines.filter((line) => /^import .* from "node:/.test(line) && !line.endsWith(`from "node:module";`))).toEqual([])
+    expect(lines.filter((line) => /^import .* from "node:/.test(line) && !line.endsWith(`from "node:module";`)))
+      .toEqual([])
     expect(lines.some((line) => line.startsWith(`const { Server } = __requireBuiltin("node:http");`))).toBe(true)
   })
 

@@ -4,13 +4,17 @@
  * what the upstream receives (model id only, passthrough fields, headers, `include_usage`).
  */
 import OpenAI from "openai"
-import type { ChatCompletionChunk, ChatCompletionMessageParam, ChatCompletionTool } from "openai/resources/chat/completions"
+import type {
+  ChatCompletionChunk,
+  ChatCompletionMessageParam,
+  ChatCompletionTool
+} from "openai/resources/chat/completions"
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest"
 import {
   chunk,
   completion,
-  type FakeUpstream,
   fakeGatewayEnv,
+  type FakeUpstream,
   reply,
   startFakeUpstream,
   textStream,
@@ -77,7 +81,9 @@ describe("chat completions through the OpenAI SDK", () => {
 
   it("non-stream: the upstream gets the model id, the passthrough fields and its own key", async () => {
     upstream.handle(() =>
-      reply.json(completion({ content: "Hello there", usage: usage(11, 7, 4, 2), extra: { system_fingerprint: "fp_1" } }))
+      reply.json(
+        completion({ content: "Hello there", usage: usage(11, 7, 4, 2), extra: { system_fingerprint: "fp_1" } })
+      )
     )
     const messages: Array<ChatCompletionMessageParam> = [
       { role: "system", content: "Be brief." },
@@ -149,12 +155,19 @@ describe("chat completions through the OpenAI SDK", () => {
 
     // the upstream is always asked for usage, and a request id is made up when the client sent none
     const sent = upstream.last()
-    expect(sent.body).toMatchObject({ model: "some-model", stream: true, stream_options: { include_usage: true }, temperature: 0 })
+    expect(sent.body).toMatchObject({
+      model: "some-model",
+      stream: true,
+      stream_options: { include_usage: true },
+      temperature: 0
+    })
     expect(sent.headers["x-request-id"]).toBeTruthy()
     expect(response.headers.get("x-request-id")).toBe(sent.headers["x-request-id"])
 
     // the raw wire: the last event is [DONE]
-    const raw = await postChat(gw.url, { model: MODEL, messages: [{ role: "user", content: "again" }], stream: true }, { key: apiKey })
+    const raw = await postChat(gw.url, { model: MODEL, messages: [{ role: "user", content: "again" }], stream: true }, {
+      key: apiKey
+    })
     expect(raw.status).toBe(200)
     const events = sseData(await raw.text())
     expect(events.at(-1)).toBe("[DONE]")
@@ -203,14 +216,20 @@ describe("chat completions through the OpenAI SDK", () => {
     // OpenAI sends `finish_reason` on every chunk (null until the last) and `system_fingerprint` on each
     upstream.handle(() => reply.sse(textStream(["in", "tact"]).map((c) => ({ ...c, system_fingerprint: "fp_s" }))))
     // read the raw wire: the SDK's objects cannot tell a missing key from a null one
-    const response = await postChat(gw.url, { model: MODEL, messages: [{ role: "user", content: "x" }], stream: true }, {
-      key: apiKey
-    })
+    const response = await postChat(
+      gw.url,
+      { model: MODEL, messages: [{ role: "user", content: "x" }], stream: true },
+      {
+        key: apiKey
+      }
+    )
     const events = sseData(await response.text())
     expect(events.at(-1)).toBe("[DONE]")
     const chunks = events.slice(0, -1).map((e) => JSON.parse(e) as ChatCompletionChunk)
     expect(textOf(chunks)).toBe("intact")
-    const reasons = chunks.flatMap((c) => c.choices.map((choice) => ("finish_reason" in choice ? choice.finish_reason : "(missing)")))
+    const reasons = chunks.flatMap((c) =>
+      c.choices.map((choice) => ("finish_reason" in choice ? choice.finish_reason : "(missing)"))
+    )
     expect(reasons).toStrictEqual([...reasons.slice(0, -1).map(() => null), "stop"])
     expect(chunks.map((c) => c.system_fingerprint)).toStrictEqual(chunks.map(() => "fp_s"))
   })
@@ -297,7 +316,10 @@ describe("chat completions through the OpenAI SDK", () => {
       {
         role: "assistant",
         content: null,
-        tool_calls: [toolCall("call_a", "get_weather", { city: "Paris" }), toolCall("call_b", "get_time", { tz: "CET" })]
+        tool_calls: [
+          toolCall("call_a", "get_weather", { city: "Paris" }),
+          toolCall("call_b", "get_time", { tz: "CET" })
+        ]
       },
       { role: "tool", tool_call_id: "call_a", content: "{\"temp_c\":18}" },
       { role: "tool", tool_call_id: "call_b", content: "14:00" }
@@ -362,8 +384,14 @@ describe("local/echo through the OpenAI SDK (no network)", () => {
     )
     const deltas = chunks.flatMap((c) => c.choices.flatMap((choice) => choice.delta.tool_calls ?? []))
     expect(deltas).toHaveLength(1)
-    expect(deltas[0]).toMatchObject({ index: 0, type: "function", function: { name: "get_weather", arguments: "{\"city\":\"Paris\"}" } })
-    expect(chunks.flatMap((c) => c.choices.map((choice) => choice.finish_reason)).filter(Boolean)).toEqual(["tool_calls"])
+    expect(deltas[0]).toMatchObject({
+      index: 0,
+      type: "function",
+      function: { name: "get_weather", arguments: "{\"city\":\"Paris\"}" }
+    })
+    expect(chunks.flatMap((c) => c.choices.map((choice) => choice.finish_reason)).filter(Boolean)).toEqual([
+      "tool_calls"
+    ])
 
     // without the tool offered, the command is just text
     const plain = await client.chat.completions.create({ model: "local/echo", messages: [ask] })

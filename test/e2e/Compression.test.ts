@@ -7,7 +7,15 @@
 import { countTokens } from "gpt-tokenizer/encoding/o200k_base"
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest"
 import { anthropicMessage } from "../utils/FakeAnthropic.ts"
-import { completion, type FakeUpstream, fakeGatewayEnv, reply, startFakeUpstream, textStream, toolCall } from "../utils/FakeUpstream.ts"
+import {
+  completion,
+  fakeGatewayEnv,
+  type FakeUpstream,
+  reply,
+  startFakeUpstream,
+  textStream,
+  toolCall
+} from "../utils/FakeUpstream.ts"
 import { createCaller } from "../utils/SharedToolsHarness.ts"
 import { expectError, logRowOf, postChat, startGateway, type TestGateway } from "../utils/TestGateway.ts"
 
@@ -30,9 +38,9 @@ const TEST_OUTPUT_SAFE = [
 ].join("\n")
 /** Pretty-printed JSON from an API, with a 64-bit id that must keep its digits. */
 const API_JSON = JSON.stringify({ items: [{ id: "a", size: 12 }, { id: "b", size: 7 }], total: 2 }, null, 2)
-  .replace('"total": 2', '"total": 9007199254740993')
-const API_JSON_SAFE = '{"items":[{"id":"a","size":12},{"id":"b","size":7}],"total":9007199254740993}'
-const PRETTY_ARGS = '{\n  "command": "npm test",\n  "timeout": 60\n}'
+  .replace("\"total\": 2", "\"total\": 9007199254740993")
+const API_JSON_SAFE = "{\"items\":[{\"id\":\"a\",\"size\":12},{\"id\":\"b\",\"size\":7}],\"total\":9007199254740993}"
+const PRETTY_ARGS = "{\n  \"command\": \"npm test\",\n  \"timeout\": 60\n}"
 
 const savedBy = (pairs: ReadonlyArray<readonly [string, string]>) =>
   pairs.reduce((sum, [before, after]) => sum + countTokens(before) - countTokens(after), 0)
@@ -40,13 +48,24 @@ const savedBy = (pairs: ReadonlyArray<readonly [string, string]>) =>
 const chatConversation = [
   { role: "system", content: "You run tests.   \n\n\n\nSystem prompts stay as they are." },
   { role: "user", content: "run the tests   " },
-  { role: "assistant", content: null, tool_calls: [{ id: "call_1", type: "function", function: { name: "bash", arguments: PRETTY_ARGS } }] },
+  {
+    role: "assistant",
+    content: null,
+    tool_calls: [{ id: "call_1", type: "function", function: { name: "bash", arguments: PRETTY_ARGS } }]
+  },
   { role: "tool", tool_call_id: "call_1", content: TEST_OUTPUT },
   { role: "user", content: "and the API?" },
-  { role: "assistant", content: null, tool_calls: [{ id: "call_2", type: "function", function: { name: "curl", arguments: "{}" } }] },
+  {
+    role: "assistant",
+    content: null,
+    tool_calls: [{ id: "call_2", type: "function", function: { name: "curl", arguments: "{}" } }]
+  },
   { role: "tool", tool_call_id: "call_2", content: API_JSON }
 ]
-const bashTool = { type: "function", function: { name: "bash", description: "Runs   a command.\n\n\n", parameters: { type: "object", properties: {} } } }
+const bashTool = {
+  type: "function",
+  function: { name: "bash", description: "Runs   a command.\n\n\n", parameters: { type: "object", properties: {} } }
+}
 
 describe("compression end to end", () => {
   let gw: TestGateway
@@ -88,14 +107,25 @@ describe("compression end to end", () => {
     expect(sent.messages).toEqual([
       chatConversation[0],
       chatConversation[1],
-      { ...chatConversation[2], tool_calls: [{ id: "call_1", type: "function", function: { name: "bash", arguments: '{"command":"npm test","timeout":60}' } }] },
+      {
+        ...chatConversation[2],
+        tool_calls: [{
+          id: "call_1",
+          type: "function",
+          function: { name: "bash", arguments: "{\"command\":\"npm test\",\"timeout\":60}" }
+        }]
+      },
       { role: "tool", tool_call_id: "call_1", content: TEST_OUTPUT_SAFE },
       chatConversation[4],
       chatConversation[5],
       { role: "tool", tool_call_id: "call_2", content: API_JSON_SAFE }
     ])
     expect(sent.tools).toEqual([bashTool])
-    const saved = savedBy([[PRETTY_ARGS, '{"command":"npm test","timeout":60}'], [TEST_OUTPUT, TEST_OUTPUT_SAFE], [API_JSON, API_JSON_SAFE]])
+    const saved = savedBy([
+      [PRETTY_ARGS, "{\"command\":\"npm test\",\"timeout\":60}"],
+      [TEST_OUTPUT, TEST_OUTPUT_SAFE],
+      [API_JSON, API_JSON_SAFE]
+    ])
     expect(saved).toBeGreaterThan(50)
     expect(response.headers.get("x-svc-compression")).toBe("safe")
     expect(response.headers.get("x-svc-tokens-saved")).toBe(String(saved))
@@ -116,7 +146,8 @@ describe("compression end to end", () => {
     await postChat(gw.url, { model: "fake/m", messages: next }, { key })
     const [first, second, third] = upstream.requests.map((request) => request.rawBody)
     expect(second).toBe(first)
-    const prefix = (raw: string) => JSON.stringify((JSON.parse(raw) as { messages: Array<unknown> }).messages.slice(0, chatConversation.length))
+    const prefix = (raw: string) =>
+      JSON.stringify((JSON.parse(raw) as { messages: Array<unknown> }).messages.slice(0, chatConversation.length))
     expect(prefix(third!)).toBe(prefix(first!))
   })
 
@@ -131,7 +162,10 @@ describe("compression end to end", () => {
 
   it("x-svc-compression: off sends the conversation as it came; nothing to count is 0", async () => {
     upstream.handle(() => reply.json(completion({ content: "ok" })))
-    const off = await postChat(gw.url, { model: "fake/m", messages: chatConversation }, { key, headers: { "x-svc-compression": "off" } })
+    const off = await postChat(gw.url, { model: "fake/m", messages: chatConversation }, {
+      key,
+      headers: { "x-svc-compression": "off" }
+    })
     expect(upstream.last().body.messages).toEqual(chatConversation)
     expect([off.headers.get("x-svc-compression"), off.headers.get("x-svc-tokens-saved")]).toEqual(["off", "0"])
     const plain = await postChat(gw.url, { model: "fake/m", messages: [{ role: "user", content: "hi" }] }, { key })
@@ -141,10 +175,17 @@ describe("compression end to end", () => {
 
   it("shadow: nothing changes on the wire; what safe would have saved is logged", async () => {
     upstream.handle(() => reply.json(completion({ content: "ok" })))
-    const response = await postChat(gw.url, { model: "fake/m", messages: chatConversation }, { key, headers: { "x-svc-compression": "Shadow" } })
+    const response = await postChat(gw.url, { model: "fake/m", messages: chatConversation }, {
+      key,
+      headers: { "x-svc-compression": "Shadow" }
+    })
     expect(upstream.last().body.messages).toEqual(chatConversation)
     expect(response.headers.get("x-svc-tokens-saved")).toBe("0")
-    const saved = savedBy([[PRETTY_ARGS, '{"command":"npm test","timeout":60}'], [TEST_OUTPUT, TEST_OUTPUT_SAFE], [API_JSON, API_JSON_SAFE]])
+    const saved = savedBy([
+      [PRETTY_ARGS, "{\"command\":\"npm test\",\"timeout\":60}"],
+      [TEST_OUTPUT, TEST_OUTPUT_SAFE],
+      [API_JSON, API_JSON_SAFE]
+    ])
     expect(await rowOf(response)).toMatchObject({
       compression_level: "shadow",
       prompt_tokens_saved: 0,
@@ -153,15 +194,25 @@ describe("compression end to end", () => {
   })
 
   it("a bad x-svc-compression is a 400 naming the header, in the client's format", async () => {
-    const chat = await postChat(gw.url, { model: "fake/m", messages: [{ role: "user", content: "hi" }] }, { key, headers: { "x-svc-compression": "max" } })
+    const chat = await postChat(gw.url, { model: "fake/m", messages: [{ role: "user", content: "hi" }] }, {
+      key,
+      headers: { "x-svc-compression": "max" }
+    })
     await expectError(chat, 400, { param: "x-svc-compression", code: "invalid_compression" })
-    const messages = await postChat(gw.url, { model: "anthropic/claude", max_tokens: 5, messages: [{ role: "user", content: "hi" }] }, {
+    const messages = await postChat(gw.url, {
+      model: "anthropic/claude",
+      max_tokens: 5,
+      messages: [{ role: "user", content: "hi" }]
+    }, {
       key,
       path: "/v1/messages",
       headers: { "x-svc-compression": "max" }
     })
     expect(messages.status).toBe(400)
-    expect(await messages.json()).toMatchObject({ type: "error", error: { type: "invalid_request_error", message: expect.stringContaining("x-svc-compression") } })
+    expect(await messages.json()).toMatchObject({
+      type: "error",
+      error: { type: "invalid_request_error", message: expect.stringContaining("x-svc-compression") }
+    })
     expect(upstream.requests.length + anthropic.requests.length).toBe(0)
   })
 
@@ -172,15 +223,26 @@ describe("compression end to end", () => {
     const byOrg = await postChat(gw.url, { model: "fake/m", messages: chatConversation }, { key: other.key })
     expect(byOrg.headers.get("x-svc-compression")).toBe("off")
     expect(upstream.last().body.messages).toEqual(chatConversation)
-    const byHeader = await postChat(gw.url, { model: "fake/m", messages: chatConversation }, { key: other.key, headers: { "x-svc-compression": "safe" } })
+    const byHeader = await postChat(gw.url, { model: "fake/m", messages: chatConversation }, {
+      key: other.key,
+      headers: { "x-svc-compression": "safe" }
+    })
     expect(byHeader.headers.get("x-svc-compression")).toBe("safe")
     expect(upstream.last().body.messages).not.toEqual(chatConversation)
   })
 
   it("Messages to Anthropic: the client's tool_result compressed in its own request, system and tools untouched", async () => {
     anthropic.handle(() => reply.json(anthropicMessage({ content: [{ type: "text", text: "ok" }] })))
-    const system = [{ type: "text", text: "You are Claude Code.   \n\n\n\nKeep this.", cache_control: { type: "ephemeral" } }]
-    const tools = [{ name: "Bash", description: "Runs   commands\n\n\n", input_schema: { type: "object", properties: {} } }]
+    const system = [{
+      type: "text",
+      text: "You are Claude Code.   \n\n\n\nKeep this.",
+      cache_control: { type: "ephemeral" }
+    }]
+    const tools = [{
+      name: "Bash",
+      description: "Runs   commands\n\n\n",
+      input_schema: { type: "object", properties: {} }
+    }]
     const body = {
       model: "anthropic/claude-sonnet-4-5",
       max_tokens: 100,
@@ -188,7 +250,10 @@ describe("compression end to end", () => {
       tools,
       messages: [
         { role: "user", content: "run the tests" },
-        { role: "assistant", content: [{ type: "tool_use", id: "toolu_1", name: "Bash", input: { command: "npm test" } }] },
+        {
+          role: "assistant",
+          content: [{ type: "tool_use", id: "toolu_1", name: "Bash", input: { command: "npm test" } }]
+        },
         {
           role: "user",
           content: [
@@ -197,7 +262,10 @@ describe("compression end to end", () => {
           ]
         },
         { role: "assistant", content: [{ type: "tool_use", id: "toolu_2", name: "Bash", input: { command: "curl" } }] },
-        { role: "user", content: [{ type: "tool_result", tool_use_id: "toolu_2", content: [{ type: "text", text: API_JSON }] }] }
+        {
+          role: "user",
+          content: [{ type: "tool_result", tool_use_id: "toolu_2", content: [{ type: "text", text: API_JSON }] }]
+        }
       ]
     }
     const response = await postChat(gw.url, body, { key, path: "/v1/messages" })
@@ -208,44 +276,79 @@ describe("compression end to end", () => {
     expect(sent["messages"]).toEqual([
       body.messages[0],
       body.messages[1],
-      { role: "user", content: [{ type: "tool_result", tool_use_id: "toolu_1", content: TEST_OUTPUT_SAFE }, body.messages[2]!.content[1]] },
+      {
+        role: "user",
+        content: [
+          { type: "tool_result", tool_use_id: "toolu_1", content: TEST_OUTPUT_SAFE },
+          body.messages[2]!.content[1]
+        ]
+      },
       body.messages[3],
-      { role: "user", content: [{ type: "tool_result", tool_use_id: "toolu_2", content: [{ type: "text", text: API_JSON_SAFE }] }] }
+      {
+        role: "user",
+        content: [{ type: "tool_result", tool_use_id: "toolu_2", content: [{ type: "text", text: API_JSON_SAFE }] }]
+      }
     ])
-    expect(Number(response.headers.get("x-svc-tokens-saved"))).toBe(savedBy([[TEST_OUTPUT, TEST_OUTPUT_SAFE], [API_JSON, API_JSON_SAFE]]))
+    expect(Number(response.headers.get("x-svc-tokens-saved"))).toBe(
+      savedBy([[TEST_OUTPUT, TEST_OUTPUT_SAFE], [API_JSON, API_JSON_SAFE]])
+    )
   })
 
   it("the Responses API to a Responses upstream: function_call_output and arguments compressed in the client's items", async () => {
-    upstream.handle(() => reply.json({
-      id: "resp_1",
-      object: "response",
-      created_at: 1,
-      status: "completed",
-      model: "gpt-5",
-      output: [{ id: "msg_1", type: "message", status: "completed", role: "assistant", content: [{ type: "output_text", text: "ok", annotations: [] }] }],
-      usage: { input_tokens: 100, input_tokens_details: { cached_tokens: 0 }, output_tokens: 2, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: 102 }
-    }))
+    upstream.handle(() =>
+      reply.json({
+        id: "resp_1",
+        object: "response",
+        created_at: 1,
+        status: "completed",
+        model: "gpt-5",
+        output: [{
+          id: "msg_1",
+          type: "message",
+          status: "completed",
+          role: "assistant",
+          content: [{ type: "output_text", text: "ok", annotations: [] }]
+        }],
+        usage: {
+          input_tokens: 100,
+          input_tokens_details: { cached_tokens: 0 },
+          output_tokens: 2,
+          output_tokens_details: { reasoning_tokens: 0 },
+          total_tokens: 102
+        }
+      })
+    )
     const input = [
       { type: "message", role: "user", content: [{ type: "input_text", text: "run   the tests\n\n\n" }] },
       { type: "function_call", name: "exec_command", arguments: PRETTY_ARGS, call_id: "call_a" },
       { type: "function_call_output", call_id: "call_a", output: TEST_OUTPUT }
     ]
-    const response = await postChat(gw.url, { model: "oresp/gpt-5", instructions: "Be   brief.\n\n\n", input }, { key, path: "/v1/responses" })
+    const response = await postChat(gw.url, { model: "oresp/gpt-5", instructions: "Be   brief.\n\n\n", input }, {
+      key,
+      path: "/v1/responses"
+    })
     expect(response.status).toBe(200)
     const sent = upstream.last().body as Record<string, unknown>
     expect(sent["instructions"]).toBe("Be   brief.\n\n\n")
     expect(sent["input"]).toEqual([
       input[0],
-      { ...input[1], arguments: '{"command":"npm test","timeout":60}' },
+      { ...input[1], arguments: "{\"command\":\"npm test\",\"timeout\":60}" },
       { ...input[2], output: TEST_OUTPUT_SAFE }
     ])
   })
 
   it("aggressive: a long result keeps its ends; svc_expand_output is offered and returns the cut, for this key only", async () => {
-    const lines = Array.from({ length: 600 }, (_, i) => `PASS src/feature${i}/module.test.ts (${(i % 9) + 1}.${i % 10}s) suite ${"x".repeat((i % 13) + 1)}`)
+    const lines = Array.from(
+      { length: 600 },
+      (_, i) => `PASS src/feature${i}/module.test.ts (${(i % 9) + 1}.${i % 10}s) suite ${"x".repeat((i % 13) + 1)}`
+    )
     const conversation = [
       { role: "user", content: "run the suite" },
-      { role: "assistant", content: null, tool_calls: [{ id: "call_s", type: "function", function: { name: "bash", arguments: "{}" } }] },
+      {
+        role: "assistant",
+        content: null,
+        tool_calls: [{ id: "call_s", type: "function", function: { name: "bash", arguments: "{}" } }]
+      },
       { role: "tool", tool_call_id: "call_s", content: lines.join("\n") }
     ]
     let cutId = ""
@@ -254,23 +357,35 @@ describe("compression end to end", () => {
       const last = messages[messages.length - 1] as { role: string; content: string }
       if (last.role === "tool" && last.content.includes("returns them]")) {
         cutId = /id "(cut_[\w-]{16})"/.exec(last.content)?.[1] ?? ""
-        return reply.json(completion({ toolCalls: [toolCall("call_x", "svc_expand_output", { id: cutId, offset: 0, max_lines: 3 })] }))
+        return reply.json(
+          completion({ toolCalls: [toolCall("call_x", "svc_expand_output", { id: cutId, offset: 0, max_lines: 3 })] })
+        )
       }
       return reply.json(completion({ content: "read it" }))
     })
-    const response = await postChat(gw.url, { model: "fake/m", messages: conversation, tools: [bashTool] }, { key, headers: { "x-svc-compression": "aggressive" } })
+    const response = await postChat(gw.url, { model: "fake/m", messages: conversation, tools: [bashTool] }, {
+      key,
+      headers: { "x-svc-compression": "aggressive" }
+    })
     expect(response.status, await response.clone().text()).toBe(200)
-    expect(((await response.json()) as { choices: Array<{ message: { content: string } }> }).choices[0]?.message.content).toBe("read it")
+    expect(
+      ((await response.json()) as { choices: Array<{ message: { content: string } }> }).choices[0]?.message.content
+    ).toBe("read it")
     const [first, second] = upstream.requests
     const sentResult = (first!.body.messages![2] as { content: string }).content.split("\n")
     expect(sentResult.slice(0, 80)).toEqual(lines.slice(0, 80))
     expect(sentResult.slice(-80)).toEqual(lines.slice(-80))
     expect(sentResult).toHaveLength(161)
-    expect((first!.body.tools as Array<{ function: { name: string } }>).map((tool) => tool.function.name)).toEqual(["bash", "svc_expand_output"])
+    expect((first!.body.tools as Array<{ function: { name: string } }>).map((tool) => tool.function.name)).toEqual([
+      "bash",
+      "svc_expand_output"
+    ])
     // the gateway ran the tool: the next round has the cut's first three lines as its result
     const expanded = second!.body.messages!.at(-1) as { role: string; content: string }
     expect(expanded.role).toBe("tool")
-    expect(expanded.content).toBe(`${lines.slice(80, 83).join("\n")}\n[svc: lines 1-3 of 440; call again with offset 3 for the rest]`)
+    expect(expanded.content).toBe(
+      `${lines.slice(80, 83).join("\n")}\n[svc: lines 1-3 of 440; call again with offset 3 for the rest]`
+    )
     expect(Number(response.headers.get("x-svc-tokens-saved"))).toBeGreaterThan(5000)
 
     // another key of another org cannot read that cut
@@ -283,7 +398,11 @@ describe("compression end to end", () => {
         : reply.json(completion({ toolCalls: [toolCall("call_y", "svc_expand_output", { id: cutId })] }))
     })
     await gw.admin("PUT", `/orgs/${stranger.orgId}/svc-tools/svc_expand_output`, { activated: true })
-    await postChat(gw.url, { model: "fake/m", messages: [{ role: "user", content: "expand it" }], svc_tool_ids: ["svc_expand_output"] }, { key: stranger.key })
+    await postChat(gw.url, {
+      model: "fake/m",
+      messages: [{ role: "user", content: "expand it" }],
+      svc_tool_ids: ["svc_expand_output"]
+    }, { key: stranger.key })
     const refused = upstream.requests[1]!.body.messages!.at(-1) as { content: string }
     expect(refused.content).toContain(`No cut output with id '${cutId}' for this API key`)
   })

@@ -4,9 +4,9 @@
  * a missing file a JSON 404, nothing outside the built folder, and a clear 503 when it was never built.
  */
 import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs"
+import { request } from "node:http"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { request } from "node:http"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { startGateway, type TestGateway } from "../utils/TestGateway.ts"
 
@@ -67,7 +67,9 @@ describe("the console's files", () => {
     const missing = await fetch(`${gw.url}/console/assets/gone.js`)
     expect(missing.status).toBe(404)
     expect(((await missing.json()) as { error: { code: string } }).error.code).toBe("not_found")
-    for (const path of ["/console/../package.json", "/console/%2e%2e/package.json", "/console/assets/../../src/main.ts"]) {
+    for (
+      const path of ["/console/../package.json", "/console/%2e%2e/package.json", "/console/assets/../../src/main.ts"]
+    ) {
       const response = await rawGet(gw.url, path)
       expect(response.body, path).not.toContain("svc-gateway\"")
       expect(response.body, path).not.toContain("NodeRuntime")

@@ -26,13 +26,20 @@ describe("request errors", () => {
     postChat(gw.url, body, { key, ...options })
 
   describe("400 for each invalid field, naming it in `param`", () => {
-    const cases: ReadonlyArray<{ readonly name: string; readonly body: unknown; readonly param: string; readonly code?: string }> = [
+    const cases: ReadonlyArray<
+      { readonly name: string; readonly body: unknown; readonly param: string; readonly code?: string }
+    > = [
       { name: "model not author/model", body: { ...hello, model: "gpt-4o" }, param: "model" },
       { name: "model with a space", body: { ...hello, model: "local/echo two" }, param: "model" },
       { name: "model missing", body: { messages: hello.messages }, param: "model", code: "missing_required_parameter" },
       { name: "model not a string", body: { ...hello, model: 42 }, param: "model" },
       { name: "empty messages", body: { ...hello, messages: [] }, param: "messages" },
-      { name: "messages missing", body: { model: "local/echo" }, param: "messages", code: "missing_required_parameter" },
+      {
+        name: "messages missing",
+        body: { model: "local/echo" },
+        param: "messages",
+        code: "missing_required_parameter"
+      },
       { name: "messages not an array", body: { ...hello, messages: "hi" }, param: "messages" },
       { name: "bad role", body: { ...hello, messages: [{ role: "robot", content: "hi" }] }, param: "messages[0].role" },
       {
@@ -40,12 +47,20 @@ describe("request errors", () => {
         body: { ...hello, messages: [{ role: "user", content: "hi" }, { role: "wizard", content: "hi" }] },
         param: "messages[1].role"
       },
-      { name: "content not text or parts", body: { ...hello, messages: [{ role: "user", content: 7 }] }, param: "messages[0].content" },
+      {
+        name: "content not text or parts",
+        body: { ...hello, messages: [{ role: "user", content: 7 }] },
+        param: "messages[0].content"
+      },
       { name: "max_tokens 0", body: { ...hello, max_tokens: 0 }, param: "max_tokens" },
       { name: "max_tokens not an integer", body: { ...hello, max_tokens: 1.5 }, param: "max_tokens" },
       { name: "max_tokens a string", body: { ...hello, max_tokens: "10" }, param: "max_tokens" },
       { name: "max_completion_tokens 0", body: { ...hello, max_completion_tokens: 0 }, param: "max_completion_tokens" },
-      { name: "max_completion_tokens not an integer", body: { ...hello, max_completion_tokens: 2.5 }, param: "max_completion_tokens" },
+      {
+        name: "max_completion_tokens not an integer",
+        body: { ...hello, max_completion_tokens: 2.5 },
+        param: "max_completion_tokens"
+      },
       {
         name: "a user message without content",
         body: { ...hello, messages: [{ role: "user" }] },
@@ -66,11 +81,21 @@ describe("request errors", () => {
       },
       {
         name: "an assistant message with neither content nor tool calls",
-        body: { ...hello, messages: [{ role: "user", content: "hi" }, { role: "assistant", content: null }, { role: "user", content: "?" }] },
+        body: {
+          ...hello,
+          messages: [{ role: "user", content: "hi" }, { role: "assistant", content: null }, {
+            role: "user",
+            content: "?"
+          }]
+        },
         param: "messages[1].content",
         code: "missing_required_parameter"
       },
-      { name: "tool_choice any (Anthropic's word, not OpenAI's)", body: { ...hello, tool_choice: "any" }, param: "tool_choice" },
+      {
+        name: "tool_choice any (Anthropic's word, not OpenAI's)",
+        body: { ...hello, tool_choice: "any" },
+        param: "tool_choice"
+      },
       {
         name: "a tool of another type",
         body: { ...hello, tools: [{ type: "web_search", function: { name: "search" } }] },
@@ -82,7 +107,11 @@ describe("request errors", () => {
         param: "tools[0].function.name"
       },
       { name: "stream not boolean", body: { ...hello, stream: "yes" }, param: "stream" },
-      { name: "stream_options not an object", body: { ...hello, stream: true, stream_options: true }, param: "stream_options" },
+      {
+        name: "stream_options not an object",
+        body: { ...hello, stream: true, stream_options: true },
+        param: "stream_options"
+      },
       {
         name: "include_usage not boolean",
         body: { ...hello, stream: true, stream_options: { include_usage: "yes" } },
@@ -119,7 +148,11 @@ describe("request errors", () => {
   })
 
   it("an empty body is a 400 that asks for a JSON object", async () => {
-    const error = await expectError(await chat(""), 400, { type: "invalid_request_error", code: "invalid_json", param: null })
+    const error = await expectError(await chat(""), 400, {
+      type: "invalid_request_error",
+      code: "invalid_json",
+      param: null
+    })
     expect(error.message).toMatch(/empty/i)
   })
 
@@ -138,16 +171,24 @@ describe("request errors", () => {
   })
 
   it("an assistant message that calls tools needs no content; max_completion_tokens limits local/echo like max_tokens", async () => {
-    const withCalls = await completionOf(await chat({
-      ...hello,
-      messages: [
-        { role: "user", content: "hi" },
-        { role: "assistant", content: null, tool_calls: [{ id: "c1", type: "function", function: { name: "f", arguments: "{}" } }] },
-        { role: "tool", tool_call_id: "c1", content: "done" }
-      ]
-    }))
+    const withCalls = await completionOf(
+      await chat({
+        ...hello,
+        messages: [
+          { role: "user", content: "hi" },
+          {
+            role: "assistant",
+            content: null,
+            tool_calls: [{ id: "c1", type: "function", function: { name: "f", arguments: "{}" } }]
+          },
+          { role: "tool", tool_call_id: "c1", content: "done" }
+        ]
+      })
+    )
     expect(withCalls.choices[0]?.message.content).toBe("done")
-    const limited = await completionOf(await chat({ ...hello, messages: [{ role: "user", content: "one two three four" }], max_completion_tokens: 2 }))
+    const limited = await completionOf(
+      await chat({ ...hello, messages: [{ role: "user", content: "one two three four" }], max_completion_tokens: 2 })
+    )
     expect(limited.choices[0]?.message.content).toBe("one two")
     expect(limited.choices[0]?.finish_reason).toBe("length")
   })

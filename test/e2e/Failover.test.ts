@@ -10,15 +10,23 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest"
 import {
   chunk,
   completion,
-  type FakeUpstream,
   fakeGatewayEnv,
+  type FakeUpstream,
   refusedUrl,
   type Reply,
   reply,
   startFakeUpstream,
   textStream
 } from "../utils/FakeUpstream.ts"
-import { completionOf, expectError, expectErrorBody, postChat, sseData, startGateway, type TestGateway } from "../utils/TestGateway.ts"
+import {
+  completionOf,
+  expectError,
+  expectErrorBody,
+  postChat,
+  sseData,
+  startGateway,
+  type TestGateway
+} from "../utils/TestGateway.ts"
 
 const ask = (model: string, stream: boolean) => ({
   model,
@@ -57,7 +65,9 @@ describe("failover to the configured fallbacks", () => {
 
   /** Scripts the primary; the backup always answers. */
   const primary = (answer: (stream: boolean | undefined) => Reply) =>
-    upstream.handle((request) => request.body.model === "backup" ? backupAnswer(request.body.stream) : answer(request.body.stream))
+    upstream.handle((request) =>
+      request.body.model === "backup" ? backupAnswer(request.body.stream) : answer(request.body.stream)
+    )
 
   const modelsSeen = () => upstream.chatRequests().map((r) => r.body.model)
 
@@ -128,7 +138,9 @@ describe("failover to the configured fallbacks", () => {
   })
 
   it("primary 401 (the gateway's own key refused) → the backup at once, counted in /metrics", async () => {
-    primary(() => reply.error(401, "Incorrect API key provided.", { type: "invalid_request_error", code: "invalid_api_key" }))
+    primary(() =>
+      reply.error(401, "Incorrect API key provided.", { type: "invalid_request_error", code: "invalid_api_key" })
+    )
     await expectBackupAnswers("fake/primary")
     expect(modelsSeen()).toEqual(["primary", "backup", "primary", "backup"])
     const metrics = await (await fetch(`${gw.url}/metrics`)).text()
@@ -174,7 +186,9 @@ describe("failover to the configured fallbacks", () => {
   })
 
   it("a stream that fails after its first chunk does not fail over", async () => {
-    primary(() => reply.sse([chunk({ role: "assistant", content: "" }), chunk({ content: "primary speaking" })], { end: "destroy" }))
+    primary(() =>
+      reply.sse([chunk({ role: "assistant", content: "" }), chunk({ content: "primary speaking" })], { end: "destroy" })
+    )
     const response = await postChat(gw.url, ask("fake/primary", true), { key })
     expect(response.status).toBe(200)
     const events = sseData(await response.text())

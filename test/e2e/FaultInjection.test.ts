@@ -14,8 +14,8 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest"
 import {
   chunk,
   completion,
-  type FakeUpstream,
   fakeGatewayEnv,
+  type FakeUpstream,
   refusedUrl,
   type Reply,
   reply,
@@ -32,7 +32,10 @@ const request = (format: Format, model: string, stream: boolean): { readonly pat
     case "chat":
       return { path: "/v1/chat/completions", body: { model, stream, messages: [{ role: "user", content: "hi" }] } }
     case "messages":
-      return { path: "/v1/messages", body: { model, stream, max_tokens: 64, messages: [{ role: "user", content: "hi" }] } }
+      return {
+        path: "/v1/messages",
+        body: { model, stream, max_tokens: 64, messages: [{ role: "user", content: "hi" }] }
+      }
     case "responses":
       return { path: "/v1/responses", body: { model, stream, input: "hi" } }
   }
@@ -67,7 +70,10 @@ const wholeText = (format: Format, body: any): string => {
 }
 
 /** The text of a stream, and whether it ended normally (its format's terminator) or with an error event. */
-const streamed = (format: Format, frames: ReadonlyArray<SseFrame>): { text: string; end: "normal" | "error" | "none" } => {
+const streamed = (
+  format: Format,
+  frames: ReadonlyArray<SseFrame>
+): { text: string; end: "normal" | "error" | "none" } => {
   const json = (frame: SseFrame) => {
     try {
       return JSON.parse(frame.data)
@@ -79,15 +85,23 @@ const streamed = (format: Format, frames: ReadonlyArray<SseFrame>): { text: stri
   switch (format) {
     case "chat": {
       const text = frames.map(json).map((c) => c?.choices?.[0]?.delta?.content ?? "").join("")
-      const end = last?.data === "[DONE]" ? "normal" : last !== undefined && json(last)?.error !== undefined ? "error" : "none"
+      const end = last?.data === "[DONE]"
+        ? "normal"
+        : last !== undefined && json(last)?.error !== undefined
+        ? "error"
+        : "none"
       return { text, end }
     }
     case "messages": {
-      const text = frames.filter((f) => f.event === "content_block_delta").map((f) => json(f)?.delta?.text ?? "").join("")
+      const text = frames.filter((f) => f.event === "content_block_delta").map((f) => json(f)?.delta?.text ?? "").join(
+        ""
+      )
       return { text, end: last?.event === "message_stop" ? "normal" : last?.event === "error" ? "error" : "none" }
     }
     case "responses": {
-      const text = frames.filter((f) => f.event === "response.output_text.delta").map((f) => json(f)?.delta ?? "").join("")
+      const text = frames.filter((f) => f.event === "response.output_text.delta").map((f) => json(f)?.delta ?? "").join(
+        ""
+      )
       return {
         text,
         end: last?.event === "response.completed" ? "normal" : last?.event === "response.failed" ? "error" : "none"
@@ -136,17 +150,45 @@ const FAULTS: ReadonlyArray<Fault> = [
   { name: "connection refused", reply: undefined, calls: 0, alone: { kind: "refused", status: 502 } },
   { name: "reset before headers", reply: () => reply.destroy, calls: 1, alone: { kind: "refused", status: 502 } },
   { name: "stall before headers", reply: () => reply.hang, calls: 1, alone: { kind: "refused", status: 504 } },
-  { name: "429 without Retry-After", reply: () => reply.error(429, "Slow down.", { type: "requests" }), calls: 3, alone: { kind: "refused", status: 429 } },
+  {
+    name: "429 without Retry-After",
+    reply: () => reply.error(429, "Slow down.", { type: "requests" }),
+    calls: 3,
+    alone: { kind: "refused", status: 429 }
+  },
   {
     name: "429 with Retry-After: 0",
     reply: () => reply.error(429, "Slow down.", { type: "requests", headers: { "retry-after": "0" } }),
     calls: 3,
     alone: { kind: "refused", status: 429 }
   },
-  { name: "500", reply: () => reply.error(500, "Internal error.", { type: "server_error" }), calls: 3, alone: { kind: "refused", status: 502 }, messagesStatus: 500 },
-  { name: "503", reply: () => reply.error(503, "Overloaded.", { type: "server_error" }), calls: 3, alone: { kind: "refused", status: 502 }, messagesStatus: 503 },
-  { name: "529", reply: () => reply.error(529, "Overloaded.", { type: "overloaded_error" }), calls: 3, alone: { kind: "refused", status: 502 }, messagesStatus: 529 },
-  { name: "401 (the gateway's own key)", reply: () => reply.error(401, "Invalid API key.", { code: "invalid_api_key" }), calls: 1, alone: { kind: "refused", status: 502 } },
+  {
+    name: "500",
+    reply: () => reply.error(500, "Internal error.", { type: "server_error" }),
+    calls: 3,
+    alone: { kind: "refused", status: 502 },
+    messagesStatus: 500
+  },
+  {
+    name: "503",
+    reply: () => reply.error(503, "Overloaded.", { type: "server_error" }),
+    calls: 3,
+    alone: { kind: "refused", status: 502 },
+    messagesStatus: 503
+  },
+  {
+    name: "529",
+    reply: () => reply.error(529, "Overloaded.", { type: "overloaded_error" }),
+    calls: 3,
+    alone: { kind: "refused", status: 502 },
+    messagesStatus: 529
+  },
+  {
+    name: "401 (the gateway's own key)",
+    reply: () => reply.error(401, "Invalid API key.", { code: "invalid_api_key" }),
+    calls: 1,
+    alone: { kind: "refused", status: 502 }
+  },
   {
     name: "malformed JSON",
     reply: (stream) => stream ? reply.sse([{ raw: "{\"choices\": [oops" }]) : reply.json("{\"choices\": [oops"),
@@ -193,7 +235,8 @@ const FAULTS: ReadonlyArray<Fault> = [
   },
   {
     name: "slow drip",
-    reply: (stream) => stream ? reply.sse(textStream(["from ", "primary"]), { delayMs: 120 }) : answerOf("primary", false),
+    reply: (stream) =>
+      stream ? reply.sse(textStream(["from ", "primary"]), { delayMs: 120 }) : answerOf("primary", false),
     calls: 1,
     alone: { kind: "answer", from: "primary" },
     withBackup: { kind: "answer", from: "primary" }
@@ -235,8 +278,14 @@ describe("fault injection: every fault, streamed and not, with and without a bac
             : format === "messages" && fault.messagesStatus !== undefined
             ? { kind: "refused", status: fault.messagesStatus }
             : fault.alone
-          const label = `${fault.name}, ${stream ? "streamed" : "whole"}, ${backup ? "with a backup" : "alone"}, ${format}: ${
-            expected.kind === "refused" ? expected.status : expected.kind === "answer" ? `${expected.from} answers` : "error event"
+          const label = `${fault.name}, ${stream ? "streamed" : "whole"}, ${
+            backup ? "with a backup" : "alone"
+          }, ${format}: ${
+            expected.kind === "refused"
+              ? expected.status
+              : expected.kind === "answer"
+              ? `${expected.from} answers`
+              : "error event"
           }`
           it(label, async () => {
             const faulty = backup ? "primary" : "solo"
@@ -255,7 +304,9 @@ describe("fault injection: every fault, streamed and not, with and without a bac
               expect(isErrorShape(format, await response.json())).toBe(true)
             } else if (!stream) {
               expect(response.status).toBe(200)
-              expect(wholeText(format, await response.json())).toBe(`from ${expected.kind === "answer" ? expected.from : ""}`)
+              expect(wholeText(format, await response.json())).toBe(
+                `from ${expected.kind === "answer" ? expected.from : ""}`
+              )
             } else {
               expect(response.status).toBe(200)
               const seen = streamed(format, framesOf(await response.text()))
@@ -304,7 +355,9 @@ describe("fault injection: the circuit breaker over real sockets", () => {
     for (let i = 0; i < 30; i++) expect((await ask()).status).toBe(200)
     const primaryCalls = () => upstream.chatRequests().filter((r) => r.body.model === "primary").length
     expect(primaryCalls()).toBe(3)
-    expect(await (await fetch(`${gw.url}/metrics`)).text()).toContain(`svc_gateway_circuit_state{target="fake/primary"} 2`)
+    expect(await (await fetch(`${gw.url}/metrics`)).text()).toContain(
+      `svc_gateway_circuit_state{target="fake/primary"} 2`
+    )
     const circuits = await gw.admin("GET", "/circuits")
     expect(circuits.json.data).toEqual([{ target: "fake/primary", state: "open" }])
 

@@ -5,7 +5,7 @@
  * format with the model id rewritten and the client's tool present.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest"
-import { type FakeUpstream, fakeGatewayEnv, startFakeUpstream } from "../utils/FakeUpstream.ts"
+import { fakeGatewayEnv, type FakeUpstream, startFakeUpstream } from "../utils/FakeUpstream.ts"
 import { postChat, sseData, startGateway, type TestGateway } from "../utils/TestGateway.ts"
 import { type Answer, CITY, type Json, SCHEMA, TEXT, upstreamProviders, upstreams } from "../utils/UpstreamFormats.ts"
 
@@ -30,10 +30,19 @@ const clients: ReadonlyArray<Client> = [
       }, { key })
       expect(response.status, await response.clone().text()).toBe(200)
       if (!stream) {
-        const body = await response.json() as { choices: Array<{ message: { content: string | null; tool_calls?: Array<{ function: { name: string; arguments: string } }> } }> }
+        const body = await response.json() as {
+          choices: Array<
+            {
+              message: { content: string | null; tool_calls?: Array<{ function: { name: string; arguments: string } }> }
+            }
+          >
+        }
         const message = body.choices[0]!.message
         const call = message.tool_calls?.[0]
-        return { text: message.content ?? "", call: call && { name: call.function.name, args: argsOf(call.function.arguments) } }
+        return {
+          text: message.content ?? "",
+          call: call && { name: call.function.name, args: argsOf(call.function.arguments) }
+        }
       }
       let text = ""
       let name = ""
@@ -42,7 +51,9 @@ const clients: ReadonlyArray<Client> = [
         if (data === "[DONE]") continue
         const delta = (JSON.parse(data) as { choices: Array<{ delta: Json }> }).choices[0]?.delta ?? {}
         if (typeof delta["content"] === "string") text += delta["content"]
-        for (const piece of (delta["tool_calls"] ?? []) as Array<{ function?: { name?: string; arguments?: string } }>) {
+        for (
+          const piece of (delta["tool_calls"] ?? []) as Array<{ function?: { name?: string; arguments?: string } }>
+        ) {
           name += piece.function?.name ?? ""
           args += piece.function?.arguments ?? ""
         }
@@ -98,7 +109,9 @@ const clients: ReadonlyArray<Client> = [
       else {
         const events = sseData(await response.text()).map((data) => JSON.parse(data) as Json)
         expect(events.at(-1)?.["type"]).toBe("response.completed")
-        for (const event of events) if (event["type"] === "response.output_item.done") output.push(event["item"] as Json)
+        for (const event of events) {
+          if (event["type"] === "response.output_item.done") output.push(event["item"] as Json)
+        }
       }
       const call = output.find((item) => item["type"] === "function_call")
       const text = output.filter((item) => item["type"] === "message")

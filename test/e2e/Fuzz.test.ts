@@ -101,13 +101,19 @@ const makeCase = (random: () => number, index: number, key: string): Case => {
         return Array.from({ length: int(4) }, () => randomValue(depth - 1))
       default: {
         const out: Record<string, unknown> = {}
-        for (let i = 0; i < int(5); i++) out[pick(["role", "content", "type", "text", "name", randomString(8)])] = randomValue(depth - 1)
+        for (let i = 0; i < int(5); i++) {
+          out[pick(["role", "content", "type", "text", "name", randomString(8)])] = randomValue(depth - 1)
+        }
         return out
       }
     }
   }
   const base = valid(endpoint)
-  const headers: Record<string, string> = { "content-type": "application/json", authorization: `Bearer ${key}`, "x-api-key": key }
+  const headers: Record<string, string> = {
+    "content-type": "application/json",
+    authorization: `Bearer ${key}`,
+    "x-api-key": key
+  }
   const kind = int(12)
   const json = (value: unknown, what: string): Case => ({ endpoint, body: JSON.stringify(value), headers, what })
   switch (kind) {
@@ -158,7 +164,10 @@ const makeCase = (random: () => number, index: number, key: string): Case => {
     case 7: {
       const text = pick([
         `{"__proto__":{"model":"local/echo","admin":true},${JSON.stringify(base).slice(1)}`,
-        JSON.stringify(base).replace("\"stream\":false", "\"stream\":false,\"__proto__\":{\"stream\":true},\"constructor\":{\"prototype\":{\"x\":1}}"),
+        JSON.stringify(base).replace(
+          "\"stream\":false",
+          "\"stream\":false,\"__proto__\":{\"stream\":true},\"constructor\":{\"prototype\":{\"x\":1}}"
+        ),
         JSON.stringify(base).replace("\"hi\"", "{\"__proto__\":{\"toString\":1}}")
       ])
       return { endpoint, body: text, headers, what: "__proto__ keys" }
@@ -178,7 +187,10 @@ const makeCase = (random: () => number, index: number, key: string): Case => {
         JSON.stringify(base).replace("\"hi\"", "\"h\\u0000i\""),
         JSON.stringify(base).replace("\"hi\"", "\"h\u0000i\""),
         JSON.stringify({ ...base, model: "local/echo\u0000" }),
-        JSON.stringify(base).replace("16", pick(["1e309", "-1e309", "1e-400", "123456789012345678901234567890", "-0", "0.5", "NaN", "Infinity"])),
+        JSON.stringify(base).replace(
+          "16",
+          pick(["1e309", "-1e309", "1e-400", "123456789012345678901234567890", "-0", "0.5", "NaN", "Infinity"])
+        ),
         `${JSON.stringify(base)}\u0000`,
         "",
         "null",
@@ -216,13 +228,25 @@ const makeCase = (random: () => number, index: number, key: string): Case => {
         { "x-svc-tags": randomString(300) },
         { "x-svc-compression": randomString(10) },
         { "x-svc-tags": Array.from({ length: 5_000 }, (_, i) => `t${i}`).join(",") },
-        { "content-type": pick(["text/plain", "application/x-www-form-urlencoded", "", "application/json; charset=latin1"]) },
+        {
+          "content-type": pick([
+            "text/plain",
+            "application/x-www-form-urlencoded",
+            "",
+            "application/json; charset=latin1"
+          ])
+        },
         { "x-request-id": "x".repeat(4_000) },
         { "anthropic-version": randomString(20), "anthropic-beta": randomString(40) },
         { authorization: `Bearer ${randomString(50)}`, "x-api-key": randomString(50) }
       ])
       const cleaned = Object.fromEntries(Object.entries(odd).map(([k, v]) => [k, v.replace(/[^\x20-\x7e]/g, "?")]))
-      return { endpoint, body: JSON.stringify(base), headers: { ...headers, ...cleaned }, what: `odd headers ${Object.keys(odd).join(",")}` }
+      return {
+        endpoint,
+        body: JSON.stringify(base),
+        headers: { ...headers, ...cleaned },
+        what: `odd headers ${Object.keys(odd).join(",")}`
+      }
     }
   }
 }
@@ -253,60 +277,80 @@ describe("fuzzing every inbound endpoint", () => {
     await gw?.close()
   })
 
-  it(`${TOTAL} generated requests: no 5xx, every refusal a 4xx in the client's shape, memory back to its level`, async () => {
-    const random = prng(20261126)
-    // warm up, so the heap's level includes what the first requests set up once
-    for (const endpoint of Object.keys(PATHS) as Array<Endpoint>) {
-      await fetch(`${gw.url}${PATHS[endpoint]}`, { method: "POST", headers: { "content-type": "application/json", authorization: `Bearer ${key}`, "x-api-key": key }, body: JSON.stringify(valid(endpoint)) }).then((r) => r.text())
-    }
-    const heapBefore = heapAfterGc()
-    const statuses = new Map<number, number>()
-    const failures: Array<string> = []
-    let next = 0
-    const worker = async () => {
-      while (next < TOTAL) {
-        const index = next++
-        const c = makeCase(random, index, key)
-        if (process.env["FUZZ_TRACE"] !== undefined) console.log(`#${index} ${c.endpoint} ${c.what}`)
-        let status = 0
-        let text = ""
-        try {
-          const response = await fetch(`${gw.url}${PATHS[c.endpoint]}`, {
-            method: "POST",
-            headers: c.headers,
-            body: c.body,
-            signal: AbortSignal.timeout(30_000)
-          })
-          status = response.status
-          text = await response.text()
-        } catch (error) {
-          failures.push(`#${index} ${c.endpoint} ${c.what}: no answer (${String(error)})`)
-          continue
-        }
-        statuses.set(status, (statuses.get(status) ?? 0) + 1)
-        if (status >= 500) failures.push(`#${index} ${c.endpoint} ${c.what}: ${status} ${text.slice(0, 200)}`)
-        else if (status >= 400) {
-          let body: unknown
-          try {
-            body = JSON.parse(text)
-          } catch {
-            body = undefined
-          }
-          if (!hasErrorShape(c.endpoint, body)) failures.push(`#${index} ${c.endpoint} ${c.what}: ${status} not in the client's shape: ${text.slice(0, 200)}`)
-        } else if (status !== 200) failures.push(`#${index} ${c.endpoint} ${c.what}: unexpected ${status}`)
+  it(
+    `${TOTAL} generated requests: no 5xx, every refusal a 4xx in the client's shape, memory back to its level`,
+    async () => {
+      const random = prng(20261126)
+      // warm up, so the heap's level includes what the first requests set up once
+      for (const endpoint of Object.keys(PATHS) as Array<Endpoint>) {
+        await fetch(`${gw.url}${PATHS[endpoint]}`, {
+          method: "POST",
+          headers: { "content-type": "application/json", authorization: `Bearer ${key}`, "x-api-key": key },
+          body: JSON.stringify(valid(endpoint))
+        }).then((r) => r.text())
       }
-    }
-    await Promise.all(Array.from({ length: CONCURRENCY }, worker))
-    const heapAfter = heapAfterGc()
-    const summary = [...statuses].sort(([a], [b]) => a - b).map(([s, n]) => `${s}: ${n}`).join(", ")
-    console.log(`fuzz: ${TOTAL} requests; ${summary}; heap ${(heapBefore / 2 ** 20).toFixed(1)} → ${(heapAfter / 2 ** 20).toFixed(1)} MiB`)
-    expect(failures.slice(0, 20), summary).toEqual([])
-    expect([...statuses.values()].reduce((a, b) => a + b, 0)).toBe(TOTAL)
-    // the refusals are many kinds, not one repeated
-    expect([...statuses.keys()].filter((s) => s >= 400).length).toBeGreaterThanOrEqual(3)
-    // still alive and answering
-    const alive = await fetch(`${gw.url}/v1/chat/completions`, { method: "POST", headers: { "content-type": "application/json", authorization: `Bearer ${key}` }, body: JSON.stringify(valid("chat")) })
-    expect(alive.status).toBe(200)
-    expect(heapAfter - heapBefore).toBeLessThan(32 * 2 ** 20)
-  }, 300_000)
+      const heapBefore = heapAfterGc()
+      const statuses = new Map<number, number>()
+      const failures: Array<string> = []
+      let next = 0
+      const worker = async () => {
+        while (next < TOTAL) {
+          const index = next++
+          const c = makeCase(random, index, key)
+          if (process.env["FUZZ_TRACE"] !== undefined) console.log(`#${index} ${c.endpoint} ${c.what}`)
+          let status: number
+          let text: string
+          try {
+            const response = await fetch(`${gw.url}${PATHS[c.endpoint]}`, {
+              method: "POST",
+              headers: c.headers,
+              body: c.body,
+              signal: AbortSignal.timeout(30_000)
+            })
+            status = response.status
+            text = await response.text()
+          } catch (error) {
+            failures.push(`#${index} ${c.endpoint} ${c.what}: no answer (${String(error)})`)
+            continue
+          }
+          statuses.set(status, (statuses.get(status) ?? 0) + 1)
+          if (status >= 500) failures.push(`#${index} ${c.endpoint} ${c.what}: ${status} ${text.slice(0, 200)}`)
+          else if (status >= 400) {
+            let body: unknown
+            try {
+              body = JSON.parse(text)
+            } catch {
+              body = undefined
+            }
+            if (!hasErrorShape(c.endpoint, body)) {
+              failures.push(
+                `#${index} ${c.endpoint} ${c.what}: ${status} not in the client's shape: ${text.slice(0, 200)}`
+              )
+            }
+          } else if (status !== 200) failures.push(`#${index} ${c.endpoint} ${c.what}: unexpected ${status}`)
+        }
+      }
+      await Promise.all(Array.from({ length: CONCURRENCY }, worker))
+      const heapAfter = heapAfterGc()
+      const summary = [...statuses].sort(([a], [b]) => a - b).map(([s, n]) => `${s}: ${n}`).join(", ")
+      console.log(
+        `fuzz: ${TOTAL} requests; ${summary}; heap ${(heapBefore / 2 ** 20).toFixed(1)} → ${
+          (heapAfter / 2 ** 20).toFixed(1)
+        } MiB`
+      )
+      expect(failures.slice(0, 20), summary).toEqual([])
+      expect([...statuses.values()].reduce((a, b) => a + b, 0)).toBe(TOTAL)
+      // the refusals are many kinds, not one repeated
+      expect([...statuses.keys()].filter((s) => s >= 400).length).toBeGreaterThanOrEqual(3)
+      // still alive and answering
+      const alive = await fetch(`${gw.url}/v1/chat/completions`, {
+        method: "POST",
+        headers: { "content-type": "application/json", authorization: `Bearer ${key}` },
+        body: JSON.stringify(valid("chat"))
+      })
+      expect(alive.status).toBe(200)
+      expect(heapAfter - heapBefore).toBeLessThan(32 * 2 ** 20)
+    },
+    300_000
+  )
 })

@@ -5,7 +5,7 @@
  * Gemini's errors keep their status and message, and a 429 or 503 fails over to the next target.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest"
-import { completion, type FakeUpstream, fakeGatewayEnv, reply, startFakeUpstream } from "../utils/FakeUpstream.ts"
+import { completion, fakeGatewayEnv, type FakeUpstream, reply, startFakeUpstream } from "../utils/FakeUpstream.ts"
 import { postChat, startGateway, type TestGateway } from "../utils/TestGateway.ts"
 
 const answer = (parts: ReadonlyArray<Record<string, unknown>>, finishReason = "STOP") => ({
@@ -13,7 +13,8 @@ const answer = (parts: ReadonlyArray<Record<string, unknown>>, finishReason = "S
   usageMetadata: { promptTokenCount: 8, candidatesTokenCount: 4, totalTokenCount: 12 },
   modelVersion: "gemini-2.5-flash-001"
 })
-const geminiError = (status: number, code: string, message: string) => reply.json({ error: { code: status, message, status: code } }, status)
+const geminiError = (status: number, code: string, message: string) =>
+  reply.json({ error: { code: status, message, status: code } }, status)
 
 describe("a Gemini target", () => {
   let gemini: FakeUpstream
@@ -41,13 +42,29 @@ describe("a Gemini target", () => {
     backup.reset()
   })
 
-  const ask = (body: Record<string, unknown>) => postChat(gw.url, { model: "google/gemini-2.5-flash", ...body }, { key })
+  const ask = (body: Record<string, unknown>) =>
+    postChat(gw.url, { model: "google/gemini-2.5-flash", ...body }, { key })
 
   it("a function call round trip: the call, then its result as a functionResponse named after it", async () => {
-    gemini.handle(() => reply.json(answer([{ functionCall: { name: "get_weather", args: { city: "Paris" } }, thoughtSignature: "sig-1" }])))
-    const tools = [{ type: "function", function: { name: "get_weather", parameters: { type: "object", properties: { city: { type: "string" } } } } }]
+    gemini.handle(() =>
+      reply.json(
+        answer([{ functionCall: { name: "get_weather", args: { city: "Paris" } }, thoughtSignature: "sig-1" }])
+      )
+    )
+    const tools = [{
+      type: "function",
+      function: { name: "get_weather", parameters: { type: "object", properties: { city: { type: "string" } } } }
+    }]
     const first = await (await ask({ messages: [{ role: "user", content: "Weather in Paris?" }], tools })).json() as {
-      choices: Array<{ message: { tool_calls: Array<{ id: string; function: { name: string; arguments: string } }>; thinking_blocks?: unknown }; finish_reason: string }>
+      choices: Array<
+        {
+          message: {
+            tool_calls: Array<{ id: string; function: { name: string; arguments: string } }>
+            thinking_blocks?: unknown
+          }
+          finish_reason: string
+        }
+      >
     }
     const request = gemini.last()
     expect(request.path).toBe("/v1beta/models/gemini-2.5-flash:generateContent")
@@ -68,14 +85,24 @@ describe("a Gemini target", () => {
     expect(second.choices[0]?.message.content).toBe("Sunny.")
     expect(gemini.last().body["contents"]).toEqual([
       { role: "user", parts: [{ text: "Weather in Paris?" }] },
-      { role: "model", parts: [{ functionCall: { name: "get_weather", args: { city: "Paris" } }, thoughtSignature: "sig-1" }] },
+      {
+        role: "model",
+        parts: [{ functionCall: { name: "get_weather", args: { city: "Paris" } }, thoughtSignature: "sig-1" }]
+      },
       { role: "user", parts: [{ functionResponse: { name: "get_weather", response: { sky: "sunny" } } }] }
     ])
   })
 
   it("a blocked prompt is an empty answer finished by content_filter", async () => {
-    gemini.handle(() => reply.json({ promptFeedback: { blockReason: "SAFETY" }, usageMetadata: { promptTokenCount: 5, totalTokenCount: 5 } }))
-    const body = await (await ask({ messages: [{ role: "user", content: "something blocked" }] })).json() as { choices: Array<{ finish_reason: string; message: { content: string } }> }
+    gemini.handle(() =>
+      reply.json({
+        promptFeedback: { blockReason: "SAFETY" },
+        usageMetadata: { promptTokenCount: 5, totalTokenCount: 5 }
+      })
+    )
+    const body = await (await ask({ messages: [{ role: "user", content: "something blocked" }] })).json() as {
+      choices: Array<{ finish_reason: string; message: { content: string } }>
+    }
     expect(body.choices[0]).toMatchObject({ finish_reason: "content_filter", message: { content: "" } })
   })
 
@@ -83,12 +110,16 @@ describe("a Gemini target", () => {
     gemini.handle(() => geminiError(400, "INVALID_ARGUMENT", "Invalid JSON payload received."))
     const refused = await ask({ messages: [{ role: "user", content: "x" }] })
     expect(refused.status).toBe(400)
-    expect(await refused.json()).toMatchObject({ error: { message: expect.stringContaining("Invalid JSON payload received.") } })
+    expect(await refused.json()).toMatchObject({
+      error: { message: expect.stringContaining("Invalid JSON payload received.") }
+    })
     expect(backup.requests).toHaveLength(0)
 
     gemini.handle(() => geminiError(503, "UNAVAILABLE", "The model is overloaded."))
     backup.handle(() => reply.json(completion({ content: "from the backup" })))
-    const failedOver = await (await ask({ messages: [{ role: "user", content: "x" }] })).json() as { choices: Array<{ message: { content: string } }> }
+    const failedOver = await (await ask({ messages: [{ role: "user", content: "x" }] })).json() as {
+      choices: Array<{ message: { content: string } }>
+    }
     expect(failedOver.choices[0]?.message.content).toBe("from the backup")
   })
 
@@ -99,7 +130,11 @@ describe("a Gemini target", () => {
         answer([{ text: "lo" }])
       ], { end: "end" })
     )
-    const response = await ask({ messages: [{ role: "user", content: "hi" }], stream: true, stream_options: { include_usage: true } })
+    const response = await ask({
+      messages: [{ role: "user", content: "hi" }],
+      stream: true,
+      stream_options: { include_usage: true }
+    })
     const text = await response.text()
     expect(gemini.last().path).toBe("/v1beta/models/gemini-2.5-flash:streamGenerateContent?alt=sse")
     expect(text.trimEnd().endsWith("data: [DONE]")).toBe(true)

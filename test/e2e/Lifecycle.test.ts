@@ -4,22 +4,24 @@
  * completes, new connections are refused, and the process exits by itself within the grace period.
  * Every wait is bounded; the child is killed if a test fails before it exits.
  */
-import OpenAI from "openai"
 import type { ChildProcess } from "node:child_process"
 import { rmSync } from "node:fs"
 import { Agent, type IncomingMessage, request } from "node:http"
 import { connect } from "node:net"
+import OpenAI from "openai"
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest"
-import { chunk, type FakeUpstream, fakeGatewayEnv, reply, startFakeUpstream } from "../utils/FakeUpstream.ts"
+import { chunk, fakeGatewayEnv, type FakeUpstream, reply, startFakeUpstream } from "../utils/FakeUpstream.ts"
 import { startGatewayProcess, within } from "../utils/GatewayProcess.ts"
 import { postChat, sseData, startGateway, type TestGateway } from "../utils/TestGateway.ts"
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms))
 
-
 /** `count` content chunks, one every `delayMs`, then `[DONE]`. */
 const slowStream = (count: number, delayMs: number) =>
-  reply.sse([chunk({ role: "assistant", content: "" }), ...Array.from({ length: count }, (_, i) => chunk({ content: `t${i} ` }))], {
+  reply.sse([
+    chunk({ role: "assistant", content: "" }),
+    ...Array.from({ length: count }, (_, i) => chunk({ content: `t${i} ` }))
+  ], {
     delayMs
   })
 
@@ -90,13 +92,17 @@ describe("a client that disconnects mid-stream", () => {
     const stream = await client.chat.completions.create({ ...body, stream: true })
     let received = 0
     // the SDK ends the iteration quietly once its own controller aborts; whether it throws is its business
-    await within(5000, "first chunk", (async () => {
-      for await (const c of stream) {
-        expect(c.object).toBe("chat.completion.chunk")
-        received++
-        stream.controller.abort()
-      }
-    })()).catch(() => undefined)
+    await within(
+      5000,
+      "first chunk",
+      (async () => {
+        for await (const c of stream) {
+          expect(c.object).toBe("chat.completion.chunk")
+          received++
+          stream.controller.abort()
+        }
+      })()
+    ).catch(() => undefined)
     expect(received).toBe(1)
     expect(await upstream.last().waitForClientClose(1000)).toBe(true)
   })
@@ -168,15 +174,25 @@ describe("SIGTERM drains the server process", () => {
   }
 
   const drainWith = async (server: Awaited<ReturnType<typeof startServer>>, agent: Agent | false) => {
-    const response = await within(5000, "response headers", new Promise<IncomingMessage>((resolve, reject) => {
-      const req = request(`${server.url}/v1/chat/completions`, {
-        method: "POST",
-        agent,
-        headers: { authorization: `Bearer ${server.key}`, "content-type": "application/json" }
-      }, resolve)
-      req.once("error", reject)
-      req.end(JSON.stringify({ model: "fake/some-model", messages: [{ role: "user", content: "a slow one" }], stream: true }))
-    }))
+    const response = await within(
+      5000,
+      "response headers",
+      new Promise<IncomingMessage>((resolve, reject) => {
+        const req = request(`${server.url}/v1/chat/completions`, {
+          method: "POST",
+          agent,
+          headers: { authorization: `Bearer ${server.key}`, "content-type": "application/json" }
+        }, resolve)
+        req.once("error", reject)
+        req.end(
+          JSON.stringify({
+            model: "fake/some-model",
+            messages: [{ role: "user", content: "a slow one" }],
+            stream: true
+          })
+        )
+      })
+    )
     expect(response.statusCode).toBe(200)
     expect(response.headers["connection"]).toBe(agent === false ? "close" : "keep-alive")
     const events = eventReader(response)

@@ -66,11 +66,13 @@ describe("the request log at shutdown", () => {
     const settings = process.env.DATABASE_URL
       ? { DATABASE_URL: process.env.DATABASE_URL }
       : { GATEWAY_DATA_DIR: gateway.dataDir }
-    const stored = await Effect.runPromise(Effect.gen(function*() {
-      const sql = yield* SqlClient.SqlClient
-      const rows = yield* sql<{ readonly id: string }>`SELECT id FROM request_log WHERE id IN ${sql.in(completed)}`
-      return rows.map((row) => row.id)
-    }).pipe(Effect.provide(DatabaseLive), Effect.provide(GatewayConfig.layerFrom(settings))))
+    const stored = await Effect.runPromise(
+      Effect.gen(function*() {
+        const sql = yield* SqlClient.SqlClient
+        const rows = yield* sql<{ readonly id: string }>`SELECT id FROM request_log WHERE id IN ${sql.in(completed)}`
+        return rows.map((row) => row.id)
+      }).pipe(Effect.provide(DatabaseLive), Effect.provide(GatewayConfig.layerFrom(settings)))
+    )
     expect(new Set(stored).size).toBe(stored.length)
     expect([...stored].sort()).toEqual([...completed].sort())
   })

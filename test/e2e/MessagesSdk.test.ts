@@ -9,8 +9,23 @@
 import Anthropic from "@anthropic-ai/sdk"
 import OpenAI from "openai"
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest"
-import { anthropicError, anthropicEvents, anthropicMessage, anthropicStream, anthropicUsage } from "../utils/FakeAnthropic.ts"
-import { completion, type FakeUpstream, fakeGatewayEnv, reply, startFakeUpstream, textStream, toolCall, usage } from "../utils/FakeUpstream.ts"
+import {
+  anthropicError,
+  anthropicEvents,
+  anthropicMessage,
+  anthropicStream,
+  anthropicUsage
+} from "../utils/FakeAnthropic.ts"
+import {
+  completion,
+  fakeGatewayEnv,
+  type FakeUpstream,
+  reply,
+  startFakeUpstream,
+  textStream,
+  toolCall,
+  usage
+} from "../utils/FakeUpstream.ts"
 import { postChat, startGateway, type TestGateway } from "../utils/TestGateway.ts"
 
 const weather: Anthropic.Tool = {
@@ -119,7 +134,14 @@ describe("/v1/messages through the Anthropic SDK", () => {
         messages: [
           { role: "user", content: "call get_weather {\"city\":\"Lyon\"}" },
           { role: "assistant", content: first.content },
-          { role: "user", content: [{ type: "tool_result", tool_use_id: use!.type === "tool_use" ? use!.id : "", content: "Sunny, 21C" }] }
+          {
+            role: "user",
+            content: [{
+              type: "tool_result",
+              tool_use_id: use!.type === "tool_use" ? use!.id : "",
+              content: "Sunny, 21C"
+            }]
+          }
         ]
       })
       expect(second.content).toEqual([{ type: "text", text: "Sunny, 21C" }])
@@ -168,7 +190,13 @@ describe("/v1/messages through the Anthropic SDK", () => {
         { type: "text", text: "Be concise.", cache_control: { type: "ephemeral", ttl: "1h" } }
       ],
       messages: [
-        { role: "user", content: [{ type: "text", text: "<system-reminder>ctx</system-reminder>" }, { type: "text", text: "list files" }] },
+        {
+          role: "user",
+          content: [{ type: "text", text: "<system-reminder>ctx</system-reminder>" }, {
+            type: "text",
+            text: "list files"
+          }]
+        },
         {
           role: "assistant",
           content: [
@@ -176,10 +204,22 @@ describe("/v1/messages through the Anthropic SDK", () => {
             { type: "tool_use", id: "toolu_01", name: "Bash", input: { command: "ls" } }
           ]
         },
-        { role: "user", content: [{ type: "tool_result", tool_use_id: "toolu_01", content: "a.txt\nb.txt", cache_control: { type: "ephemeral" } }] }
+        {
+          role: "user",
+          content: [{
+            type: "tool_result",
+            tool_use_id: "toolu_01",
+            content: "a.txt\nb.txt",
+            cache_control: { type: "ephemeral" }
+          }]
+        }
       ],
       tools: [
-        { name: "Bash", description: "Run a command", input_schema: { type: "object", properties: { command: { type: "string" } } } },
+        {
+          name: "Bash",
+          description: "Run a command",
+          input_schema: { type: "object", properties: { command: { type: "string" } } }
+        },
         { type: "web_search_20250305", name: "web_search", max_uses: 5 }
       ],
       tool_choice: { type: "auto" },
@@ -206,7 +246,9 @@ describe("/v1/messages through the Anthropic SDK", () => {
       expect(sent.path).toBe("/v1/messages")
       expect(sent.headers["x-api-key"]).toBe(ANTHROPIC_KEY)
       expect(sent.headers["anthropic-version"]).toBe("2023-06-01")
-      expect(sent.headers["anthropic-beta"]).toBe("claude-code-20250219,interleaved-thinking-2025-05-14,context-management-2025-06-27")
+      expect(sent.headers["anthropic-beta"]).toBe(
+        "claude-code-20250219,interleaved-thinking-2025-05-14,context-management-2025-06-27"
+      )
       expect(sent.body).toEqual(claudeCodeBody)
       expect(response.headers.get("x-svc-dropped-fields")).toBeNull()
     })
@@ -270,15 +312,28 @@ describe("/v1/messages through the Anthropic SDK", () => {
 
     it("the upstream's errors come back unmodified: status, type and message", async () => {
       anthropicUpstream.handle(() => anthropicError(529, "overloaded_error", "Overloaded"))
-      const response = await postChat(gw.url, { model: "claude-fake-1", max_tokens: 10, messages: [{ role: "user", content: "hi" }] }, {
+      const response = await postChat(gw.url, {
+        model: "claude-fake-1",
+        max_tokens: 10,
+        messages: [{ role: "user", content: "hi" }]
+      }, {
         path: "/v1/messages",
         headers: { "x-api-key": key }
       })
       expect(response.status).toBe(529)
-      expect(await response.json()).toEqual({ type: "error", error: { type: "overloaded_error", message: "Overloaded" } })
+      expect(await response.json()).toEqual({
+        type: "error",
+        error: { type: "overloaded_error", message: "Overloaded" }
+      })
 
-      anthropicUpstream.handle(() => anthropicError(400, "invalid_request_error", "prompt is too long: 210000 tokens > 200000 maximum"))
-      const tooLong = await postChat(gw.url, { model: "claude-fake-1", max_tokens: 10, messages: [{ role: "user", content: "hi" }] }, {
+      anthropicUpstream.handle(() =>
+        anthropicError(400, "invalid_request_error", "prompt is too long: 210000 tokens > 200000 maximum")
+      )
+      const tooLong = await postChat(gw.url, {
+        model: "claude-fake-1",
+        max_tokens: 10,
+        messages: [{ role: "user", content: "hi" }]
+      }, {
         path: "/v1/messages",
         headers: { "x-api-key": key }
       })
@@ -293,7 +348,10 @@ describe("/v1/messages through the Anthropic SDK", () => {
       anthropicUpstream.handle((request) =>
         request.path.startsWith("/v1/messages/count_tokens") ? reply.json({ input_tokens: 4242 }) : reply.json({}, 404)
       )
-      const counted = await client.messages.countTokens({ model: "claude-fake-1", messages: [{ role: "user", content: "hi" }] })
+      const counted = await client.messages.countTokens({
+        model: "claude-fake-1",
+        messages: [{ role: "user", content: "hi" }]
+      })
       expect(counted.input_tokens).toBe(4242)
       expect(anthropicUpstream.last().body["messages"]).toEqual([{ role: "user", content: "hi" }])
     })
@@ -302,7 +360,9 @@ describe("/v1/messages through the Anthropic SDK", () => {
   describe("to an OpenAI-compatible upstream (across formats)", () => {
     it("text, whole and streamed; the upstream gets chat completions; thinking named as dropped", async () => {
       openaiUpstream.handle((request) =>
-        request.body.stream === true ? reply.sse(textStream(["Bon", "jour"], usage(9, 2))) : reply.json(completion({ content: "Bonjour", usage: usage(9, 2) }))
+        request.body.stream === true
+          ? reply.sse(textStream(["Bon", "jour"], usage(9, 2)))
+          : reply.json(completion({ content: "Bonjour", usage: usage(9, 2) }))
       )
       const { data, response } = await client.messages.create({
         model: "fake/some-model",
@@ -324,7 +384,11 @@ describe("/v1/messages through the Anthropic SDK", () => {
       expect(dropped).toContain("thinking")
       expect(dropped).toContain("cache_control")
 
-      const streamed = await client.messages.stream({ model: "fake/some-model", max_tokens: 50, messages: [{ role: "user", content: "Hello" }] })
+      const streamed = await client.messages.stream({
+        model: "fake/some-model",
+        max_tokens: 50,
+        messages: [{ role: "user", content: "Hello" }]
+      })
         .finalMessage()
       expect(streamed.content).toEqual([expect.objectContaining({ type: "text", text: "Bonjour" })])
       expect(streamed.usage).toMatchObject({ input_tokens: 9, output_tokens: 2 })
@@ -332,7 +396,13 @@ describe("/v1/messages through the Anthropic SDK", () => {
 
     it("tool calls both ways: tool_use from the upstream's tool_calls, tool_result sent as a tool message", async () => {
       openaiUpstream.handle(() =>
-        reply.json(completion({ content: null, toolCalls: [toolCall("call_1", "get_weather", { city: "Oslo" })], finishReason: "tool_calls" }))
+        reply.json(
+          completion({
+            content: null,
+            toolCalls: [toolCall("call_1", "get_weather", { city: "Oslo" })],
+            finishReason: "tool_calls"
+          })
+        )
       )
       const first = await client.messages.create({
         model: "fake/some-model",
@@ -357,7 +427,10 @@ describe("/v1/messages through the Anthropic SDK", () => {
         messages: [
           { role: "user", content: "weather in Oslo?" },
           { role: "assistant", content: first.content },
-          { role: "user", content: [{ type: "tool_result", tool_use_id: "call_1", content: "-3C" }, { type: "text", text: "and?" }] }
+          {
+            role: "user",
+            content: [{ type: "tool_result", tool_use_id: "call_1", content: "-3C" }, { type: "text", text: "and?" }]
+          }
         ]
       })
       expect(openaiUpstream.last().body.messages).toEqual([
@@ -369,7 +442,10 @@ describe("/v1/messages through the Anthropic SDK", () => {
     })
 
     it("count_tokens counts with the gateway's tokenizer", async () => {
-      const counted = await client.messages.countTokens({ model: "fake/some-model", messages: [{ role: "user", content: "hello world" }] })
+      const counted = await client.messages.countTokens({
+        model: "fake/some-model",
+        messages: [{ role: "user", content: "hello world" }]
+      })
       expect(counted.input_tokens).toBeGreaterThan(3)
       expect(counted.input_tokens).toBeLessThan(20)
       expect(openaiUpstream.requests).toHaveLength(0)
@@ -401,7 +477,11 @@ describe("/v1/messages through the Anthropic SDK", () => {
     })
 
     it("an unknown model: the error names it", async () => {
-      const error = await client.messages.create({ model: "nobody/model", max_tokens: 10, messages: [{ role: "user", content: "hi" }] })
+      const error = await client.messages.create({
+        model: "nobody/model",
+        max_tokens: 10,
+        messages: [{ role: "user", content: "hi" }]
+      })
         .catch((e: unknown) => e)
       expect(error).toBeInstanceOf(Anthropic.APIError)
       expect((error as InstanceType<typeof Anthropic.APIError>).message).toContain("nobody/model")
@@ -409,7 +489,9 @@ describe("/v1/messages through the Anthropic SDK", () => {
   })
 
   it("GET /v1/models with anthropic-version answers Anthropic's list shape", async () => {
-    const response = await fetch(`${gw.url}/v1/models`, { headers: { "x-api-key": key, "anthropic-version": "2023-06-01" } })
+    const response = await fetch(`${gw.url}/v1/models`, {
+      headers: { "x-api-key": key, "anthropic-version": "2023-06-01" }
+    })
     expect(response.status).toBe(200)
     const body = await response.json() as { data: Array<{ type: string; id: string }>; has_more: boolean }
     expect(body.has_more).toBe(false)
@@ -427,7 +509,9 @@ describe("the openai SDK to an Anthropic upstream", () => {
   beforeAll(async () => {
     anthropicUpstream = await startFakeUpstream()
     gw = await startGateway(fakeGatewayEnv(anthropicUpstream, {
-      providers: { claude: { adapter: "anthropic", base_url: anthropicUpstream.url, api_key_env: "FAKE_ANTHROPIC_KEY" } },
+      providers: {
+        claude: { adapter: "anthropic", base_url: anthropicUpstream.url, api_key_env: "FAKE_ANTHROPIC_KEY" }
+      },
       env: { FAKE_ANTHROPIC_KEY: ANTHROPIC_KEY }
     }))
     client = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: (await gw.newKey()).key, maxRetries: 0, timeout: 15_000 })
@@ -442,7 +526,9 @@ describe("the openai SDK to an Anthropic upstream", () => {
     anthropicUpstream.handle((request) =>
       request.body.stream === true
         ? anthropicStream({ content: [{ type: "text", text: "Hi there" }], usage: anthropicUsage(8, 2) })
-        : reply.json(anthropicMessage({ content: [{ type: "text", text: "Hi there" }], usage: anthropicUsage(8, 2, 4) }))
+        : reply.json(
+          anthropicMessage({ content: [{ type: "text", text: "Hi there" }], usage: anthropicUsage(8, 2, 4) })
+        )
     )
     const whole = await client.chat.completions.create({
       model: "claude/claude-fake-1",
@@ -452,7 +538,11 @@ describe("the openai SDK to an Anthropic upstream", () => {
     })
     expect(whole.choices[0]?.message.content).toBe("Hi there")
     expect(whole.choices[0]?.finish_reason).toBe("stop")
-    expect(whole.usage).toMatchObject({ prompt_tokens: 12, completion_tokens: 2, prompt_tokens_details: { cached_tokens: 4 } })
+    expect(whole.usage).toMatchObject({
+      prompt_tokens: 12,
+      completion_tokens: 2,
+      prompt_tokens_details: { cached_tokens: 4 }
+    })
     const sent = anthropicUpstream.last()
     expect(sent.path).toBe("/v1/messages")
     expect(sent.body).toMatchObject({
@@ -487,7 +577,10 @@ describe("the openai SDK to an Anthropic upstream", () => {
     const stream = await client.chat.completions.create({
       model: "claude/claude-fake-1",
       messages: [{ role: "user", content: "weather?" }],
-      tools: [{ type: "function", function: { name: "get_weather", parameters: weather.input_schema as Record<string, unknown> } }],
+      tools: [{
+        type: "function",
+        function: { name: "get_weather", parameters: weather.input_schema as Record<string, unknown> }
+      }],
       tool_choice: "required",
       stream: true
     })
@@ -508,14 +601,28 @@ describe("the openai SDK to an Anthropic upstream", () => {
       model: "claude/claude-fake-1",
       messages: [
         { role: "user", content: "weather?" },
-        { role: "assistant", content: null, tool_calls: [{ id: "toolu_1", type: "function", function: { name: "get_weather", arguments: "{\"city\":\"Rome\"}" } }] },
+        {
+          role: "assistant",
+          content: null,
+          tool_calls: [{
+            id: "toolu_1",
+            type: "function",
+            function: { name: "get_weather", arguments: "{\"city\":\"Rome\"}" }
+          }]
+        },
         { role: "tool", tool_call_id: "toolu_1", content: "25C" }
       ],
-      tools: [{ type: "function", function: { name: "get_weather", parameters: weather.input_schema as Record<string, unknown> } }]
+      tools: [{
+        type: "function",
+        function: { name: "get_weather", parameters: weather.input_schema as Record<string, unknown> }
+      }]
     })
     expect(anthropicUpstream.last().body["messages"]).toEqual([
       { role: "user", content: "weather?" },
-      { role: "assistant", content: [{ type: "tool_use", id: "toolu_1", name: "get_weather", input: { city: "Rome" } }] },
+      {
+        role: "assistant",
+        content: [{ type: "tool_use", id: "toolu_1", name: "get_weather", input: { city: "Rome" } }]
+      },
       { role: "user", content: [{ type: "tool_result", tool_use_id: "toolu_1", content: "25C" }] }
     ])
   })
@@ -527,7 +634,11 @@ describe("the openai SDK to an Anthropic upstream", () => {
         { type: "error", error: { type: "overloaded_error", message: "Overloaded" } }
       ], { named: true, end: "end" })
     )
-    const response = await postChat(gw.url, { model: "claude/claude-fake-1", stream: true, messages: [{ role: "user", content: "hi" }] }, {
+    const response = await postChat(gw.url, {
+      model: "claude/claude-fake-1",
+      stream: true,
+      messages: [{ role: "user", content: "hi" }]
+    }, {
       key: (await gw.newKey()).key
     })
     const text = await response.text()

@@ -6,12 +6,22 @@
  */
 import Anthropic from "@anthropic-ai/sdk"
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest"
-import { completion, type FakeUpstream, fakeGatewayEnv, reply, startFakeUpstream, toolCall } from "../utils/FakeUpstream.ts"
+import {
+  completion,
+  fakeGatewayEnv,
+  type FakeUpstream,
+  reply,
+  startFakeUpstream,
+  toolCall
+} from "../utils/FakeUpstream.ts"
 import { createCaller, setOrgTool } from "../utils/SharedToolsHarness.ts"
 import { postChat, startGateway, type TestGateway } from "../utils/TestGateway.ts"
 
 const PARIS = "call svc_current_time {\"timezone\":\"Europe/Paris\"}"
-const weather: Anthropic.Tool = { name: "get_weather", input_schema: { type: "object", properties: { city: { type: "string" } } } }
+const weather: Anthropic.Tool = {
+  name: "get_weather",
+  input_schema: { type: "object", properties: { city: { type: "string" } } }
+}
 
 /** What the gateway adds to a Messages answer. */
 interface SvcFields {
@@ -40,7 +50,10 @@ describe("shared tools on /v1/messages", () => {
   beforeEach(() => upstream.reset())
 
   const ask = (body: Record<string, unknown>) =>
-    postChat(gw.url, { model: "local/echo", max_tokens: 200, ...body }, { path: "/v1/messages", headers: { "x-api-key": key } })
+    postChat(gw.url, { model: "local/echo", max_tokens: 200, ...body }, {
+      path: "/v1/messages",
+      headers: { "x-api-key": key }
+    })
 
   it("a listed tool runs at the gateway and the model answers with its result, whole and streamed", async () => {
     await setOrgTool(gw, orgId, "svc_current_time", { activated: true })
@@ -48,10 +61,17 @@ describe("shared tools on /v1/messages", () => {
     expect(whole.status).toBe(200)
     const message = await whole.json() as Anthropic.Message & SvcFields
     expect(message.stop_reason).toBe("end_turn")
-    expect(message.content[0]).toMatchObject({ type: "text", text: expect.stringContaining("\"timezone\":\"Europe/Paris\"") })
+    expect(message.content[0]).toMatchObject({
+      type: "text",
+      text: expect.stringContaining("\"timezone\":\"Europe/Paris\"")
+    })
     expect(message.svc_tool_runs).toEqual([{ id: "svc_current_time", outcome: "ok", round: 1 }])
 
-    const streamed = await ask({ stream: true, svc_tool_ids: ["svc_current_time"], messages: [{ role: "user", content: PARIS }] })
+    const streamed = await ask({
+      stream: true,
+      svc_tool_ids: ["svc_current_time"],
+      messages: [{ role: "user", content: PARIS }]
+    })
     const text = await streamed.text()
     // the shared call never reaches the client: no tool_use block, the tool's result as text
     expect(text).not.toContain("tool_use")
@@ -62,15 +82,29 @@ describe("shared tools on /v1/messages", () => {
 
   it("a tool hydrated for the org is injected without being listed", async () => {
     await setOrgTool(gw, orgId, "svc_current_time", { activated: true, hydrate_org: true })
-    const message = await client.messages.create({ model: "local/echo", max_tokens: 100, messages: [{ role: "user", content: PARIS }] })
-    expect((message as Anthropic.Message & SvcFields).svc_tool_runs).toEqual([{ id: "svc_current_time", outcome: "ok", round: 1 }])
+    const message = await client.messages.create({
+      model: "local/echo",
+      max_tokens: 100,
+      messages: [{ role: "user", content: PARIS }]
+    })
+    expect((message as Anthropic.Message & SvcFields).svc_tool_runs).toEqual([{
+      id: "svc_current_time",
+      outcome: "ok",
+      round: 1
+    }])
     await setOrgTool(gw, orgId, "svc_current_time", { activated: true, hydrate_org: false })
   })
 
   it("a tool that is not activated is Anthropic's 400 naming it", async () => {
-    const response = await ask({ svc_tool_ids: ["svc_generate_uuid", "svc_nope"], messages: [{ role: "user", content: "hi" }] })
+    const response = await ask({
+      svc_tool_ids: ["svc_generate_uuid", "svc_nope"],
+      messages: [{ role: "user", content: "hi" }]
+    })
     expect(response.status).toBe(400)
-    const body = await response.json() as { type: string; error: { type: string; message: string; invalid_svc_tool_ids: Array<string> } }
+    const body = await response.json() as {
+      type: string
+      error: { type: string; message: string; invalid_svc_tool_ids: Array<string> }
+    }
     expect(body.type).toBe("error")
     expect(body.error.type).toBe("invalid_request_error")
     expect(body.error.invalid_svc_tool_ids).toEqual(["svc_generate_uuid", "svc_nope"])
@@ -82,7 +116,10 @@ describe("shared tools on /v1/messages", () => {
     upstream.handle(() =>
       reply.json(completion({
         content: null,
-        toolCalls: [toolCall("call_uuid", "svc_generate_uuid", {}), toolCall("call_weather", "get_weather", { city: "Lyon" })],
+        toolCalls: [
+          toolCall("call_uuid", "svc_generate_uuid", {}),
+          toolCall("call_weather", "get_weather", { city: "Lyon" })
+        ],
         finishReason: "tool_calls"
       }))
     )
@@ -96,7 +133,12 @@ describe("shared tools on /v1/messages", () => {
       svc_tool_ids: ["svc_generate_uuid"]
     }) as Anthropic.Message & SvcFields
     expect(first.stop_reason).toBe("tool_use")
-    expect(first.content).toEqual([{ type: "tool_use", id: "call_weather", name: "get_weather", input: { city: "Lyon" } }])
+    expect(first.content).toEqual([{
+      type: "tool_use",
+      id: "call_weather",
+      name: "get_weather",
+      input: { city: "Lyon" }
+    }])
     expect(first.svc_pending_id).toMatch(/^svcpend_/)
 
     upstream.handle(() => reply.json(completion({ content: "Here you go." })))
@@ -116,8 +158,14 @@ describe("shared tools on /v1/messages", () => {
     expect(second.content).toEqual([{ type: "text", text: "Here you go." }])
     const sent = upstream.last().body.messages ?? []
     const assistant = sent.find((m) => m["role"] === "assistant")
-    expect((assistant?.["tool_calls"] as Array<{ id: string }>).map((call) => call.id).sort()).toEqual(["call_uuid", "call_weather"])
-    expect(sent.filter((m) => m["role"] === "tool").map((m) => m["tool_call_id"]).sort()).toEqual(["call_uuid", "call_weather"])
+    expect((assistant?.["tool_calls"] as Array<{ id: string }>).map((call) => call.id).sort()).toEqual([
+      "call_uuid",
+      "call_weather"
+    ])
+    expect(sent.filter((m) => m["role"] === "tool").map((m) => m["tool_call_id"]).sort()).toEqual([
+      "call_uuid",
+      "call_weather"
+    ])
   })
 
   it("Claude Code's session id is kept in the log: its requests are found and grouped by it", async () => {
@@ -130,12 +178,19 @@ describe("shared tools on /v1/messages", () => {
     for (const headers of [{ "x-claude-code-session-id": session }, { "x-claude-code-session-id": session }, {}]) {
       expect((await send(headers)).status).toBe(200)
     }
-    await expect.poll(async () => (await gw.admin("GET", `/orgs/${orgId}/requests?session_id=${session}`)).json.data.length, {
-      timeout: 10_000
-    }).toBe(2)
-    const rows = (await gw.admin("GET", `/orgs/${orgId}/requests?session_id=${session}`)).json.data as Array<{ session_id: string }>
+    await expect.poll(
+      async () => (await gw.admin("GET", `/orgs/${orgId}/requests?session_id=${session}`)).json.data.length,
+      {
+        timeout: 10_000
+      }
+    ).toBe(2)
+    const rows = (await gw.admin("GET", `/orgs/${orgId}/requests?session_id=${session}`)).json.data as Array<
+      { session_id: string }
+    >
     expect(rows.map((row) => row.session_id)).toEqual([session, session])
-    const groups = (await gw.admin("GET", `/orgs/${orgId}/analytics?group_by=session`)).json.data as Array<{ group: string | null; requests: number }>
+    const groups = (await gw.admin("GET", `/orgs/${orgId}/analytics?group_by=session`)).json.data as Array<
+      { group: string | null; requests: number }
+    >
     expect(groups.find((g) => g.group === session)?.requests).toBe(2)
   })
 })

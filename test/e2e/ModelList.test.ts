@@ -18,7 +18,10 @@ describe("GET /v1/models lists what providers from the environment serve", () =>
       const path = request.path.split("?")[0]
       if (path === "/v1/models" && request.headers["authorization"] === "Bearer sk-openai") {
         round++
-        return reply.json({ object: "list", data: [{ id: "gpt-4o", object: "model" }, { id: round === 1 ? "o3" : "o4", object: "model" }] })
+        return reply.json({
+          object: "list",
+          data: [{ id: "gpt-4o", object: "model" }, { id: round === 1 ? "o3" : "o4", object: "model" }]
+        })
       }
       if (path === "/v1/models" && request.headers["x-api-key"] === "sk-ant") {
         return reply.json({ data: [{ id: "claude-sonnet-4-5", type: "model" }], has_more: false })

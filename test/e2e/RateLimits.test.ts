@@ -55,7 +55,8 @@ describe("rate limits and budgets", () => {
   it("on /v1/messages the refusal is Anthropic's rate_limit_error", async () => {
     const { key } = await limitedKey({ rpm: 1 })
     const messages = { model: "local/echo", max_tokens: 16, messages: [{ role: "user", content: "hi" }] }
-    expect((await postChat(gw.url, messages, { key, path: "/v1/messages", headers: { "x-api-key": key } })).status).toBe(200)
+    expect((await postChat(gw.url, messages, { key, path: "/v1/messages", headers: { "x-api-key": key } })).status)
+      .toBe(200)
     const refused = await postChat(gw.url, messages, { key, path: "/v1/messages", headers: { "x-api-key": key } })
     expect(refused.status).toBe(429)
     expect(refused.headers.get("retry-after")).not.toBeNull()
@@ -79,7 +80,10 @@ describe("rate limits and budgets", () => {
     expect(usage).toBeGreaterThan(20)
     const refused = await postChat(gw.url, ask(long), { key })
     expect(refused.status).toBe(429)
-    expect((await refused.json() as { error: { code: string; type: string } }).error).toMatchObject({ code: "rate_limit_exceeded", type: "tokens" })
+    expect((await refused.json() as { error: { code: string; type: string } }).error).toMatchObject({
+      code: "rate_limit_exceeded",
+      type: "tokens"
+    })
   })
 
   it("an org's daily budget covers all its keys: once used up, budget_exceeded until the next UTC day", async () => {

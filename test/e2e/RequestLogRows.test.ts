@@ -6,8 +6,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import {
   completion,
-  type FakeUpstream,
   fakeGatewayEnv,
+  type FakeUpstream,
   reply,
   startFakeUpstream,
   textStream,
@@ -106,7 +106,9 @@ describe("the request log", () => {
 
   it("an upstream 400: the provider's status and code", async () => {
     upstream.handle(() => reply.error(400, "bad stop sequence", { code: "invalid_stop" }))
-    const response = await postChat(gw.url, { model: "fake/some-model", messages: [{ role: "user", content: "x" }] }, { key })
+    const response = await postChat(gw.url, { model: "fake/some-model", messages: [{ role: "user", content: "x" }] }, {
+      key
+    })
     expect(response.status).toBe(400)
     const row = await rowOf(requestIdOf(response))
     expect(row).toMatchObject({ status: 400, error_code: "invalid_stop" })
@@ -115,19 +117,33 @@ describe("the request log", () => {
   it("a known key refused (revoked, expired) is logged under its org with the refusal; an unknown key only in the metrics", async () => {
     const revoked = await gw.newKey()
     await gw.admin("DELETE", `/keys/${revoked.keyId}`)
-    const refused = await postChat(gw.url, { model: "local/echo", messages: [{ role: "user", content: "x" }] }, { key: revoked.key })
+    const refused = await postChat(gw.url, { model: "local/echo", messages: [{ role: "user", content: "x" }] }, {
+      key: revoked.key
+    })
     expect(refused.status).toBe(401)
-    expect(await rowOf(requestIdOf(refused), revoked.orgId)).toMatchObject({ status: 401, error_code: "revoked_api_key", key_id: revoked.keyId })
+    expect(await rowOf(requestIdOf(refused), revoked.orgId)).toMatchObject({
+      status: 401,
+      error_code: "revoked_api_key",
+      key_id: revoked.keyId
+    })
 
     const expiresAt = new Date(Date.now() + 1_500).toISOString()
     const created = await gw.admin("POST", `/orgs/${orgId}/keys`, { name: "short", expires_at: expiresAt })
     const short = created.json as { id: string; key: string }
     await new Promise((resolve) => setTimeout(resolve, Date.parse(expiresAt) - Date.now() + 50))
-    const expired = await postChat(gw.url, { model: "local/echo", messages: [{ role: "user", content: "x" }] }, { key: short.key })
+    const expired = await postChat(gw.url, { model: "local/echo", messages: [{ role: "user", content: "x" }] }, {
+      key: short.key
+    })
     expect(expired.status).toBe(401)
-    expect(await rowOf(requestIdOf(expired))).toMatchObject({ status: 401, error_code: "expired_api_key", key_id: short.id })
+    expect(await rowOf(requestIdOf(expired))).toMatchObject({
+      status: 401,
+      error_code: "expired_api_key",
+      key_id: short.id
+    })
 
-    const unknown = await postChat(gw.url, { model: "local/echo", messages: [{ role: "user", content: "x" }] }, { key: "sk-svc-not-a-key" })
+    const unknown = await postChat(gw.url, { model: "local/echo", messages: [{ role: "user", content: "x" }] }, {
+      key: "sk-svc-not-a-key"
+    })
     expect(unknown.status).toBe(401)
     const missing = await gw.admin("GET", `/orgs/${orgId}/requests/${requestIdOf(unknown)}`)
     expect(missing.status).toBe(404)
@@ -165,7 +181,9 @@ describe("the request log", () => {
       key,
       headers: { "x-svc-tags": tag }
     })
-    const untagged = await postChat(gw.url, { model: "fake/some-model", messages: [{ role: "user", content: "y" }] }, { key })
+    const untagged = await postChat(gw.url, { model: "fake/some-model", messages: [{ role: "user", content: "y" }] }, {
+      key
+    })
     const taggedId = requestIdOf(tagged)
     await rowOf(taggedId)
     await rowOf(requestIdOf(untagged))

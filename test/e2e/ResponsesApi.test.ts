@@ -6,7 +6,18 @@
  */
 import OpenAI from "openai"
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest"
-import { chunk, completion, type FakeUpstream, fakeGatewayEnv, reply, startFakeUpstream, textStream, toolCall, usage, usageChunk } from "../utils/FakeUpstream.ts"
+import {
+  chunk,
+  completion,
+  fakeGatewayEnv,
+  type FakeUpstream,
+  reply,
+  startFakeUpstream,
+  textStream,
+  toolCall,
+  usage,
+  usageChunk
+} from "../utils/FakeUpstream.ts"
 import { postChat, startGateway, type TestGateway } from "../utils/TestGateway.ts"
 import { CITY, SCHEMA, TEXT, upstreamProviders, upstreams } from "../utils/UpstreamFormats.ts"
 
@@ -14,7 +25,12 @@ const weather: OpenAI.Responses.FunctionTool = {
   type: "function",
   name: "get_weather",
   description: "Current weather in a city",
-  parameters: { type: "object", properties: { city: { type: "string" } }, required: ["city"], additionalProperties: false },
+  parameters: {
+    type: "object",
+    properties: { city: { type: "string" } },
+    required: ["city"],
+    additionalProperties: false
+  },
   strict: true
 }
 
@@ -50,7 +66,13 @@ describe("/v1/responses through the openai SDK", () => {
       expect(response.model).toBe("local/echo")
       expect(response.output_text).toBe("Hello there")
       expect(response.output).toEqual([
-        { id: expect.stringMatching(/^msg_/), type: "message", status: "completed", role: "assistant", content: [{ type: "output_text", text: "Hello there", annotations: [] }] }
+        {
+          id: expect.stringMatching(/^msg_/),
+          type: "message",
+          status: "completed",
+          role: "assistant",
+          content: [{ type: "output_text", text: "Hello there", annotations: [] }]
+        }
       ])
       expect(response.usage).toEqual({
         input_tokens: 2,
@@ -62,20 +84,26 @@ describe("/v1/responses through the openai SDK", () => {
     })
 
     it("streamed: events in OpenAI's order with growing sequence numbers; the SDK's final response", async () => {
-      const events = await eventsOf(await client.responses.create({ model: "local/echo", input: "one two three", stream: true }))
+      const events = await eventsOf(
+        await client.responses.create({ model: "local/echo", input: "one two three", stream: true })
+      )
       expect(events.map((event) => event.type)).toEqual([
         "response.created",
         "response.in_progress",
         "response.output_item.added",
         "response.content_part.added",
-        ...events.filter((event) => event.type === "response.output_text.delta").map(() => "response.output_text.delta"),
+        ...events.filter((event) => event.type === "response.output_text.delta").map(() =>
+          "response.output_text.delta"
+        ),
         "response.output_text.done",
         "response.content_part.done",
         "response.output_item.done",
         "response.completed"
       ])
       expect(events.map((event) => event.sequence_number)).toEqual(events.map((_, i) => i))
-      const text = events.flatMap((event) => (event.type === "response.output_text.delta" ? [event.delta] : [])).join("")
+      const text = events.flatMap((event) => (event.type === "response.output_text.delta" ? [event.delta] : [])).join(
+        ""
+      )
       expect(text).toBe("one two three")
       const completed = events.at(-1)
       expect(completed?.type === "response.completed" && completed.response.usage?.output_tokens).toBe(3)
@@ -88,10 +116,18 @@ describe("/v1/responses through the openai SDK", () => {
       const response = await client.responses.create({
         model: "local/echo",
         instructions: "be brief",
-        input: [{ role: "developer", content: "dev note" }, { role: "user", content: [{ type: "input_text", text: "last words" }] }]
+        input: [{ role: "developer", content: "dev note" }, {
+          role: "user",
+          content: [{ type: "input_text", text: "last words" }]
+        }]
       })
       expect(response.output_text).toBe("last words")
-      await expect(client.responses.create({ model: "local/echo", input: [{ type: "function_call_output", output: "x" }] as never }))
+      await expect(
+        client.responses.create({
+          model: "local/echo",
+          input: [{ type: "function_call_output", output: "x" }] as never
+        })
+      )
         .rejects.toMatchObject({ status: 400, error: expect.objectContaining({ param: "input[0].call_id" }) })
       await expect(client.responses.create({ model: "local/echo", input: "hi", previous_response_id: "resp_1" }))
         .rejects.toMatchObject({ status: 400, message: expect.stringContaining("the gateway keeps no responses") })
@@ -100,10 +136,24 @@ describe("/v1/responses through the openai SDK", () => {
 
   describe("a chat-completions upstream", () => {
     it("function calls both ways: the model's call as a function_call item, the client's output sent back as a tool message", async () => {
-      upstream.handle(() => reply.json(completion({ toolCalls: [toolCall("call_9", "get_weather", { city: "Paris" })], finishReason: "tool_calls", usage: usage(20, 7) })))
+      upstream.handle(() =>
+        reply.json(
+          completion({
+            toolCalls: [toolCall("call_9", "get_weather", { city: "Paris" })],
+            finishReason: "tool_calls",
+            usage: usage(20, 7)
+          })
+        )
+      )
       const first = await client.responses.create({ model: "fake/gpt", input: "Weather in Paris?", tools: [weather] })
       const call = first.output.find((item) => item.type === "function_call")
-      expect(call).toMatchObject({ type: "function_call", call_id: "call_9", name: "get_weather", arguments: "{\"city\":\"Paris\"}", status: "completed" })
+      expect(call).toMatchObject({
+        type: "function_call",
+        call_id: "call_9",
+        name: "get_weather",
+        arguments: "{\"city\":\"Paris\"}",
+        status: "completed"
+      })
       expect(upstream.requests[0]?.body).toMatchObject({
         model: "gpt",
         messages: [{ role: "user", content: "Weather in Paris?" }],
@@ -124,7 +174,15 @@ describe("/v1/responses through the openai SDK", () => {
       expect(upstream.requests[1]?.body).toMatchObject({
         messages: [
           { role: "user", content: "Weather in Paris?" },
-          { role: "assistant", content: null, tool_calls: [{ id: "call_9", type: "function", function: { name: "get_weather", arguments: "{\"city\":\"Paris\"}" } }] },
+          {
+            role: "assistant",
+            content: null,
+            tool_calls: [{
+              id: "call_9",
+              type: "function",
+              function: { name: "get_weather", arguments: "{\"city\":\"Paris\"}" }
+            }]
+          },
           { role: "tool", tool_call_id: "call_9", content: "{\"sky\":\"sunny\",\"c\":21}" }
         ]
       })
@@ -133,7 +191,10 @@ describe("/v1/responses through the openai SDK", () => {
     it("streamed function call: added, argument deltas, done; tool types the upstream cannot take are named as dropped", async () => {
       upstream.handle(() =>
         reply.sse([
-          chunk({ role: "assistant", tool_calls: [{ index: 0, id: "call_1", type: "function", function: { name: "get_weather", arguments: "" } }] }),
+          chunk({
+            role: "assistant",
+            tool_calls: [{ index: 0, id: "call_1", type: "function", function: { name: "get_weather", arguments: "" } }]
+          }),
           chunk({ tool_calls: [{ index: 0, function: { arguments: "{\"city\":" } }] }),
           chunk({ tool_calls: [{ index: 0, function: { arguments: "\"Oslo\"}" } }] }, "tool_calls"),
           usageChunk(usage(10, 4))
@@ -159,7 +220,12 @@ describe("/v1/responses through the openai SDK", () => {
         "response.completed"
       ])
       const done = events.find((event) => event.type === "response.output_item.done")
-      expect(done?.type === "response.output_item.done" && done.item).toMatchObject({ type: "function_call", call_id: "call_1", name: "get_weather", arguments: "{\"city\":\"Oslo\"}" })
+      expect(done?.type === "response.output_item.done" && done.item).toMatchObject({
+        type: "function_call",
+        call_id: "call_1",
+        name: "get_weather",
+        arguments: "{\"city\":\"Oslo\"}"
+      })
       expect(upstream.requests[0]?.body).not.toHaveProperty("include")
     })
 
@@ -171,15 +237,25 @@ describe("/v1/responses through the openai SDK", () => {
     })
 
     it("an upstream failure is OpenAI's error shape with the upstream's status", async () => {
-      upstream.handle(() => reply.json({ error: { message: "Rate limited", type: "rate_limit_error", code: "rate_limit" } }, 429))
-      const response = await postChat(gw.url, { model: "fake/gpt", input: "hi" }, { key: (await gw.newKey()).key, path: "/v1/responses" })
+      upstream.handle(() =>
+        reply.json({ error: { message: "Rate limited", type: "rate_limit_error", code: "rate_limit" } }, 429)
+      )
+      const response = await postChat(gw.url, { model: "fake/gpt", input: "hi" }, {
+        key: (await gw.newKey()).key,
+        path: "/v1/responses"
+      })
       expect(response.status).toBe(429)
       expect(await response.json()).toMatchObject({ error: { message: expect.stringContaining("Rate limited") } })
     })
   })
 
   describe("every upstream format, through responses.create", () => {
-    const tools: Array<OpenAI.Responses.Tool> = [{ type: "function", name: "get_weather", parameters: SCHEMA, strict: false }]
+    const tools: Array<OpenAI.Responses.Tool> = [{
+      type: "function",
+      name: "get_weather",
+      parameters: SCHEMA,
+      strict: false
+    }]
     for (const target of upstreams) {
       it(`${target.name}: text and a function call, whole and streamed`, async () => {
         for (const stream of [false, true]) {
@@ -197,7 +273,8 @@ describe("/v1/responses through the openai SDK", () => {
             ? await client.responses.stream({ model: target.model, input: prompt, tools }).finalResponse()
             : await client.responses.create({ model: target.model, input: prompt, tools })
           const call = response.output.find((item) => item.type === "function_call")
-          expect(call?.type === "function_call" && { name: call.name, args: JSON.parse(call.arguments) as unknown }).toEqual({ name: "get_weather", args: CITY })
+          expect(call?.type === "function_call" && { name: call.name, args: JSON.parse(call.arguments) as unknown })
+            .toEqual({ name: "get_weather", args: CITY })
         }
       })
     }

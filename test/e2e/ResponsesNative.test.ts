@@ -9,7 +9,14 @@
  */
 import OpenAI from "openai"
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest"
-import { completion, type FakeUpstream, fakeGatewayEnv, reply, startFakeUpstream, toolCall } from "../utils/FakeUpstream.ts"
+import {
+  completion,
+  fakeGatewayEnv,
+  type FakeUpstream,
+  reply,
+  startFakeUpstream,
+  toolCall
+} from "../utils/FakeUpstream.ts"
 import { createCaller, setOrgTool } from "../utils/SharedToolsHarness.ts"
 import { postChat, sseData, startGateway, type TestGateway } from "../utils/TestGateway.ts"
 
@@ -18,18 +25,41 @@ const codexBody = {
   model: "openai/gpt-5-codex",
   instructions: "You are Codex, a coding agent.",
   input: [
-    { type: "message", role: "developer", content: [{ type: "input_text", text: "<permissions>workspace-write</permissions>" }] },
-    { type: "message", role: "user", content: [{ type: "input_text", text: "<environment_context>cwd /w</environment_context>" }] },
+    {
+      type: "message",
+      role: "developer",
+      content: [{ type: "input_text", text: "<permissions>workspace-write</permissions>" }]
+    },
+    {
+      type: "message",
+      role: "user",
+      content: [{ type: "input_text", text: "<environment_context>cwd /w</environment_context>" }]
+    },
     { type: "message", role: "user", content: [{ type: "input_text", text: "list the files" }] },
-    { type: "reasoning", summary: [{ type: "summary_text", text: "**Listing**" }], content: null, encrypted_content: "gAAAAABo-encrypted" },
+    {
+      type: "reasoning",
+      summary: [{ type: "summary_text", text: "**Listing**" }],
+      content: null,
+      encrypted_content: "gAAAAABo-encrypted"
+    },
     { type: "function_call", name: "exec_command", arguments: "{\"cmd\":\"ls\"}", call_id: "call_ls" },
     { type: "function_call_output", call_id: "call_ls", output: "a.txt\nb.txt" },
     { type: "tool_search_call", id: "ts_1", query: "git" }
   ],
   tools: [
-    { type: "function", name: "exec_command", description: "Runs a command", strict: false, parameters: { type: "object", properties: { cmd: { type: "string" } }, required: ["cmd"] } },
+    {
+      type: "function",
+      name: "exec_command",
+      description: "Runs a command",
+      strict: false,
+      parameters: { type: "object", properties: { cmd: { type: "string" } }, required: ["cmd"] }
+    },
     { type: "web_search", external_web_access: false },
-    { type: "namespace", name: "mcp__docs", tools: [{ type: "function", name: "search", parameters: { type: "object" } }] },
+    {
+      type: "namespace",
+      name: "mcp__docs",
+      tools: [{ type: "function", name: "search", parameters: { type: "object" } }]
+    },
     { type: "tool_search", max_results: 8 }
   ],
   tool_choice: "auto",
@@ -54,9 +84,26 @@ const responseOf = (status: string, output: ReadonlyArray<unknown>, usage: unkno
   output,
   usage
 })
-const upstreamUsage = { input_tokens: 120, input_tokens_details: { cached_tokens: 100 }, output_tokens: 30, output_tokens_details: { reasoning_tokens: 20 }, total_tokens: 150 }
-const reasoningItem = { id: "rs_up", type: "reasoning", summary: [{ type: "summary_text", text: "Thinking." }], encrypted_content: "gAAAAAB-next" }
-const messageItem = { id: "msg_up", type: "message", status: "completed", role: "assistant", content: [{ type: "output_text", text: "Two files.", annotations: [] }] }
+const upstreamUsage = {
+  input_tokens: 120,
+  input_tokens_details: { cached_tokens: 100 },
+  output_tokens: 30,
+  output_tokens_details: { reasoning_tokens: 20 },
+  total_tokens: 150
+}
+const reasoningItem = {
+  id: "rs_up",
+  type: "reasoning",
+  summary: [{ type: "summary_text", text: "Thinking." }],
+  encrypted_content: "gAAAAAB-next"
+}
+const messageItem = {
+  id: "msg_up",
+  type: "message",
+  status: "completed",
+  role: "assistant",
+  content: [{ type: "output_text", text: "Two files.", annotations: [] }]
+}
 
 /** A Responses stream: reasoning (summary + encrypted content), then text. */
 const responsesStream = () => {
@@ -65,10 +112,23 @@ const responsesStream = () => {
     event("response.created", { response: responseOf("in_progress", []) }),
     event("response.in_progress", { response: responseOf("in_progress", []) }),
     event("response.output_item.added", { output_index: 0, item: { id: "rs_up", type: "reasoning", summary: [] } }),
-    event("response.reasoning_summary_part.added", { item_id: "rs_up", output_index: 0, summary_index: 0, part: { type: "summary_text", text: "" } }),
-    event("response.reasoning_summary_text.delta", { item_id: "rs_up", output_index: 0, summary_index: 0, delta: "Thinking." }),
+    event("response.reasoning_summary_part.added", {
+      item_id: "rs_up",
+      output_index: 0,
+      summary_index: 0,
+      part: { type: "summary_text", text: "" }
+    }),
+    event("response.reasoning_summary_text.delta", {
+      item_id: "rs_up",
+      output_index: 0,
+      summary_index: 0,
+      delta: "Thinking."
+    }),
     event("response.output_item.done", { output_index: 0, item: reasoningItem }),
-    event("response.output_item.added", { output_index: 1, item: { ...messageItem, status: "in_progress", content: [] } }),
+    event("response.output_item.added", {
+      output_index: 1,
+      item: { ...messageItem, status: "in_progress", content: [] }
+    }),
     event("response.output_text.delta", { item_id: "msg_up", output_index: 1, content_index: 0, delta: "Two " }),
     event("response.output_text.delta", { item_id: "msg_up", output_index: 1, content_index: 0, delta: "files." }),
     event("response.output_item.done", { output_index: 1, item: messageItem }),
@@ -125,8 +185,19 @@ describe("the Responses API to a Responses upstream and across formats", () => {
     // the upstream's answer, in the client's format: reasoning with its encrypted content, then the text
     const done = events.filter((e) => e["type"] === "response.output_item.done").map((e) => e["item"])
     expect(done).toEqual([
-      { id: expect.stringMatching(/^rs_/), type: "reasoning", summary: [{ type: "summary_text", text: "Thinking." }], encrypted_content: "gAAAAAB-next" },
-      { id: expect.stringMatching(/^msg_/), type: "message", status: "completed", role: "assistant", content: [{ type: "output_text", text: "Two files.", annotations: [] }] }
+      {
+        id: expect.stringMatching(/^rs_/),
+        type: "reasoning",
+        summary: [{ type: "summary_text", text: "Thinking." }],
+        encrypted_content: "gAAAAAB-next"
+      },
+      {
+        id: expect.stringMatching(/^msg_/),
+        type: "message",
+        status: "completed",
+        role: "assistant",
+        content: [{ type: "output_text", text: "Two files.", annotations: [] }]
+      }
     ])
     const completed = events.at(-1) as { type: string; response: { usage: unknown; status: string } }
     expect(completed.type).toBe("response.completed")
@@ -142,7 +213,9 @@ describe("the Responses API to a Responses upstream and across formats", () => {
     expect(body.output[0]).toMatchObject({ encrypted_content: "gAAAAAB-next" })
     expect(body.usage).toEqual(upstreamUsage)
 
-    upstream.handle(() => reply.error(400, "Unsupported parameter: 'foo'.", { param: "foo", code: "unsupported_parameter" }))
+    upstream.handle(() =>
+      reply.error(400, "Unsupported parameter: 'foo'.", { param: "foo", code: "unsupported_parameter" })
+    )
     const refused = await responses({ model: "openai/gpt-5", input: "x", foo: 1 })
     expect(refused.status).toBe(400)
     expect(await refused.json()).toMatchObject({ error: { message: "Unsupported parameter: 'foo'." } })
@@ -161,7 +234,10 @@ describe("the Responses API to a Responses upstream and across formats", () => {
     }, { key })
     expect(whole.status).toBe(200)
     expect(whole.headers.get("x-svc-dropped-fields")).toBe("seed")
-    const completion = await whole.json() as { choices: Array<{ message: { content: string } }>; usage: Record<string, unknown> }
+    const completion = await whole.json() as {
+      choices: Array<{ message: { content: string } }>
+      usage: Record<string, unknown>
+    }
     expect(completion.choices[0]?.message.content).toBe("Two files.")
     expect(completion.usage).toMatchObject({ prompt_tokens: 120, completion_tokens: 30, total_tokens: 150 })
     expect(upstream.last().path).toBe("/v1/responses")
@@ -181,17 +257,25 @@ describe("the Responses API to a Responses upstream and across formats", () => {
     })
 
     upstream.handle(() => reply.sse(responsesStream(), { named: true, end: "end" }))
-    const streamed = await postChat(gw.url, { model: "oresp/o3-pro", messages: [{ role: "user", content: "files?" }], stream: true }, { key })
+    const streamed = await postChat(gw.url, {
+      model: "oresp/o3-pro",
+      messages: [{ role: "user", content: "files?" }],
+      stream: true
+    }, { key })
     const chunks = sseData(await streamed.text())
     expect(chunks.at(-1)).toBe("[DONE]")
-    const deltas = chunks.slice(0, -1).map((data) => (JSON.parse(data) as { choices: Array<{ delta: Record<string, unknown> }> }).choices[0]?.delta ?? {})
+    const deltas = chunks.slice(0, -1).map((data) =>
+      (JSON.parse(data) as { choices: Array<{ delta: Record<string, unknown> }> }).choices[0]?.delta ?? {}
+    )
     expect(deltas.map((delta) => delta["content"] ?? "").join("")).toBe("Two files.")
     expect(deltas.map((delta) => delta["reasoning_content"] ?? "").join("")).toBe("Thinking.")
   })
 
   it("the openai adapter sends a chat client to chat completions", async () => {
     upstream.handle(() => reply.json(completion({ content: "chat answer" })))
-    const response = await postChat(gw.url, { model: "openai/gpt-4o", messages: [{ role: "user", content: "hi" }] }, { key })
+    const response = await postChat(gw.url, { model: "openai/gpt-4o", messages: [{ role: "user", content: "hi" }] }, {
+      key
+    })
     expect(response.status).toBe(200)
     expect(upstream.last().path).toBe("/v1/chat/completions")
   })
@@ -202,15 +286,32 @@ describe("the Responses API to a Responses upstream and across formats", () => {
     upstream.handle(() => {
       round++
       return round === 1
-        ? reply.json(responseOf("completed", [{ id: "fc_1", type: "function_call", status: "completed", call_id: "call_t", name: "svc_current_time", arguments: "{\"timezone\":\"UTC\"}" }], upstreamUsage))
+        ? reply.json(
+          responseOf("completed", [{
+            id: "fc_1",
+            type: "function_call",
+            status: "completed",
+            call_id: "call_t",
+            name: "svc_current_time",
+            arguments: "{\"timezone\":\"UTC\"}"
+          }], upstreamUsage)
+        )
         : reply.json(responseOf("completed", [messageItem], upstreamUsage))
     })
-    const response = await responses({ model: "openai/gpt-5", input: "what time is it?", tools: [codexBody.tools[0]], svc_tool_ids: ["svc_current_time"] })
+    const response = await responses({
+      model: "openai/gpt-5",
+      input: "what time is it?",
+      tools: [codexBody.tools[0]],
+      svc_tool_ids: ["svc_current_time"]
+    })
     const body = await response.json() as { output: Array<Record<string, unknown>>; svc_tool_runs: unknown }
     expect(body.svc_tool_runs).toEqual([{ id: "svc_current_time", outcome: "ok", round: 1 }])
     expect(body.output.map((item) => item["type"])).toEqual(["message"])
     const [first, second] = upstream.requests
-    expect(first?.body.tools).toEqual([codexBody.tools[0], expect.objectContaining({ type: "function", name: "svc_current_time" })])
+    expect(first?.body.tools).toEqual([
+      codexBody.tools[0],
+      expect.objectContaining({ type: "function", name: "svc_current_time" })
+    ])
     expect(first?.body).not.toHaveProperty("svc_tool_ids")
     expect(second?.body.input).toEqual([
       { role: "user", content: "what time is it?" },
@@ -223,13 +324,19 @@ describe("the Responses API to a Responses upstream and across formats", () => {
     await setOrgTool(gw, orgId, "svc_current_time", { activated: true, hydrate_org: true })
     try {
       const input = "call svc_current_time {\"timezone\":\"Europe/Paris\"}"
-      const whole = await (await responses({ model: "local/echo", input })).json() as { output: Array<Record<string, unknown>>; svc_tool_runs: unknown }
+      const whole = await (await responses({ model: "local/echo", input })).json() as {
+        output: Array<Record<string, unknown>>
+        svc_tool_runs: unknown
+      }
       expect(whole.svc_tool_runs).toEqual([{ id: "svc_current_time", outcome: "ok", round: 1 }])
       expect(JSON.stringify(whole.output)).toContain("Europe/Paris")
       expect(whole.output.some((item) => item["type"] === "function_call")).toBe(false)
 
       const events = eventsOf(await (await responses({ model: "local/echo", input, stream: true })).text())
-      const completed = events.at(-1) as { type: string; response: { svc_tool_runs: unknown; output: Array<Record<string, unknown>> } }
+      const completed = events.at(-1) as {
+        type: string
+        response: { svc_tool_runs: unknown; output: Array<Record<string, unknown>> }
+      }
       expect(completed.type).toBe("response.completed")
       expect(completed.response.svc_tool_runs).toEqual([{ id: "svc_current_time", outcome: "ok", round: 1 }])
       expect(events.some((event) => event["type"] === "response.function_call_arguments.delta")).toBe(false)
@@ -241,12 +348,24 @@ describe("the Responses API to a Responses upstream and across formats", () => {
   it("a mixed turn on /v1/responses: only the client's call comes back, with a svc_pending_id that restores the gateway's turn", async () => {
     await setOrgTool(gw, orgId, "svc_generate_uuid", { activated: true })
     chatUpstream.handle(() =>
-      reply.json(completion({ content: null, toolCalls: [toolCall("call_uuid", "svc_generate_uuid", {}), toolCall("call_ls", "exec_command", { cmd: "ls" })] }))
+      reply.json(
+        completion({
+          content: null,
+          toolCalls: [
+            toolCall("call_uuid", "svc_generate_uuid", {}),
+            toolCall("call_ls", "exec_command", { cmd: "ls" })
+          ]
+        })
+      )
     )
     const client = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: key, maxRetries: 0 })
     const tools = [codexBody.tools[0] as OpenAI.Responses.FunctionTool]
-    const first = await client.responses.create({ model: "fake/m", input: "an id and the files", tools, svc_tool_ids: ["svc_generate_uuid"] } as never) as OpenAI.Responses.Response & { svc_pending_id?: string }
-    expect(first.output).toEqual([expect.objectContaining({ type: "function_call", call_id: "call_ls", name: "exec_command" })])
+    const first = await client.responses.create(
+      { model: "fake/m", input: "an id and the files", tools, svc_tool_ids: ["svc_generate_uuid"] } as never
+    ) as OpenAI.Responses.Response & { svc_pending_id?: string }
+    expect(first.output).toEqual([
+      expect.objectContaining({ type: "function_call", call_id: "call_ls", name: "exec_command" })
+    ])
     expect(first.svc_pending_id).toMatch(/^svcpend_/)
 
     chatUpstream.handle(() => reply.json(completion({ content: "done" })))
@@ -263,6 +382,9 @@ describe("the Responses API to a Responses upstream and across formats", () => {
     } as never)
     expect(second.output_text).toBe("done")
     const sent = chatUpstream.last().body.messages ?? []
-    expect(sent.filter((m) => m["role"] === "tool").map((m) => m["tool_call_id"]).sort()).toEqual(["call_ls", "call_uuid"])
+    expect(sent.filter((m) => m["role"] === "tool").map((m) => m["tool_call_id"]).sort()).toEqual([
+      "call_ls",
+      "call_uuid"
+    ])
   })
 })

@@ -64,8 +64,11 @@ describe("two gateway processes on one PostgreSQL and one Redis", () => {
     // cached on B
     expect((await postChat(b.url, ask, { key })).status).toBe(200)
     expect((await admin(a, "DELETE", `/keys/${created.json.id}`)).status).toBe(200)
-    const took = await eventually(2_000, "B refuses the revoked key", async () =>
-      (await postChat(b.url, ask, { key })).status === 401)
+    const took = await eventually(
+      2_000,
+      "B refuses the revoked key",
+      async () => (await postChat(b.url, ask, { key })).status === 401
+    )
     expect(took).toBeLessThan(2_000)
   })
 
@@ -91,9 +94,15 @@ describe("two gateway processes on one PostgreSQL and one Redis", () => {
   })
 
   it("a daily token budget used up on one instance is refused on the other (one counter in Redis)", async () => {
-    const created = await admin(a, "POST", `/orgs/${a.orgId}/keys`, { name: "shared-budget", limits: { tokens_per_day: 20 } })
+    const created = await admin(a, "POST", `/orgs/${a.orgId}/keys`, {
+      name: "shared-budget",
+      limits: { tokens_per_day: 20 }
+    })
     const key = created.json.key as string
-    const long = { ...ask, messages: [{ role: "user", content: "one two three four five six seven eight nine ten eleven twelve" }] }
+    const long = {
+      ...ask,
+      messages: [{ role: "user", content: "one two three four five six seven eight nine ten eleven twelve" }]
+    }
     expect((await postChat(b.url, long, { key })).status).toBe(200)
     const refused = await postChat(a.url, ask, { key })
     expect(refused.status).toBe(429)
@@ -117,9 +126,17 @@ describe("GATEWAY_WORKERS", () => {
   it("2 workers behind one port answer, and all exit cleanly on SIGTERM", async () => {
     const gateway = await startGatewayProcess(upstream, { DATABASE_URL: pg.url, GATEWAY_WORKERS: "2" })
     try {
-      await eventually(20_000, "both workers listen", async () => gateway.output().split("svc-gateway listening on").length - 1 >= 2)
-      const answered = await Promise.all(Array.from({ length: 20 }, () =>
-        postChat(gateway.url, ask, { key: gateway.key, headers: { connection: "close" } }).then((r) => r.status)))
+      await eventually(
+        20_000,
+        "both workers listen",
+        async () => gateway.output().split("svc-gateway listening on").length - 1 >= 2
+      )
+      const answered = await Promise.all(
+        Array.from(
+          { length: 20 },
+          () => postChat(gateway.url, ask, { key: gateway.key, headers: { connection: "close" } }).then((r) => r.status)
+        )
+      )
       expect(answered.every((status) => status === 200)).toBe(true)
     } finally {
       gateway.proc.kill("SIGTERM")

@@ -64,7 +64,10 @@ describe("shared tools admin API", () => {
       for (const token of [undefined, "wrong", key]) {
         const response = await fetch(`${gw.url}/admin/v1${path}`, {
           method,
-          headers: { "content-type": "application/json", ...(token === undefined ? {} : { authorization: `Bearer ${token}` }) },
+          headers: {
+            "content-type": "application/json",
+            ...(token === undefined ? {} : { authorization: `Bearer ${token}` })
+          },
           ...(body === undefined ? {} : { body: JSON.stringify(body) })
         })
         await expectError(response, 401, { code: "invalid_admin_token" })
@@ -84,7 +87,11 @@ describe("shared tools admin API", () => {
   it("PUT activates a tool, with org and per-key hydration, and GET shows it", async () => {
     const orgId = await createOrg(gw)
     const { keyId } = await createKey(gw, orgId)
-    const set = await setOrgTool(gw, orgId, "svc_current_time", { activated: true, hydrate_org: true, hydrate_key_ids: [keyId] })
+    const set = await setOrgTool(gw, orgId, "svc_current_time", {
+      activated: true,
+      hydrate_org: true,
+      hydrate_key_ids: [keyId]
+    })
     expect(set).toEqual({ id: "svc_current_time", activated: true, hydrate_org: true, hydrate_key_ids: [keyId] })
     expect(await orgTools(orgId)).toEqual([
       { id: "svc_current_time", activated: true, hydrate_org: true, hydrate_key_ids: [keyId] },
@@ -104,7 +111,9 @@ describe("shared tools admin API", () => {
       hydrate_org: true,
       hydrate_key_ids: [keyId]
     })
-    expect(await setOrgTool(gw, orgId, "svc_generate_uuid", { activated: true, hydrate_org: false, hydrate_key_ids: [] }))
+    expect(
+      await setOrgTool(gw, orgId, "svc_generate_uuid", { activated: true, hydrate_org: false, hydrate_key_ids: [] })
+    )
       .toEqual({ id: "svc_generate_uuid", activated: true, hydrate_org: false, hydrate_key_ids: [] })
     expect((await orgTools(other)).every((tool) => !tool.activated && !tool.hydrate_org)).toBe(true)
   })
@@ -178,7 +187,11 @@ describe("shared tools admin API", () => {
     const expiresAt = "2099-01-01T00:00:00.000Z"
     const renamed = await gw.admin("PATCH", `/keys/${keyId}`, { name: "renamed", expires_at: expiresAt })
     expect(renamed.status).toBe(200)
-    expect(renamed.json).toMatchObject({ name: "renamed", expires_at: expiresAt, allowed_svc_tool_ids: ["svc_generate_uuid"] })
+    expect(renamed.json).toMatchObject({
+      name: "renamed",
+      expires_at: expiresAt,
+      allowed_svc_tool_ids: ["svc_generate_uuid"]
+    })
 
     const reopened = await gw.admin("PATCH", `/keys/${keyId}`, { allowed_svc_tool_ids: null })
     expect(reopened.status).toBe(200)
@@ -191,7 +204,9 @@ describe("shared tools admin API", () => {
   it("PATCH refuses an unknown key, an unknown tool and bad values", async () => {
     const { keyId } = await createCaller(gw)
     expect((await gw.admin("PATCH", "/keys/key_missing", { allowed_svc_tool_ids: null })).status).toBe(404)
-    const unknownTool = await gw.admin("PATCH", `/keys/${keyId}`, { allowed_svc_tool_ids: ["svc_current_time", "svc_nope"] })
+    const unknownTool = await gw.admin("PATCH", `/keys/${keyId}`, {
+      allowed_svc_tool_ids: ["svc_current_time", "svc_nope"]
+    })
     expect(unknownTool.status).toBe(400)
     expect(unknownTool.json.error.param).toBe("allowed_svc_tool_ids")
     expect(unknownTool.json.error.message).toContain("svc_nope")

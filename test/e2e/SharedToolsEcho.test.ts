@@ -34,7 +34,12 @@ describe("local/echo drives the shared-tool loop offline", () => {
   afterAll(() => gw?.close())
 
   const ask = (content: string, extra: Readonly<Record<string, unknown>> = {}) =>
-    postChat(gw.url, { model: "local/echo", messages: [{ role: "user", content }], svc_tool_ids: ["svc_current_time"], ...extra }, {
+    postChat(gw.url, {
+      model: "local/echo",
+      messages: [{ role: "user", content }],
+      svc_tool_ids: ["svc_current_time"],
+      ...extra
+    }, {
       key: caller.key
     })
 
@@ -69,7 +74,9 @@ describe("local/echo drives the shared-tool loop offline", () => {
   })
 
   it("not listed, not hydrated: the tool is not offered, so echo just echoes", async () => {
-    const response = await postChat(gw.url, { model: "local/echo", messages: [{ role: "user", content: PARIS }] }, { key: caller.key })
+    const response = await postChat(gw.url, { model: "local/echo", messages: [{ role: "user", content: PARIS }] }, {
+      key: caller.key
+    })
     const body = await sharedCompletionOf(response)
     expect(body.choices[0]?.message.content).toBe(PARIS)
     expect(body).not.toHaveProperty("svc_tool_runs")
@@ -78,7 +85,9 @@ describe("local/echo drives the shared-tool loop offline", () => {
   it("hydrated for the org: used without being listed", async () => {
     const other = await createCaller(gw)
     await setOrgTool(gw, other.orgId, "svc_current_time", { activated: true, hydrate_org: true })
-    const response = await postChat(gw.url, { model: "local/echo", messages: [{ role: "user", content: PARIS }] }, { key: other.key })
+    const response = await postChat(gw.url, { model: "local/echo", messages: [{ role: "user", content: PARIS }] }, {
+      key: other.key
+    })
     expect((await sharedCompletionOf(response)).choices[0]?.message.content).toMatch(PARIS_DATETIME)
   })
 

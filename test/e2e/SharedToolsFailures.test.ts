@@ -6,7 +6,7 @@
  * error result instead, and the call never reaches the client as its own.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { type FakeUpstream, fakeGatewayEnv, startFakeUpstream, toolCall } from "../utils/FakeUpstream.ts"
+import { fakeGatewayEnv, type FakeUpstream, startFakeUpstream, toolCall } from "../utils/FakeUpstream.ts"
 import {
   activate,
   type Caller,
@@ -21,6 +21,7 @@ import {
   type ToolMessage,
   toolMessages
 } from "../utils/SharedToolsHarness.ts"
+import { postChat, startGateway, type TestGateway } from "../utils/TestGateway.ts"
 import {
   bigTool,
   crashingTool,
@@ -29,7 +30,6 @@ import {
   recordingTool,
   type ToolInvocation
 } from "../utils/TestSvcTools.ts"
-import { postChat, startGateway, type TestGateway } from "../utils/TestGateway.ts"
 
 const MODEL = "fake/failures-model"
 const INJECTED = ["svc_ok", "svc_fails", "svc_crashes", "svc_hangs", "svc_big"]
@@ -62,7 +62,9 @@ describe("shared tools that fail, hang or misbehave", () => {
       recordingTool("svc_probe", probeRuns)
     ]
     gw = await startGateway(
-      fakeGatewayEnv(upstream, { env: { GATEWAY_SVC_TOOL_TIMEOUT: "300 millis", GATEWAY_SVC_TOOL_MAX_OUTPUT_BYTES: "2000" } }),
+      fakeGatewayEnv(upstream, {
+        env: { GATEWAY_SVC_TOOL_TIMEOUT: "300 millis", GATEWAY_SVC_TOOL_MAX_OUTPUT_BYTES: "2000" }
+      }),
       { tools }
     )
     caller = await createCaller(gw)
@@ -148,7 +150,13 @@ describe("shared tools that fail, hang or misbehave", () => {
   it("one failing call does not spoil its parallel siblings", async () => {
     runs.length = 0
     script(upstream, [
-      { toolCalls: [toolCall("call_f", "svc_fails", {}), toolCall("call_o", "svc_ok", { text: "fine" }), toolCall("call_t", "svc_hangs", {})] },
+      {
+        toolCalls: [
+          toolCall("call_f", "svc_fails", {}),
+          toolCall("call_o", "svc_ok", { text: "fine" }),
+          toolCall("call_t", "svc_hangs", {})
+        ]
+      },
       { content: "mixed results" }
     ])
     const body = await sharedCompletionOf(await ask())
@@ -192,7 +200,9 @@ describe("shared tools that fail, hang or misbehave", () => {
 
   it("a non-injected svc_ call next to a client call is not handed to the client as its own", async () => {
     probeRuns.length = 0
-    script(upstream, [{ toolCalls: [toolCall("call_c", "lookup", {}), toolCall("call_p2", "svc_probe", { text: "x" })] }])
+    script(upstream, [{
+      toolCalls: [toolCall("call_c", "lookup", {}), toolCall("call_p2", "svc_probe", { text: "x" })]
+    }])
     const body = await sharedCompletionOf(await ask({ tools: [clientTool] }))
     expect(body.choices[0]?.finish_reason).toBe("tool_calls")
     expect(body.choices[0]?.message.tool_calls?.map((call) => call.function.name)).toEqual(["lookup"])

@@ -6,7 +6,7 @@
  * `svc_tool_runs`.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { type FakeUpstream, fakeGatewayEnv, startFakeUpstream, toolCall, usage } from "../utils/FakeUpstream.ts"
+import { fakeGatewayEnv, type FakeUpstream, startFakeUpstream, toolCall, usage } from "../utils/FakeUpstream.ts"
 import {
   alwaysCalls,
   type Caller,
@@ -19,8 +19,8 @@ import {
   sharedCompletionOf,
   toolMessages
 } from "../utils/SharedToolsHarness.ts"
-import { recordingTool, rendezvousTools, type ToolInvocation } from "../utils/TestSvcTools.ts"
 import { postChat, startGateway, type TestGateway } from "../utils/TestGateway.ts"
+import { recordingTool, rendezvousTools, type ToolInvocation } from "../utils/TestSvcTools.ts"
 
 const MODEL = "fake/loop-model"
 const question = [{ role: "user", content: "What do the tools say?" }]
@@ -28,7 +28,11 @@ const clientTool = { type: "function", function: { name: "lookup", parameters: {
 
 /** A gateway over the fake upstream with test tools, and a caller with every tool hydrated for its org. */
 const setUp = async (upstream: FakeUpstream, runs: Array<ToolInvocation>, env: Record<string, string> = {}) => {
-  const tools = [recordingTool("svc_alpha", runs), recordingTool("svc_beta", runs), ...rendezvousTools(["svc_meet_a", "svc_meet_b"])]
+  const tools = [
+    recordingTool("svc_alpha", runs),
+    recordingTool("svc_beta", runs),
+    ...rendezvousTools(["svc_meet_a", "svc_meet_b"])
+  ]
   const gw = await startGateway(fakeGatewayEnv(upstream, { env }), { tools })
   const caller = await createCaller(gw)
   for (const tool of tools) await setOrgTool(gw, caller.orgId, tool.id, { activated: true, hydrate_org: true })
@@ -123,7 +127,11 @@ describe("shared-tool loop, whole completions", () => {
   it("parallel calls in one turn run concurrently; the results come back in the calls' order", async () => {
     script(upstream, [
       {
-        toolCalls: [toolCall("call_pa", "svc_meet_a", {}), toolCall("call_pb", "svc_meet_b", {}), toolCall("call_pc", "svc_alpha", { text: "c" })]
+        toolCalls: [
+          toolCall("call_pa", "svc_meet_a", {}),
+          toolCall("call_pb", "svc_meet_b", {}),
+          toolCall("call_pc", "svc_alpha", { text: "c" })
+        ]
       },
       { content: "all met" }
     ])
@@ -209,7 +217,9 @@ describe("shared-tool loop with GATEWAY_SVC_TOOL_MAX_ROUNDS=3", () => {
       { toolCalls: [toolCall("call_2", "svc_alpha", { text: "2" })] },
       { toolCalls: [toolCall("call_client", "lookup", {}), toolCall("call_3", "svc_alpha", { text: "3" })] }
     ])
-    const response = await postChat(gw.url, { model: MODEL, messages: question, tools: [clientTool] }, { key: caller.key })
+    const response = await postChat(gw.url, { model: MODEL, messages: question, tools: [clientTool] }, {
+      key: caller.key
+    })
     const body = await sharedCompletionOf(response)
     expect(body.choices[0]?.finish_reason).toBe("tool_calls")
     expect(body.choices[0]?.message.tool_calls?.map((call) => call.id)).toEqual(["call_client"])

@@ -7,7 +7,13 @@
  * the TTL works.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { type FakeUpstream, fakeGatewayEnv, startFakeUpstream, toolCall, usage as usageOf } from "../utils/FakeUpstream.ts"
+import {
+  fakeGatewayEnv,
+  type FakeUpstream,
+  startFakeUpstream,
+  toolCall,
+  usage as usageOf
+} from "../utils/FakeUpstream.ts"
 import {
   type Caller,
   createCaller,
@@ -23,8 +29,8 @@ import {
   streamedToolDeltas,
   streamOf
 } from "../utils/SharedToolsHarness.ts"
-import { recordingTool, type ToolInvocation } from "../utils/TestSvcTools.ts"
 import { postChat, startGateway, type TestGateway } from "../utils/TestGateway.ts"
+import { recordingTool, type ToolInvocation } from "../utils/TestSvcTools.ts"
 
 const MODEL = "fake/pending-model"
 const question = { role: "user", content: "Weather in Paris, and a shared lookup" }
@@ -45,7 +51,11 @@ const restored = [
   sharedResult
 ]
 
-const startMixedGateway = async (upstream: FakeUpstream, runs: Array<ToolInvocation>, env: Record<string, string> = {}) => {
+const startMixedGateway = async (
+  upstream: FakeUpstream,
+  runs: Array<ToolInvocation>,
+  env: Record<string, string> = {}
+) => {
   const gw = await startGateway(fakeGatewayEnv(upstream, { env }), { tools: [recordingTool("svc_alpha", runs)] })
   return gw
 }
@@ -73,7 +83,11 @@ describe("mixed client and shared tool calls", () => {
   })
 
   const first = (key = caller.key, extra: Readonly<Record<string, unknown>> = {}) =>
-    postChat(gw.url, { model: MODEL, messages: [question], tools: [clientTool], svc_tool_ids: ["svc_alpha"], ...extra }, { key })
+    postChat(
+      gw.url,
+      { model: MODEL, messages: [question], tools: [clientTool], svc_tool_ids: ["svc_alpha"], ...extra },
+      { key }
+    )
 
   /** Sends the client's result back with the pending id; `assistant` is the message the client got. */
   const continueWith = (
@@ -166,7 +180,11 @@ describe("mixed client and shared tool calls", () => {
     expect(sent.slice(-3)).toEqual(restored.slice(1))
     // and the first round's call and result, which the model based that turn on, are not lost
     expect(sent).toContainEqual({ role: "assistant", content: null, tool_calls: [earlyCall] })
-    expect(sent).toContainEqual({ role: "tool", tool_call_id: "call_early", content: JSON.stringify({ echo: "early" }) })
+    expect(sent).toContainEqual({
+      role: "tool",
+      tool_call_id: "call_early",
+      content: JSON.stringify({ echo: "early" })
+    })
   })
 
   it("streamed: only the client's call deltas (re-indexed from 0), then svc_pending_id on the last chunk before [DONE]", async () => {
@@ -268,7 +286,9 @@ describe("pending ids expire after GATEWAY_SVC_PENDING_TTL", () => {
 
   it("usable at once, 400 invalid_svc_pending_id once expired", async () => {
     const ask = (extra: Readonly<Record<string, unknown>>) =>
-      postChat(gw.url, { model: MODEL, tools: [clientTool], svc_tool_ids: ["svc_alpha"], ...extra }, { key: caller.key })
+      postChat(gw.url, { model: MODEL, tools: [clientTool], svc_tool_ids: ["svc_alpha"], ...extra }, {
+        key: caller.key
+      })
     const start = async () => {
       script(upstream, [{ toolCalls: [clientCall, sharedCall] }])
       const body = await sharedCompletionOf(await ask({ messages: [question] }))
@@ -279,7 +299,9 @@ describe("pending ids expire after GATEWAY_SVC_PENDING_TTL", () => {
 
     const fresh = await start()
     script(upstream, [{ content: "in time" }])
-    expect((await sharedCompletionOf(await resume(fresh.pendingId, fresh.assistant))).choices[0]?.message.content).toBe("in time")
+    expect((await sharedCompletionOf(await resume(fresh.pendingId, fresh.assistant))).choices[0]?.message.content).toBe(
+      "in time"
+    )
 
     const stale = await start()
     await new Promise((resolve) => setTimeout(resolve, 800))

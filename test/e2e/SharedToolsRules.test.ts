@@ -5,7 +5,7 @@
  * hydration; `tool_choice: "none"` injects nothing; a client tool may not take a `svc_` name.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest"
-import { type FakeUpstream, fakeGatewayEnv, startFakeUpstream } from "../utils/FakeUpstream.ts"
+import { fakeGatewayEnv, type FakeUpstream, startFakeUpstream } from "../utils/FakeUpstream.ts"
 import {
   activate,
   answer,
@@ -17,8 +17,8 @@ import {
   setOrgTool,
   toolNamesOf
 } from "../utils/SharedToolsHarness.ts"
-import { recordingTool, type ToolInvocation } from "../utils/TestSvcTools.ts"
 import { postChat, startGateway, type TestGateway } from "../utils/TestGateway.ts"
+import { recordingTool, type ToolInvocation } from "../utils/TestSvcTools.ts"
 
 const MODEL = "fake/rules-model"
 const TOOL_IDS = ["svc_alpha", "svc_beta", "svc_gamma"]
@@ -137,7 +137,10 @@ describe("shared tools: which are injected", () => {
         function: {
           name: "svc_beta",
           description: "Test tool svc_beta: echoes its text",
-          parameters: expect.objectContaining({ type: "object", properties: { text: expect.objectContaining({ type: "string" }) } })
+          parameters: expect.objectContaining({
+            type: "object",
+            properties: { text: expect.objectContaining({ type: "string" }) }
+          })
         }
       }
     ])
@@ -195,7 +198,11 @@ describe("shared tools: which are injected", () => {
 
   it("a hydrated tool that is not activated is not injected", async () => {
     const caller = await createCaller(gw)
-    await setOrgTool(gw, caller.orgId, "svc_alpha", { activated: false, hydrate_org: true, hydrate_key_ids: [caller.keyId] })
+    await setOrgTool(gw, caller.orgId, "svc_alpha", {
+      activated: false,
+      hydrate_org: true,
+      hydrate_key_ids: [caller.keyId]
+    })
     expect(await offered(caller)).toEqual([])
   })
 

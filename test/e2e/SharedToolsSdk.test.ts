@@ -14,15 +14,15 @@ import type {
   ChatCompletionTool
 } from "openai/resources/chat/completions"
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest"
-import { type FakeUpstream, fakeGatewayEnv, startFakeUpstream, toolCall } from "../utils/FakeUpstream.ts"
+import { fakeGatewayEnv, type FakeUpstream, startFakeUpstream, toolCall } from "../utils/FakeUpstream.ts"
 import {
   createCaller,
   expectValidToolConversation,
   messagesOf,
   script,
   setOrgTool,
-  type ToolRun,
-  toolMessages
+  toolMessages,
+  type ToolRun
 } from "../utils/SharedToolsHarness.ts"
 import { startGateway, type TestGateway } from "../utils/TestGateway.ts"
 
@@ -81,7 +81,11 @@ describe("shared tools through the OpenAI SDK", () => {
   const expectRestored = (assistantContent: string | null, modelOrder: ReadonlyArray<typeof clientCall>) => {
     const sent = messagesOf(upstream, 1)
     expectValidToolConversation(sent)
-    expect(sent.slice(0, 2)).toEqual([question, { role: "assistant", content: assistantContent, tool_calls: modelOrder }])
+    expect(sent.slice(0, 2)).toEqual([question, {
+      role: "assistant",
+      content: assistantContent,
+      tool_calls: modelOrder
+    }])
     expect(toolMessages(sent).map((m) => m.tool_call_id)).toEqual(modelOrder.map((call) => call.id))
     expect(toolMessages(sent).find((m) => m.tool_call_id === "call_weather")?.content).toBe("rainy, 12°C")
     const shared = toolMessages(sent).find((m) => m.tool_call_id === "call_uuid")
@@ -91,11 +95,19 @@ describe("shared tools through the OpenAI SDK", () => {
 
   it("mixed turn, whole: the SDK gets its own call and svc_pending_id; the continuation restores the shared call", async () => {
     script(upstream, [{ toolCalls: [clientCall, sharedCall] }])
-    const first = await create({ model: "fake/sdk-model", messages: [question], tools: [weather], svc_tool_ids: ["svc_generate_uuid"] })
-    expect(upstream.chatRequests()[0]?.body.tools).toEqual([weather, expect.objectContaining({
-      type: "function",
-      function: expect.objectContaining({ name: "svc_generate_uuid" })
-    })])
+    const first = await create({
+      model: "fake/sdk-model",
+      messages: [question],
+      tools: [weather],
+      svc_tool_ids: ["svc_generate_uuid"]
+    })
+    expect(upstream.chatRequests()[0]?.body.tools).toEqual([
+      weather,
+      expect.objectContaining({
+        type: "function",
+        function: expect.objectContaining({ name: "svc_generate_uuid" })
+      })
+    ])
     const choice = first.choices[0]
     expect(choice?.finish_reason).toBe("tool_calls")
     expect(choice?.message.tool_calls).toEqual([clientCall])
@@ -132,7 +144,9 @@ describe("shared tools through the OpenAI SDK", () => {
     expect(deltas.map((d) => d.function?.name ?? "").join("")).toBe("get_weather")
     const args = deltas.map((d) => d.function?.arguments ?? "").join("")
     expect(JSON.parse(args)).toEqual({ city: "Lyon" })
-    expect(chunks.flatMap((c) => c.choices.map((choice) => choice.finish_reason)).filter((r) => r !== null)).toEqual(["tool_calls"])
+    expect(chunks.flatMap((c) => c.choices.map((choice) => choice.finish_reason)).filter((r) => r !== null)).toEqual([
+      "tool_calls"
+    ])
     const pendingId = chunks.at(-1)?.svc_pending_id
     expect(typeof pendingId).toBe("string")
     expect(chunks.at(-1)?.usage?.total_tokens).toBeGreaterThan(0)
@@ -144,7 +158,11 @@ describe("shared tools through the OpenAI SDK", () => {
       model: "fake/sdk-model",
       messages: [
         question,
-        { role: "assistant", content, tool_calls: [{ id: "call_weather", type: "function", function: { name: "get_weather", arguments: args } }] },
+        {
+          role: "assistant",
+          content,
+          tool_calls: [{ id: "call_weather", type: "function", function: { name: "get_weather", arguments: args } }]
+        },
         { role: "tool", tool_call_id: "call_weather", content: "rainy, 12°C" }
       ],
       tools: [weather],
@@ -160,7 +178,11 @@ describe("shared tools through the OpenAI SDK", () => {
   it("an unknown svc_pending_id is a 400 the SDK raises as BadRequestError with code invalid_svc_pending_id", async () => {
     const failure = await create({
       model: "fake/sdk-model",
-      messages: [question, { role: "assistant", content: null, tool_calls: [clientCall] }, { role: "tool", tool_call_id: "call_weather", content: "x" }],
+      messages: [question, { role: "assistant", content: null, tool_calls: [clientCall] }, {
+        role: "tool",
+        tool_call_id: "call_weather",
+        content: "x"
+      }],
       svc_pending_id: "svcpend_unknown"
     }).then(() => undefined, (error: unknown) => error)
     expect(failure).toBeInstanceOf(OpenAI.BadRequestError)
@@ -173,10 +195,11 @@ describe("shared tools through the OpenAI SDK", () => {
   })
 
   it("invalid svc_tool_ids: BadRequestError invalid_svc_tool_ids", async () => {
-    const failure = await create({ model: "fake/sdk-model", messages: [question], svc_tool_ids: ["svc_teleport"] }).then(
-      () => undefined,
-      (error: unknown) => error
-    )
+    const failure = await create({ model: "fake/sdk-model", messages: [question], svc_tool_ids: ["svc_teleport"] })
+      .then(
+        () => undefined,
+        (error: unknown) => error
+      )
     expect(failure).toBeInstanceOf(OpenAI.BadRequestError)
     if (failure instanceof OpenAI.BadRequestError) {
       expect(failure.code).toBe("invalid_svc_tool_ids")
@@ -195,13 +218,21 @@ describe("shared tools through the OpenAI SDK", () => {
     expect(upstream.chatRequests()).toHaveLength(0)
   })
   it("the README's offline mixed turn: local/echo asks for a shared tool and a client tool in one turn; the continuation answers with both results", async () => {
-    const question = { role: "user" as const, content: "call svc_current_time {\"timezone\":\"UTC\"}\ncall get_weather {\"city\":\"Paris\"}" }
+    const question = {
+      role: "user" as const,
+      content: "call svc_current_time {\"timezone\":\"UTC\"}\ncall get_weather {\"city\":\"Paris\"}"
+    }
     const tools = [{ type: "function" as const, function: { name: "get_weather", parameters: { type: "object" } } }]
     const first = await create({ model: "local/echo", messages: [question], tools, svc_tool_ids: ["svc_current_time"] })
     const message = first.choices[0]!.message
     expect(first.choices[0]?.finish_reason).toBe("tool_calls")
-    const calls = (message.tool_calls ?? []) as ReadonlyArray<{ readonly id: string; readonly function: { readonly name: string; readonly arguments: string } }>
-    expect(calls.map((call) => [call.function.name, call.function.arguments])).toEqual([["get_weather", "{\"city\":\"Paris\"}"]])
+    const calls = (message.tool_calls ?? []) as ReadonlyArray<
+      { readonly id: string; readonly function: { readonly name: string; readonly arguments: string } }
+    >
+    expect(calls.map((call) => [call.function.name, call.function.arguments])).toEqual([[
+      "get_weather",
+      "{\"city\":\"Paris\"}"
+    ]])
     expect(message.tool_calls?.[0]?.id).toMatch(/^call_[A-Za-z0-9]{24}_2$/)
     expect(first.svc_pending_id).toMatch(/^svcpend_/)
     expect(first.svc_tool_runs).toEqual([{ id: "svc_current_time", outcome: "ok", round: 1 }])

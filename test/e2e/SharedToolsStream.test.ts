@@ -5,7 +5,16 @@
  * the stream ends with an error event and no `[DONE]`.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { chunk, type FakeUpstream, fakeGatewayEnv, reply, startFakeUpstream, toolCall, usage, usageChunk } from "../utils/FakeUpstream.ts"
+import {
+  chunk,
+  fakeGatewayEnv,
+  type FakeUpstream,
+  reply,
+  startFakeUpstream,
+  toolCall,
+  usage,
+  usageChunk
+} from "../utils/FakeUpstream.ts"
 import {
   alwaysCalls,
   answer,
@@ -22,8 +31,8 @@ import {
   streamOf,
   toolMessages
 } from "../utils/SharedToolsHarness.ts"
-import { recordingTool, rendezvousTools, type ToolInvocation } from "../utils/TestSvcTools.ts"
 import { postChat, sseData, startGateway, type TestGateway } from "../utils/TestGateway.ts"
+import { recordingTool, rendezvousTools, type ToolInvocation } from "../utils/TestSvcTools.ts"
 
 const MODEL = "fake/stream-model"
 const question = [{ role: "user", content: "Stream me the tools' answer" }]
@@ -65,7 +74,11 @@ describe("shared-tool loop, streamed", () => {
   it("one round: text of both rounds streams, no shared tool-call delta, one finish, usage summed at the end", async () => {
     runs.length = 0
     script(upstream, [
-      { content: "Checking the tool. ", toolCalls: [toolCall("call_s1", "svc_alpha", { text: "streamed ping" })], usage: usage(10, 2) },
+      {
+        content: "Checking the tool. ",
+        toolCalls: [toolCall("call_s1", "svc_alpha", { text: "streamed ping" })],
+        usage: usage(10, 2)
+      },
       { content: "The tool said streamed ping.", usage: usage(20, 5, 3, 1) }
     ])
     const chunks = await streamOf(await ask())
@@ -94,7 +107,11 @@ describe("shared-tool loop, streamed", () => {
     expectValidToolConversation(second)
     expect(second).toEqual([
       ...question,
-      { role: "assistant", content: "Checking the tool. ", tool_calls: [toolCall("call_s1", "svc_alpha", { text: "streamed ping" })] },
+      {
+        role: "assistant",
+        content: "Checking the tool. ",
+        tool_calls: [toolCall("call_s1", "svc_alpha", { text: "streamed ping" })]
+      },
       { role: "tool", tool_call_id: "call_s1", content: JSON.stringify({ echo: "streamed ping" }) }
     ])
   })
@@ -102,7 +119,10 @@ describe("shared-tool loop, streamed", () => {
   it("several rounds with parallel calls, all inside the same response", async () => {
     runs.length = 0
     script(upstream, [
-      { toolCalls: [toolCall("call_m1", "svc_meet_a", {}), toolCall("call_m2", "svc_meet_b", {})], usage: usage(10, 1) },
+      {
+        toolCalls: [toolCall("call_m1", "svc_meet_a", {}), toolCall("call_m2", "svc_meet_b", {})],
+        usage: usage(10, 1)
+      },
       { content: "Half way. ", toolCalls: [toolCall("call_m3", "svc_alpha", { text: "again" })], usage: usage(20, 2) },
       { content: "Done.", usage: usage(30, 3) }
     ])
@@ -132,7 +152,9 @@ describe("shared-tool loop, streamed", () => {
 
   it("text deltas reach the client while the round is still streaming", async () => {
     script(upstream, [
-      answer({ content: "Early words ", toolCalls: [toolCall("call_slow", "svc_alpha", { text: "x" })] }, { delayMs: 250 }),
+      answer({ content: "Early words ", toolCalls: [toolCall("call_slow", "svc_alpha", { text: "x" })] }, {
+        delayMs: 250
+      }),
       { content: "late words" }
     ])
     const response = await ask()
@@ -181,7 +203,9 @@ describe("shared-tool loop, streamed", () => {
       { toolCalls: [toolCall("call_client", "lookup", {}), toolCall("call_3", "svc_alpha", { text: "3" })] }
     ])
     const lookup = { type: "function", function: { name: "lookup", parameters: { type: "object", properties: {} } } }
-    const response = await postChat(gw.url, { model: MODEL, messages: question, stream: true, tools: [lookup] }, { key: caller.key })
+    const response = await postChat(gw.url, { model: MODEL, messages: question, stream: true, tools: [lookup] }, {
+      key: caller.key
+    })
     const chunks = await streamOf(response)
     expect(streamedToolDeltas(chunks).find((delta) => delta.id !== undefined)?.id).toBe("call_client")
     expect(finishReasons(chunks)).toEqual(["tool_calls"])
@@ -215,7 +239,9 @@ describe("shared-tool loop, streamed", () => {
     expect(response.status).toBe(200)
     const events = sseData(await response.text())
     expect(events).not.toContain("[DONE]")
-    const last = JSON.parse(events.at(-1) ?? "{}") as { readonly error?: { readonly code?: string; readonly type?: string } }
+    const last = JSON.parse(events.at(-1) ?? "{}") as {
+      readonly error?: { readonly code?: string; readonly type?: string }
+    }
     expect(last.error).toMatchObject({ code: "svc_tool_round_limit", type: "upstream_error" })
     const chunks = events.slice(0, -1).map((e) => JSON.parse(e) as StreamChunk)
     expect(streamedToolDeltas(chunks)).toEqual([])

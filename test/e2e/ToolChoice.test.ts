@@ -7,12 +7,22 @@
 import OpenAI from "openai"
 import type { ChatCompletionChunk, ChatCompletionTool } from "openai/resources/chat/completions"
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest"
-import { completion, type FakeUpstream, fakeGatewayEnv, reply, startFakeUpstream, toolCall } from "../utils/FakeUpstream.ts"
+import {
+  completion,
+  fakeGatewayEnv,
+  type FakeUpstream,
+  reply,
+  startFakeUpstream,
+  toolCall
+} from "../utils/FakeUpstream.ts"
 import { createCaller, setOrgTool } from "../utils/SharedToolsHarness.ts"
 import { startGateway, type TestGateway } from "../utils/TestGateway.ts"
 
 const tools: Array<ChatCompletionTool> = [
-  { type: "function", function: { name: "get_weather", parameters: { type: "object", properties: { city: { type: "string" } } } } },
+  {
+    type: "function",
+    function: { name: "get_weather", parameters: { type: "object", properties: { city: { type: "string" } } } }
+  },
   { type: "function", function: { name: "get_time", parameters: { type: "object", properties: {} } } }
 ]
 
@@ -21,7 +31,9 @@ const callsOf = async (stream: AsyncIterable<ChatCompletionChunk>) => {
   let finish: string | null = null
   for await (const chunk of stream) {
     for (const choice of chunk.choices) {
-      for (const call of choice.delta.tool_calls ?? []) if (call.function?.name !== undefined) names.push(call.function.name)
+      for (const call of choice.delta.tool_calls ?? []) {
+        if (call.function?.name !== undefined) names.push(call.function.name)
+      }
       finish = choice.finish_reason ?? finish
     }
   }
@@ -49,11 +61,23 @@ describe("tool choice through the OpenAI SDK", () => {
 
   it("required: local/echo must call a tool, whole and streamed", async () => {
     const messages = [{ role: "user" as const, content: "what's up?" }]
-    const whole = await client.chat.completions.create({ model: "local/echo", messages, tools, tool_choice: "required" })
+    const whole = await client.chat.completions.create({
+      model: "local/echo",
+      messages,
+      tools,
+      tool_choice: "required"
+    })
     expect(whole.choices[0]?.finish_reason).toBe("tool_calls")
-    expect(whole.choices[0]?.message.tool_calls?.map((call) => call.type === "function" ? call.function.name : "")).toEqual(["get_weather"])
+    expect(whole.choices[0]?.message.tool_calls?.map((call) => call.type === "function" ? call.function.name : ""))
+      .toEqual(["get_weather"])
     const streamed = await callsOf(
-      await client.chat.completions.create({ model: "local/echo", messages, tools, tool_choice: "required", stream: true })
+      await client.chat.completions.create({
+        model: "local/echo",
+        messages,
+        tools,
+        tool_choice: "required",
+        stream: true
+      })
     )
     expect(streamed).toEqual({ names: ["get_weather"], finish: "tool_calls" })
   })
@@ -64,7 +88,9 @@ describe("tool choice through the OpenAI SDK", () => {
     const whole = await client.chat.completions.create({ model: "local/echo", messages, tools, tool_choice })
     const call = whole.choices[0]?.message.tool_calls?.[0]
     expect(call?.type === "function" ? [call.function.name, call.function.arguments] : []).toEqual(["get_time", "{}"])
-    const streamed = await callsOf(await client.chat.completions.create({ model: "local/echo", messages, tools, tool_choice, stream: true }))
+    const streamed = await callsOf(
+      await client.chat.completions.create({ model: "local/echo", messages, tools, tool_choice, stream: true })
+    )
     expect(streamed).toEqual({ names: ["get_time"], finish: "tool_calls" })
   })
 
@@ -106,7 +132,11 @@ describe("tool choice through the OpenAI SDK", () => {
     upstream.handle(() =>
       reply.json(
         ++round === 1
-          ? completion({ content: null, toolCalls: [toolCall("call_1", "svc_generate_uuid", {})], finishReason: "tool_calls" })
+          ? completion({
+            content: null,
+            toolCalls: [toolCall("call_1", "svc_generate_uuid", {})],
+            finishReason: "tool_calls"
+          })
           : completion({ content: "done" })
       )
     )
@@ -126,7 +156,12 @@ describe("tool choice through the OpenAI SDK", () => {
     upstream.handle(() => reply.json(completion({ content: "ok" })))
     const named = { type: "function" as const, function: { name: "get_time" } }
     for (const tool_choice of ["required" as const, named]) {
-      await client.chat.completions.create({ model: "fake/some-model", messages: [{ role: "user", content: "hi" }], tools, tool_choice })
+      await client.chat.completions.create({
+        model: "fake/some-model",
+        messages: [{ role: "user", content: "hi" }],
+        tools,
+        tool_choice
+      })
       expect(upstream.last().body["tool_choice"]).toEqual(tool_choice)
     }
   })

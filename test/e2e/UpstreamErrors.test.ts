@@ -8,14 +8,21 @@ import OpenAI from "openai"
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest"
 import {
   chunk,
-  type FakeUpstream,
   fakeGatewayEnv,
+  type FakeUpstream,
   refusedUrl,
   reply,
   startFakeUpstream,
   textStream
 } from "../utils/FakeUpstream.ts"
-import { expectError, expectErrorBody, postChat, sseData, startGateway, type TestGateway } from "../utils/TestGateway.ts"
+import {
+  expectError,
+  expectErrorBody,
+  postChat,
+  sseData,
+  startGateway,
+  type TestGateway
+} from "../utils/TestGateway.ts"
 
 const FIRST_BYTE_MS = 400
 const IDLE_MS = 400
@@ -63,9 +70,27 @@ describe("upstream errors", () => {
 
   describe("the provider's 4xx passes through with its status and message", () => {
     const cases = [
-      { status: 400, message: "Invalid value for 'temperature': must be <= 2.", type: "invalid_request_error", code: "invalid_value", param: "temperature" },
-      { status: 404, message: "The model 'some-model' does not exist or you do not have access to it.", type: "invalid_request_error", code: "model_not_found", param: null },
-      { status: 429, message: "Rate limit reached for some-model: 3 requests per minute.", type: "requests", code: "rate_limit_exceeded", param: null }
+      {
+        status: 400,
+        message: "Invalid value for 'temperature': must be <= 2.",
+        type: "invalid_request_error",
+        code: "invalid_value",
+        param: "temperature"
+      },
+      {
+        status: 404,
+        message: "The model 'some-model' does not exist or you do not have access to it.",
+        type: "invalid_request_error",
+        code: "model_not_found",
+        param: null
+      },
+      {
+        status: 429,
+        message: "Rate limit reached for some-model: 3 requests per minute.",
+        type: "requests",
+        code: "rate_limit_exceeded",
+        param: null
+      }
     ] as const
     for (const c of cases) {
       it(`upstream ${c.status}, whole and streamed`, async () => {
@@ -86,7 +111,10 @@ describe("upstream errors", () => {
     it("the SDK raises the provider's status and message", async () => {
       upstream.handle(() => reply.error(429, "Slow down.", { type: "requests", code: "rate_limit_exceeded" }))
       const client = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: key, maxRetries: 0 })
-      const failure = await client.chat.completions.create({ model: "fake/some-model", messages: [{ role: "user", content: "hi" }] })
+      const failure = await client.chat.completions.create({
+        model: "fake/some-model",
+        messages: [{ role: "user", content: "hi" }]
+      })
         .then(() => undefined, (error: unknown) => error)
       expect(failure).toBeInstanceOf(OpenAI.RateLimitError)
       expect((failure as InstanceType<typeof OpenAI.RateLimitError>).message).toContain("Slow down.")
@@ -95,7 +123,9 @@ describe("upstream errors", () => {
   })
 
   it("upstream 500 is 502, whole and streamed", async () => {
-    upstream.handle(() => reply.error(500, "The server had an error while processing your request.", { type: "server_error" }))
+    upstream.handle(() =>
+      reply.error(500, "The server had an error while processing your request.", { type: "server_error" })
+    )
     for (const stream of [false, true]) {
       const error = await expectError(await chat(ask("fake/some-model", stream)), 502, { type: "upstream_error" })
       expect(error.message).toContain("fake")
@@ -137,7 +167,9 @@ describe("upstream errors", () => {
 
   describe("after the SSE headers: a last error event and no [DONE]", () => {
     it("the upstream closes the socket mid-stream", async () => {
-      upstream.handle(() => reply.sse([chunk({ role: "assistant", content: "" }), chunk({ content: "half an" })], { end: "destroy" }))
+      upstream.handle(() =>
+        reply.sse([chunk({ role: "assistant", content: "" }), chunk({ content: "half an" })], { end: "destroy" })
+      )
       const { events, last } = await readStream(await chat(ask("fake/some-model", true)))
       expect(events).not.toContain("[DONE]")
       expect(events.some((e) => e.includes("half an"))).toBe(true)
@@ -166,7 +198,9 @@ describe("upstream errors", () => {
     })
 
     it("the upstream goes silent mid-stream (idle timeout)", async () => {
-      upstream.handle(() => reply.sse([chunk({ role: "assistant", content: "" }), chunk({ content: "and then" })], { end: "hang" }))
+      upstream.handle(() =>
+        reply.sse([chunk({ role: "assistant", content: "" }), chunk({ content: "and then" })], { end: "hang" })
+      )
       const started = Date.now()
       const { events, last } = await readStream(await chat(ask("fake/some-model", true)))
       expect(Date.now() - started).toBeLessThan(IDLE_MS + 2500)
@@ -177,9 +211,15 @@ describe("upstream errors", () => {
     })
 
     it("the SDK raises the error instead of ending quietly", async () => {
-      upstream.handle(() => reply.sse([chunk({ role: "assistant", content: "" }), chunk({ content: "x" })], { end: "destroy" }))
+      upstream.handle(() =>
+        reply.sse([chunk({ role: "assistant", content: "" }), chunk({ content: "x" })], { end: "destroy" })
+      )
       const client = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: key, maxRetries: 0 })
-      const stream = await client.chat.completions.create({ model: "fake/some-model", messages: [{ role: "user", content: "hi" }], stream: true })
+      const stream = await client.chat.completions.create({
+        model: "fake/some-model",
+        messages: [{ role: "user", content: "hi" }],
+        stream: true
+      })
       const seen: Array<string> = []
       const failure = await (async () => {
         for await (const c of stream) seen.push(c.choices[0]?.delta.content ?? "")

@@ -175,14 +175,21 @@ layer(Live)("RequestQueries", (it) => {
         ids(6, 5, 4, 3)
       )
       assert.deepStrictEqual(yield* idsOf({ from: at("2026-03-04T00:00:00Z") }), ids(8, 7))
-      assert.deepStrictEqual(yield* idsOf({ from: at("2026-03-02T10:00:00Z"), to: at("2026-03-02T10:00:00.001Z") }), ids(5, 4, 3))
+      assert.deepStrictEqual(
+        yield* idsOf({ from: at("2026-03-02T10:00:00Z"), to: at("2026-03-02T10:00:00.001Z") }),
+        ids(5, 4, 3)
+      )
       assert.deepStrictEqual(yield* idsOf({ to: at("2026-03-01T09:00:00Z") }), ids(1))
     }))
 
   it.effect("filters combine", () =>
     Effect.gen(function*() {
       assert.deepStrictEqual(
-        yield* idsOf({ tags: { values: ["chat"], mode: "any" }, status: { _tag: "Exact", status: 200 }, keyId: "key_b" }),
+        yield* idsOf({
+          tags: { values: ["chat"], mode: "any" },
+          status: { _tag: "Exact", status: 200 },
+          keyId: "key_b"
+        }),
         ids(4)
       )
       assert.deepStrictEqual(yield* idsOf({ model: "echo", status: { _tag: "Error" } }), ids(7))
@@ -198,7 +205,9 @@ layer(Live)("RequestQueries", (it) => {
       assert.deepStrictEqual(other, [`${OTHER}-r3`, `${OTHER}-r2`, `${OTHER}-r1`])
       assert.deepStrictEqual(yield* idsOf({ keyId: "key_a", tags: { values: ["prod"], mode: "any" } }), ids(2, 1))
       // the other org has a session of the same id: each org sees its own requests only
-      const otherSession = (yield* queries.list(OTHER, { sessionId: "cc-1" }, { limit: 200 })).data.map((entry) => entry.id)
+      const otherSession = (yield* queries.list(OTHER, { sessionId: "cc-1" }, { limit: 200 })).data.map((entry) =>
+        entry.id
+      )
       assert.deepStrictEqual(otherSession, [`${OTHER}-r1`])
       assert.deepStrictEqual((yield* queries.analytics(OTHER, "session", {})).data.map((g) => [g.group, g.requests]), [
         [null, 2],
@@ -215,23 +224,61 @@ layer(Live)("RequestQueries", (it) => {
       const store = yield* RequestLogStore
       const org = unique("compression-org")
       const row = (id: string, level: "safe" | "shadow" | null, saved: number | null) => ({
-        id: `${org}-${id}`, createdAt: new Date("2026-05-01T00:00:00Z"), orgId: org, keyId: null, requestedModel: "local/echo",
-        model: "echo", provider: "local", status: 200, errorCode: null, stream: false, tags: [], promptTokens: 1,
-        completionTokens: 1, cachedTokens: 0, reasoningTokens: 0, svcTools: [], attempts: 1, latencyMs: 1, ttftMs: null,
-        userAgent: null, sessionId: null, promptText: null, completionText: null, compressionLevel: level,
-        promptTokensSaved: saved, promptTokensSavedNet: saved, shadowTokensSavedSafe: level === "shadow" ? 40 : null,
+        id: `${org}-${id}`,
+        createdAt: new Date("2026-05-01T00:00:00Z"),
+        orgId: org,
+        keyId: null,
+        requestedModel: "local/echo",
+        model: "echo",
+        provider: "local",
+        status: 200,
+        errorCode: null,
+        stream: false,
+        tags: [],
+        promptTokens: 1,
+        completionTokens: 1,
+        cachedTokens: 0,
+        reasoningTokens: 0,
+        svcTools: [],
+        attempts: 1,
+        latencyMs: 1,
+        ttftMs: null,
+        userAgent: null,
+        sessionId: null,
+        promptText: null,
+        completionText: null,
+        compressionLevel: level,
+        promptTokensSaved: saved,
+        promptTokensSavedNet: saved,
+        shadowTokensSavedSafe: level === "shadow" ? 40 : null,
         shadowTokensSavedAggressive: level === "shadow" ? 90 : null
       })
-      yield* store.insert([row("none", null, null), row("zero", "safe", 0), row("some", "safe", 25), row("shadow", "shadow", 0)])
+      yield* store.insert([
+        row("none", null, null),
+        row("zero", "safe", 0),
+        row("some", "safe", 25),
+        row("shadow", "shadow", 0)
+      ])
       const queries = yield* RequestQueries
-      const figures = (entry: RequestLogEntry) =>
-        [entry.compression_level, entry.prompt_tokens_saved, entry.prompt_tokens_saved_net, entry.shadow_tokens_saved_safe]
+      const figures = (
+        entry: RequestLogEntry
+      ) => [
+        entry.compression_level,
+        entry.prompt_tokens_saved,
+        entry.prompt_tokens_saved_net,
+        entry.shadow_tokens_saved_safe
+      ]
       assert.deepStrictEqual(figures(yield* queries.get(org, `${org}-none`)), [null, null, null, null])
       assert.deepStrictEqual(figures(yield* queries.get(org, `${org}-zero`)), ["safe", 0, 0, null])
       assert.deepStrictEqual(figures(yield* queries.get(org, `${org}-some`)), ["safe", 25, 25, null])
       assert.deepStrictEqual(figures(yield* queries.get(org, `${org}-shadow`)), ["shadow", 0, 0, 40])
       const [total] = (yield* queries.analytics(org, "none", {})).data
-      assert.deepInclude(total, { prompt_tokens_saved: 25, prompt_tokens_saved_net: 25, shadow_tokens_saved_safe: 40, shadow_tokens_saved_aggressive: 90 })
+      assert.deepInclude(total, {
+        prompt_tokens_saved: 25,
+        prompt_tokens_saved_net: 25,
+        shadow_tokens_saved_safe: 40,
+        shadow_tokens_saved_aggressive: 90
+      })
     }))
 
   it.effect("get returns one request's detail; unknown ids are NotFound", () =>
@@ -242,7 +289,10 @@ layer(Live)("RequestQueries", (it) => {
       assert.strictEqual(eight.created_at, "2026-03-04T00:00:00.000Z")
       assert.strictEqual(eight.prompt_text, "hello")
       assert.isFalse("prompt_text" in (yield* queries.get(ORG, id(1))))
-      assert.deepStrictEqual(notFoundOf(yield* Effect.flip(queries.get(ORG, "missing"))), { entity: "request", id: "missing" })
+      assert.deepStrictEqual(notFoundOf(yield* Effect.flip(queries.get(ORG, "missing"))), {
+        entity: "request",
+        id: "missing"
+      })
     }))
 
   it.effect("analytics by status", () =>
@@ -329,7 +379,18 @@ layer(Live)("RequestQueries", (it) => {
       const queries = yield* RequestQueries
       // latencies 2, 5, 30, 50, 100, 200, 400, 1000 → p50 = 75, p95 at 6.65 → 400 + 0.65 × 600
       assertGroups((yield* queries.analytics(ORG, "none", {})).data, [[null, 8, 3, 780, 420, 110, 70, 1200, 75, 790]])
-      assertGroups((yield* queries.analytics(ORG, "none", { keyId: "key_c" })).data, [[null, 2, 1, 40, 60, 0, 0, 100, 26, 47.6]])
+      assertGroups((yield* queries.analytics(ORG, "none", { keyId: "key_c" })).data, [[
+        null,
+        2,
+        1,
+        40,
+        60,
+        0,
+        0,
+        100,
+        26,
+        47.6
+      ]])
       assert.deepStrictEqual((yield* queries.analytics(ORG, "none", { keyId: "nobody" })).data, [])
     }))
 

@@ -46,7 +46,7 @@ const assertWalk = (pages: ReadonlyArray<ReadonlyArray<string>>, expected: Reado
 
 layer(Live)("RequestQueries pagination", (it) => {
   it.effect("the seed really has ties and microsecond-apart rows", () =>
-    Effect.gen(function*() {
+    Effect.sync(() => {
       const times = ROWS.map((r) => r.createdAt)
       assert.isBelow(new Set(times).size, times.length)
       assert.isTrue(times.some((t) => /\.\d{6}Z$/.test(t)))

@@ -4,9 +4,9 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
+import type { RequestError } from "../../src/kernel/RequestError.ts"
 import { decodeCursor, encodeCursor, GROUP_BY, parseInstant } from "../../src/logs/RequestFilter.ts"
 import { parseAnalyticsParams, parseListParams, type QueryParams } from "../../src/logs/RequestQueryParams.ts"
-import type { RequestError } from "../../src/kernel/RequestError.ts"
 
 const CURSOR = encodeCursor({ createdAt: "2026-03-04T00:00:00.000500Z", id: "req_1" })
 
@@ -140,7 +140,9 @@ describe("cursor codec and instants", () => {
     assert.deepStrictEqual(parseInstant("2026-03-01T10:20Z"), new Date("2026-03-01T10:20:00Z"))
     assert.deepStrictEqual(parseInstant("2026-03-01T10:20:30.5-01:00"), new Date("2026-03-01T11:20:30.500Z"))
     assert.deepStrictEqual(parseInstant("2024-02-29"), new Date("2024-02-29T00:00:00Z"))
-    for (const bad of ["2025-02-29", "2026-13-01", "0000-01-01", "2026-03-01T10:20", "2026-03-01 10:20Z", "1700000000"]) {
+    for (
+      const bad of ["2025-02-29", "2026-13-01", "0000-01-01", "2026-03-01T10:20", "2026-03-01 10:20Z", "1700000000"]
+    ) {
       assert.isUndefined(parseInstant(bad), bad)
     }
   })

@@ -68,14 +68,28 @@ const row = (
 
 export const SEED: ReadonlyArray<SeedRow> = [
   row(1, "2026-03-01T08:00:00Z", "key_a", "openai/gpt-4o", "gpt-4o", 200, ["prod", "chat"], [100, 50, 10, 0], 100),
-  { ...row(2, "2026-03-01T09:00:00Z", "key_a", "openai/gpt-4o", "gpt-4o", 200, ["prod"], [200, 100, 0, 20], 200), sessionId: "cc-1" },
-  row(3, "2026-03-02T10:00:00Z", "key_b", "anthropic/claude", "claude-3", 429, ["dev"], [50, 0, 0, 0], 30),
   {
-    ...row(4, "2026-03-02T10:00:00Z", "key_b", "anthropic/claude", "claude-3", 200, ["dev", "chat"], [300, 200, 100, 50], 400),
+    ...row(2, "2026-03-01T09:00:00Z", "key_a", "openai/gpt-4o", "gpt-4o", 200, ["prod"], [200, 100, 0, 20], 200),
     sessionId: "cc-1"
   },
-  { ...row(5, "2026-03-02T10:00:00Z", "key_a", "openai/gpt-4o", null, 502, [], [80, 0, 0, 0], 1000), sessionId: "cc-1" },
-  { ...row(6, "2026-03-03T23:59:59.999Z", null, "local/echo", "echo", 200, ["prod", "batch"], [10, 10, 0, 0], 5), sessionId: "cc-2" },
+  row(3, "2026-03-02T10:00:00Z", "key_b", "anthropic/claude", "claude-3", 429, ["dev"], [50, 0, 0, 0], 30),
+  {
+    ...row(4, "2026-03-02T10:00:00Z", "key_b", "anthropic/claude", "claude-3", 200, ["dev", "chat"], [
+      300,
+      200,
+      100,
+      50
+    ], 400),
+    sessionId: "cc-1"
+  },
+  {
+    ...row(5, "2026-03-02T10:00:00Z", "key_a", "openai/gpt-4o", null, 502, [], [80, 0, 0, 0], 1000),
+    sessionId: "cc-1"
+  },
+  {
+    ...row(6, "2026-03-03T23:59:59.999Z", null, "local/echo", "echo", 200, ["prod", "batch"], [10, 10, 0, 0], 5),
+    sessionId: "cc-2"
+  },
   row(7, "2026-03-04T00:00:00Z", "key_c", "local/echo", "echo", 404, ["batch"], [0, 0, 0, 0], 2),
   {
     ...row(8, "2026-03-04T00:00:00.0005Z", "key_c", "local/echo", "echo", 200, ["batch", "chat"], [40, 60, 0, 0], 50),
@@ -87,7 +101,10 @@ export const SEED: ReadonlyArray<SeedRow> = [
 
 /** Rows of another org that look like the main seed's (same keys, tags, models and a session): never to be seen. */
 export const OTHER_ORG_SEED: ReadonlyArray<SeedRow> = [
-  { ...row(1, "2026-03-01T08:30:00Z", "key_a", "openai/gpt-4o", "gpt-4o", 200, ["prod", "chat"], [7, 7, 7, 7], 7), sessionId: "cc-1" },
+  {
+    ...row(1, "2026-03-01T08:30:00Z", "key_a", "openai/gpt-4o", "gpt-4o", 200, ["prod", "chat"], [7, 7, 7, 7], 7),
+    sessionId: "cc-1"
+  },
   row(2, "2026-03-02T10:00:00Z", "key_b", "anthropic/claude", "claude-3", 500, ["dev"], [9, 9, 9, 9], 9),
   row(3, "2026-03-04T00:00:00Z", "key_c", "local/echo", "echo", 200, ["batch"], [3, 3, 3, 3], 3)
 ]
@@ -102,7 +119,17 @@ export const pagingSeed = (count: number): ReadonlyArray<SeedRow> =>
     const micros = i % 5 === 0 ? `.00000${(i % 9) + 1}` : ""
     const n = String(i).padStart(3, "0")
     return {
-      ...row(i, `2026-04-01T00:00:${second}${micros}Z`, i % 2 === 0 ? "key_even" : "key_odd", "local/echo", "echo", 200, i % 3 === 0 ? ["third"] : [], [1, 1, 0, 0], 1),
+      ...row(
+        i,
+        `2026-04-01T00:00:${second}${micros}Z`,
+        i % 2 === 0 ? "key_even" : "key_odd",
+        "local/echo",
+        "echo",
+        200,
+        i % 3 === 0 ? ["third"] : [],
+        [1, 1, 0, 0],
+        1
+      ),
       suffix: `p${n}`
     }
   })
@@ -130,7 +157,9 @@ export const insertRows = (orgId: string, rows: ReadonlyArray<SeedRow>) =>
         VALUES (${`${orgId}-${r.suffix}`}, ${time(r.createdAt)}, ${orgId}, ${r.keyId}, ${r.requestedModel},
           ${r.model}, ${r.model === null ? null : "test"}, ${r.status}, ${r.status >= 400 ? "some_error" : null},
           ${false}, ${list(r.tags)}, ${r.promptTokens}, ${r.completionTokens}, ${r.cachedTokens},
-          ${r.reasoningTokens}, ${list([])}, ${1}, ${r.latencyMs}, ${null}, ${"seed"}, ${r.sessionId ?? null}, ${r.promptText ?? null},
+          ${r.reasoningTokens}, ${list([])}, ${1}, ${r.latencyMs}, ${null}, ${"seed"}, ${r.sessionId ?? null}, ${
+        r.promptText ?? null
+      },
           ${r.completionText ?? null})`
     }
   })

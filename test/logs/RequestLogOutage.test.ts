@@ -80,7 +80,11 @@ layer(StoreLive, { excludeTestServices: true })("RequestLog outages", (it) => {
       const { log } = yield* withRequestLog(logEnv({ GATEWAY_LOG_WRITE_TIMEOUT: "50 millis" }), (log) =>
         Effect.gen(function*() {
           yield* recordAll(log, rows)
-          yield* eventually("two timed-out attempts", Effect.map(log.stats, (s) => s.writeFailures >= 2))
+          yield* eventually(
+            "two timed-out attempts",
+            Effect.map(log.stats, (s) =>
+              s.writeFailures >= 2)
+          )
           control.mode = "up"
           yield* eventually("10 rows stored", Effect.map(log.stats, (s) => s.rowsWritten === 10))
         }), { store: control })
@@ -108,8 +112,10 @@ layer(StoreLive, { excludeTestServices: true })("RequestLog outages", (it) => {
     Effect.gen(function*() {
       const good = makeRecords(3)
       const broken = { ...makeRecord(), createdAt: "yesterday" } as unknown as RequestRecord
-      const { log } = yield* withRequestLog(logEnv({ GATEWAY_LOG_BATCH_SIZE: "10" }), (log) =>
-        recordAll(log, [null as unknown as RequestRecord, good[0]!, broken, ...good.slice(1)]))
+      const { log } = yield* withRequestLog(
+        logEnv({ GATEWAY_LOG_BATCH_SIZE: "10" }),
+        (log) => recordAll(log, [null as unknown as RequestRecord, good[0]!, broken, ...good.slice(1)])
+      )
       assert.strictEqual(yield* countOf(idsOf(good)), 3)
       assert.deepInclude(yield* log.stats, { rowsRecorded: 5, rowsDropped: 2, rowsWritten: 3, queueDepth: 0 })
     }))
@@ -155,9 +161,17 @@ layer(StoreLive, { excludeTestServices: true })("RequestLog outages", (it) => {
       // a crash mid-replay left the renamed file, and a crash mid-write a cut-off line
       yield* appendRows(replayPathOf(spillFile), unfinished)
       writeFileSync(replayPathOf(spillFile), "{\"id\": \"cut-off\n\n", { flag: "a" })
-      const { log } = yield* withRequestLog(logEnv({ GATEWAY_LOG_SPILL_FILE: spillFile }), (log) =>
-        eventually("replayed and removed", Effect.map(log.stats, (s) =>
-          s.rowsReplayed === 10 && !existsSync(spillFile) && !existsSync(replayPathOf(spillFile)))))
+      const { log } = yield* withRequestLog(
+        logEnv({ GATEWAY_LOG_SPILL_FILE: spillFile }),
+        (log) =>
+          eventually(
+            "replayed and removed",
+            Effect.map(
+              log.stats,
+              (s) => s.rowsReplayed === 10 && !existsSync(spillFile) && !existsSync(replayPathOf(spillFile))
+            )
+          )
+      )
       const stored = yield* rowsOf(idsOf([...earlier, ...unfinished]))
       assert.strictEqual(stored.length, 10)
       assert.strictEqual(stored.find((row) => row.id === earlier[0]!.id)?.prompt_text, "kept across restarts")
@@ -190,7 +204,12 @@ layer(StoreLive, { excludeTestServices: true })("RequestLog outages", (it) => {
       yield* appendRows(spillFile, [...rows, ...rows])
       yield* withRequestLog(logEnv({ GATEWAY_LOG_SPILL_FILE: spillFile }), (log) =>
         eventually("replayed", Effect.map(log.stats, (s) => s.rowsReplayed === 12)))
-      assert.deepStrictEqual((yield* rowsOf(idsOf(rows))).map((row) => row.id), idsOf(rows).sort())
+      assert.deepStrictEqual(
+        (yield* rowsOf(idsOf(rows))).map((row) =>
+          row.id
+        ),
+        idsOf(rows).sort()
+      )
     }))
 
   it.effect("shutdown while the store is down spills the queue; the next start stores it", () =>

@@ -35,7 +35,12 @@ export interface FakeCollector {
 
 interface KeyValue {
   readonly key: string
-  readonly value: { readonly stringValue?: string; readonly intValue?: string | number; readonly boolValue?: boolean; readonly doubleValue?: number }
+  readonly value: {
+    readonly stringValue?: string
+    readonly intValue?: string | number
+    readonly boolValue?: boolean
+    readonly doubleValue?: number
+  }
 }
 
 const attributes = (list: ReadonlyArray<KeyValue> | undefined): Record<string, unknown> =>

@@ -5,14 +5,14 @@
  */
 import { SpanStatusCode } from "@opentelemetry/api"
 import { InMemorySpanExporter } from "@opentelemetry/sdk-trace-base"
-import { describe, expect, it } from "vitest"
 import { Effect, Stream } from "effect"
-import { spanPull } from "../../src/kernel/ChunkPull.ts"
-import { streamOf, streamPull } from "../utils/PullStreams.ts"
+import { describe, expect, it } from "vitest"
 import type { CompletionChunk, Usage } from "../../src/kernel/ChatWire.ts"
+import { spanPull } from "../../src/kernel/ChunkPull.ts"
 import { annotateGenAi, GEN_AI, genAiChunks, genAiRequestAttributes } from "../../src/observability/GenAi.ts"
 import { TracingTest } from "../../src/observability/TracingLayer.ts"
 import { hotSpan } from "../../src/Tracing.ts"
+import { streamOf, streamPull } from "../utils/PullStreams.ts"
 
 const usage = (prompt: number, completion: number): Usage => ({
   promptTokens: prompt,
@@ -38,7 +38,11 @@ const complete = Effect.fnUntraced(function*() {
   return completion
 }, hotSpan("Provider.complete"))
 
-const chunks = [chunk("llama-3.3-70b-versatile", "a"), chunk("llama-3.3-70b-versatile", "b"), chunk("", "", usage(20, 2))]
+const chunks = [
+  chunk("llama-3.3-70b-versatile", "a"),
+  chunk("llama-3.3-70b-versatile", "b"),
+  chunk("", "", usage(20, 2))
+]
 
 /** A streamed attempt as the adapters trace it: its pull in a span, one chunk per pull. */
 const spanned = <E>(answer: Stream.Stream<CompletionChunk, E>) =>
@@ -53,13 +57,15 @@ const failureOf = <E>(effect: Effect.Effect<void, E>) =>
 /** Runs `effect` with the in-memory exporter and returns the exported spans (attributes and status) by name. */
 const traced = <A>(effect: Effect.Effect<A>) => {
   const exporter = new InMemorySpanExporter()
-  return Effect.runPromise(Effect.gen(function*() {
-    const value = yield* effect
-    const finished = exporter.getFinishedSpans()
-    const spans = Object.fromEntries(finished.map((s) => [s.name, s.attributes]))
-    const statuses = Object.fromEntries(finished.map((s) => [s.name, s.status.code]))
-    return { value, spans, statuses }
-  }).pipe(Effect.provide(TracingTest(exporter))))
+  return Effect.runPromise(
+    Effect.gen(function*() {
+      const value = yield* effect
+      const finished = exporter.getFinishedSpans()
+      const spans = Object.fromEntries(finished.map((s) => [s.name, s.attributes]))
+      const statuses = Object.fromEntries(finished.map((s) => [s.name, s.status.code]))
+      return { value, spans, statuses }
+    }).pipe(Effect.provide(TracingTest(exporter)))
+  )
 }
 
 describe("GenAI attributes", () => {
@@ -111,7 +117,11 @@ describe("GenAI attributes", () => {
   it("the answer's own spans are children of its span", async () => {
     const exporter = new InMemorySpanExporter()
     const child = streamOf(spanPull(
-      (scope) => Effect.as(Effect.withSpan(Effect.void, "upstream.request"), Effect.suspend(() => streamPull(Stream.make(chunks[0]!))(scope))).pipe(Effect.flatten),
+      (scope) =>
+        Effect.as(
+          Effect.withSpan(Effect.void, "upstream.request"),
+          Effect.suspend(() => streamPull(Stream.make(chunks[0]!))(scope))
+        ).pipe(Effect.flatten),
       "Provider.stream",
       {}
     ))

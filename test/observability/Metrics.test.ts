@@ -2,9 +2,16 @@
  * The gateway's series, recorded through the `Metrics` functions and read back from the text format.
  */
 import { describe, expect, it } from "vitest"
-import { ProviderError, ProviderUnavailable, UpstreamBadResponse, UpstreamStatus, UpstreamTimeout, UpstreamUnreachable } from "../../src/providers/ProviderError.ts"
 import type { RequestRecord } from "../../src/logs/RequestRecord.ts"
 import { makeMetrics, type RequestObservation, upstreamErrorReason } from "../../src/observability/Metrics.ts"
+import {
+  ProviderError,
+  ProviderUnavailable,
+  UpstreamBadResponse,
+  UpstreamStatus,
+  UpstreamTimeout,
+  UpstreamUnreachable
+} from "../../src/providers/ProviderError.ts"
 import { parsePrometheus, sampleValue } from "./PromText.ts"
 
 const request = (overrides: Partial<RequestObservation> = {}): RequestObservation => ({
@@ -34,18 +41,39 @@ describe("Metrics", () => {
   it("requests, duration, ttft and tokens by label", () => {
     const metrics = makeMetrics()
     metrics.observeRequest(request())
-    metrics.observeRequest(request({ status: 502, latencyMs: 40, ttftMs: null, promptTokens: 0, completionTokens: 0, cachedTokens: 0, reasoningTokens: 0 }))
+    metrics.observeRequest(
+      request({
+        status: 502,
+        latencyMs: 40,
+        ttftMs: null,
+        promptTokens: 0,
+        completionTokens: 0,
+        cachedTokens: 0,
+        reasoningTokens: 0
+      })
+    )
     const f = scrape(metrics)
     const target = { model: "openai/gpt-4o", provider: "openai" }
     expect(sampleValue(f, "svc_gateway_requests_total", { ...target, status: "200" })).toBe(1)
     expect(sampleValue(f, "svc_gateway_requests_total", { ...target, status: "502" })).toBe(1)
     expect(f.get("svc_gateway_request_duration_seconds")?.type).toBe("histogram")
-    expect(sampleValue(f, "svc_gateway_request_duration_seconds", target, "svc_gateway_request_duration_seconds_count")).toBe(2)
-    expect(sampleValue(f, "svc_gateway_request_duration_seconds", target, "svc_gateway_request_duration_seconds_sum")).toBeCloseTo(1.24)
-    expect(sampleValue(f, "svc_gateway_request_duration_seconds", { ...target, le: "0.05" }, "svc_gateway_request_duration_seconds_bucket")).toBe(1)
+    expect(sampleValue(f, "svc_gateway_request_duration_seconds", target, "svc_gateway_request_duration_seconds_count"))
+      .toBe(2)
+    expect(sampleValue(f, "svc_gateway_request_duration_seconds", target, "svc_gateway_request_duration_seconds_sum"))
+      .toBeCloseTo(1.24)
+    expect(
+      sampleValue(
+        f,
+        "svc_gateway_request_duration_seconds",
+        { ...target, le: "0.05" },
+        "svc_gateway_request_duration_seconds_bucket"
+      )
+    ).toBe(1)
     expect(sampleValue(f, "svc_gateway_ttft_seconds", target, "svc_gateway_ttft_seconds_count")).toBe(1)
-    expect(sampleValue(f, "svc_gateway_ttft_seconds", { ...target, le: "0.35" }, "svc_gateway_ttft_seconds_bucket")).toBe(1)
-    expect(sampleValue(f, "svc_gateway_ttft_seconds", { ...target, le: "0.2" }, "svc_gateway_ttft_seconds_bucket")).toBe(0)
+    expect(sampleValue(f, "svc_gateway_ttft_seconds", { ...target, le: "0.35" }, "svc_gateway_ttft_seconds_bucket"))
+      .toBe(1)
+    expect(sampleValue(f, "svc_gateway_ttft_seconds", { ...target, le: "0.2" }, "svc_gateway_ttft_seconds_bucket"))
+      .toBe(0)
     for (const [kind, value] of [["prompt", 10], ["completion", 20], ["cached", 4], ["reasoning", 2]] as const) {
       expect(sampleValue(f, "svc_gateway_tokens_total", { kind, model: "openai/gpt-4o" }), kind).toBe(value)
     }
@@ -55,7 +83,9 @@ describe("Metrics", () => {
     const metrics = makeMetrics()
     metrics.observeRequest(request({ promptTokensSaved: 120, promptTokensSavedNet: 30 }))
     metrics.observeRequest(request({ promptTokensSaved: 80, promptTokensSavedNet: 80 }))
-    metrics.observeRequest(request({ compressionLevel: "shadow", shadowTokensSavedSafe: 50, shadowTokensSavedAggressive: 400 }))
+    metrics.observeRequest(
+      request({ compressionLevel: "shadow", shadowTokensSavedSafe: 50, shadowTokensSavedAggressive: 400 })
+    )
     // refused before an answer: nothing counted
     metrics.observeRequest(request({ status: 401, provider: null, compressionLevel: null, promptTokensSaved: null }))
     const f = scrape(metrics)
@@ -86,7 +116,8 @@ describe("Metrics", () => {
     metrics.failover("groq/llama", "openai/gpt-4o")
     const f = scrape(metrics)
     expect(sampleValue(f, "svc_gateway_upstream_errors_total", { provider: "groq", reason: "status_503" })).toBe(2)
-    expect(sampleValue(f, "svc_gateway_upstream_errors_total", { provider: "groq", reason: "timeout_first_byte" })).toBe(1)
+    expect(sampleValue(f, "svc_gateway_upstream_errors_total", { provider: "groq", reason: "timeout_first_byte" }))
+      .toBe(1)
     expect(sampleValue(f, "svc_gateway_upstream_errors_total", { provider: "openai", reason: "unreachable" })).toBe(1)
     expect(sampleValue(f, "svc_gateway_failovers_total", { from: "groq/llama", to: "openai/gpt-4o" })).toBe(1)
     expect([
@@ -109,14 +140,16 @@ describe("Metrics", () => {
     expect(f.get("svc_gateway_log_rows_dropped_total")?.type).toBe("counter")
     stats = { queueDepth: 0, rowsDropped: 5 }
     f = scrape(metrics)
-    expect([sampleValue(f, "svc_gateway_log_queue_depth"), sampleValue(f, "svc_gateway_log_rows_dropped_total")]).toEqual([0, 5])
+    expect([sampleValue(f, "svc_gateway_log_queue_depth"), sampleValue(f, "svc_gateway_log_rows_dropped_total")])
+      .toEqual([0, 5])
   })
 
   it("process basics are there", () => {
     const f = scrape(makeMetrics())
     expect(sampleValue(f, "process_resident_memory_bytes")).toBeGreaterThan(0)
     expect(sampleValue(f, "process_cpu_seconds_total")).toBeGreaterThan(0)
-    expect(Math.abs(sampleValue(f, "process_start_time_seconds")! - (Date.now() / 1000 - process.uptime()))).toBeLessThan(5)
+    expect(Math.abs(sampleValue(f, "process_start_time_seconds")! - (Date.now() / 1000 - process.uptime())))
+      .toBeLessThan(5)
   })
 
   it("caps label sets per family at `maxSeries`", () => {

@@ -3,10 +3,10 @@
  * shows up in the retry, failover and upstream-error counters, and in the request counters.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { completion, type FakeUpstream, fakeGatewayEnv, reply, startFakeUpstream } from "../utils/FakeUpstream.ts"
+import { TracingLive } from "../../src/observability/TracingLayer.ts"
+import { completion, fakeGatewayEnv, type FakeUpstream, reply, startFakeUpstream } from "../utils/FakeUpstream.ts"
 import { completionOf, postChat } from "../utils/TestGateway.ts"
 import { type ObservedGateway, startObservedGateway } from "./ObservedGateway.ts"
-import { TracingLive } from "../../src/observability/TracingLayer.ts"
 import { parsePrometheus, sampleValue } from "./PromText.ts"
 
 describe("metrics of a gateway", () => {
@@ -28,7 +28,9 @@ describe("metrics of a gateway", () => {
       TracingLive
     )
     key = (await gw.newKey()).key
-    await completionOf(await postChat(gw.url, { model: "fake/primary", messages: [{ role: "user", content: "hi" }] }, { key }))
+    await completionOf(
+      await postChat(gw.url, { model: "fake/primary", messages: [{ role: "user", content: "hi" }] }, { key })
+    )
   })
   afterAll(async () => {
     await gw?.close()
@@ -51,13 +53,17 @@ describe("metrics of a gateway", () => {
     const families = await scrape()
     // a 503 is called three times (two retries) before the move to the backup
     expect(sampleValue(families, "svc_gateway_failovers_total", { from: "fake/primary", to: "fake/backup" })).toBe(1)
-    expect(sampleValue(families, "svc_gateway_upstream_errors_total", { provider: "fake", reason: "status_503" })).toBe(3)
+    expect(sampleValue(families, "svc_gateway_upstream_errors_total", { provider: "fake", reason: "status_503" })).toBe(
+      3
+    )
     expect(sampleValue(families, "svc_gateway_upstream_retries_total", { target: "fake/primary" })).toBe(2)
   })
 
   it("counts the request under the address the client used", async () => {
     const families = await scrape()
-    expect(sampleValue(families, "svc_gateway_requests_total", { status: "200", model: "fake/primary", provider: "fake" })).toBe(1)
+    expect(
+      sampleValue(families, "svc_gateway_requests_total", { status: "200", model: "fake/primary", provider: "fake" })
+    ).toBe(1)
     expect(sampleValue(families, "svc_gateway_tokens_total", { kind: "prompt", model: "fake/primary" })).toBe(5)
   })
 })

@@ -36,25 +36,32 @@ describe("GET /metrics", () => {
         assert.strictEqual(response.headers["content-type"], "text/plain; version=0.0.4; charset=utf-8")
         assert.strictEqual(response.headers["cache-control"], "no-store")
         const families = parsePrometheus(yield* response.text)
-        assert.strictEqual(sampleValue(families, "svc_gateway_failovers_total", { from: "groq/llama", to: "openai/gpt-4o" }), 2)
-        for (const name of [
-          "svc_gateway_requests_total",
-          "svc_gateway_request_duration_seconds",
-          "svc_gateway_ttft_seconds",
-          "svc_gateway_tokens_total",
-          "svc_gateway_upstream_errors_total",
-          "svc_gateway_failovers_total",
-          "svc_gateway_log_queue_depth",
-          "svc_gateway_log_rows_dropped_total",
-          "process_resident_memory_bytes"
-        ]) expect(families.has(name), name).toBe(true)
+        assert.strictEqual(
+          sampleValue(families, "svc_gateway_failovers_total", { from: "groq/llama", to: "openai/gpt-4o" }),
+          2
+        )
+        for (
+          const name of [
+            "svc_gateway_requests_total",
+            "svc_gateway_request_duration_seconds",
+            "svc_gateway_ttft_seconds",
+            "svc_gateway_tokens_total",
+            "svc_gateway_upstream_errors_total",
+            "svc_gateway_failovers_total",
+            "svc_gateway_log_queue_depth",
+            "svc_gateway_log_rows_dropped_total",
+            "process_resident_memory_bytes"
+          ]
+        ) expect(families.has(name), name).toBe(true)
       }))
   })
 
   layer(serve({ GATEWAY_METRICS_TOKEN: "scrape-secret" }))("with GATEWAY_METRICS_TOKEN", (it) => {
     it.effect("needs the bearer token", () =>
       Effect.gen(function*() {
-        for (const authorization of [undefined, "Bearer wrong", "Basic scrape-secret", "Bearer scrape-secret-and-more"]) {
+        for (
+          const authorization of [undefined, "Bearer wrong", "Basic scrape-secret", "Bearer scrape-secret-and-more"]
+        ) {
           const response = yield* scrape(authorization)
           assert.strictEqual(response.status, 401, String(authorization))
           assert.strictEqual(response.headers["www-authenticate"], "Bearer")

@@ -79,7 +79,9 @@ export const parsePrometheus = (text: string): Map<string, Family> => {
       if (kind === "HELP") helps.set(name, rest.replace(/\\n/g, "\n").replace(/\\\\/g, "\\"))
       else {
         if (families.has(name)) throw new Error(`TYPE ${name} declared twice`)
-        if (!["counter", "gauge", "histogram", "summary", "untyped"].includes(rest)) throw new Error(`bad type: ${line}`)
+        if (!["counter", "gauge", "histogram", "summary", "untyped"].includes(rest)) {
+          throw new Error(`bad type: ${line}`)
+        }
         families.set(name, { name, type: rest, help: helps.get(name) ?? "", samples: [] })
       }
       continue

@@ -10,7 +10,15 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest"
 import { GEN_AI } from "../../src/observability/GenAi.ts"
 import { TRACE_ID_HEADER } from "../../src/observability/TraceHeaders.ts"
 import { TracingTest } from "../../src/observability/TracingLayer.ts"
-import { completion, type FakeUpstream, fakeGatewayEnv, reply, startFakeUpstream, textStream, usage } from "../utils/FakeUpstream.ts"
+import {
+  completion,
+  fakeGatewayEnv,
+  type FakeUpstream,
+  reply,
+  startFakeUpstream,
+  textStream,
+  usage
+} from "../utils/FakeUpstream.ts"
 import { createCaller, setOrgTool } from "../utils/SharedToolsHarness.ts"
 import { postChat } from "../utils/TestGateway.ts"
 import { type ObservedGateway, startObservedGateway } from "./ObservedGateway.ts"

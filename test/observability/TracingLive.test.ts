@@ -3,9 +3,9 @@
  * (to a fake collector on loopback, JSON and protobuf), and that without an endpoint nothing is
  * installed: no tracer, no `x-trace-id`, the gateway as it was.
  */
+import { InMemorySpanExporter } from "@opentelemetry/sdk-trace-base"
 import { ConfigProvider, Effect, Layer, Option, Stream, Tracer } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { InMemorySpanExporter } from "@opentelemetry/sdk-trace-base"
 import { currentTraceId, TRACE_ID_HEADER, tracingActive } from "../../src/observability/TraceHeaders.ts"
 import {
   decideTracing,
@@ -73,12 +73,14 @@ describe("decideTracing", () => {
     expect(decideTracing({ ...endpoint, OTEL_SDK_DISABLED: "true" })).toEqual({ _tag: "Off" })
     expect(decideTracing({ ...endpoint, OTEL_TRACES_EXPORTER: "none" })).toEqual({ _tag: "Off" })
     expect(decideTracing({ ...endpoint, OTEL_TRACES_EXPORTER: "console,otlp" })._tag).toBe("On")
-    for (const env of [
-      { ...endpoint, OTEL_EXPORTER_OTLP_PROTOCOL: "grpc" },
-      { OTEL_EXPORTER_OTLP_ENDPOINT: "not a url" },
-      { ...endpoint, OTEL_TRACES_SAMPLER: "jaeger_remote" },
-      { ...endpoint, OTEL_TRACES_SAMPLER: "traceidratio", OTEL_TRACES_SAMPLER_ARG: "2" }
-    ]) {
+    for (
+      const env of [
+        { ...endpoint, OTEL_EXPORTER_OTLP_PROTOCOL: "grpc" },
+        { OTEL_EXPORTER_OTLP_ENDPOINT: "not a url" },
+        { ...endpoint, OTEL_TRACES_SAMPLER: "jaeger_remote" },
+        { ...endpoint, OTEL_TRACES_SAMPLER: "traceidratio", OTEL_TRACES_SAMPLER_ARG: "2" }
+      ]
+    ) {
       const decision = decideTracing(env)
       expect(decision._tag).toBe("Off")
       expect(decision._tag === "Off" && decision.warning).toMatch(/^tracing disabled: /)
@@ -100,8 +102,7 @@ describe("sampling", () => {
         return Tracer.nativeTracer.span(options)
       }
     })
-    const run = (ratio: number) =>
-      Effect.runSync(spanTree.pipe(Effect.withTracer(withSampleRatio(recording, ratio))))
+    const run = (ratio: number) => Effect.runSync(spanTree.pipe(Effect.withTracer(withSampleRatio(recording, ratio))))
     run(0)
     run(1)
     expect(seen).toEqual([
@@ -123,7 +124,8 @@ describe("currentTraceId", () => {
     expect(traced.id).toMatch(/^[0-9a-f]{32}$/)
     expect(traced.id).toBe(traced.traceId)
     expect((await Effect.runPromise(inSpan)).id).toBeUndefined() // native tracer
-    expect(await Effect.runPromise(currentTraceId.pipe(Effect.provide(TracingTest(new InMemorySpanExporter()))))).toBeUndefined()
+    expect(await Effect.runPromise(currentTraceId.pipe(Effect.provide(TracingTest(new InMemorySpanExporter())))))
+      .toBeUndefined()
   })
 })
 
@@ -135,21 +137,25 @@ describe("TracingLive", () => {
   afterAll(() => collector?.close())
 
   it("installs nothing without an endpoint", async () => {
-    const active = await Effect.runPromise(tracingActive.pipe(Effect.provide(TracingLive.pipe(Layer.provide(withEnv({}))))))
+    const active = await Effect.runPromise(
+      tracingActive.pipe(Effect.provide(TracingLive.pipe(Layer.provide(withEnv({})))))
+    )
     expect(active).toBe(false)
   })
 
   it("exports spans as OTLP/HTTP JSON, with the service name and the headers, flushed on release", async () => {
     const before = collector.exports.length
-    await Effect.runPromise(Effect.gen(function*() {
-      expect(yield* tracingActive).toBe(true)
-      yield* spanTree
-    }).pipe(Effect.provide(TracingLive.pipe(Layer.provide(withEnv({
-      OTEL_EXPORTER_OTLP_ENDPOINT: collector.url,
-      OTEL_EXPORTER_OTLP_PROTOCOL: "http/json",
-      OTEL_SERVICE_NAME: "gw-test",
-      OTEL_EXPORTER_OTLP_HEADERS: "x-collector-key=k1"
-    }))))))
+    await Effect.runPromise(
+      Effect.gen(function*() {
+        expect(yield* tracingActive).toBe(true)
+        yield* spanTree
+      }).pipe(Effect.provide(TracingLive.pipe(Layer.provide(withEnv({
+        OTEL_EXPORTER_OTLP_ENDPOINT: collector.url,
+        OTEL_EXPORTER_OTLP_PROTOCOL: "http/json",
+        OTEL_SERVICE_NAME: "gw-test",
+        OTEL_EXPORTER_OTLP_HEADERS: "x-collector-key=k1"
+      })))))
+    )
     const sent = collector.exports.slice(before)
     expect(sent.map((e) => e.path)).toEqual(["/v1/traces"])
     expect(sent[0]?.headers["x-collector-key"]).toBe("k1")
@@ -173,13 +179,15 @@ describe("TracingLive", () => {
 
   it("the exporter's own HTTP calls are not traced", async () => {
     const before = collector.exports.length
-    await Effect.runPromise(Stream.runDrain(Stream.make(1, 2).pipe(Stream.withSpan("stream"))).pipe(
-      Effect.provide(TracingLive.pipe(Layer.provide(withEnv({
-        OTEL_EXPORTER_OTLP_ENDPOINT: collector.url,
-        OTEL_EXPORTER_OTLP_PROTOCOL: "http/json",
-        OTEL_SERVICE_NAME: "gw-self"
-      }))))
-    ))
+    await Effect.runPromise(
+      Stream.runDrain(Stream.make(1, 2).pipe(Stream.withSpan("stream"))).pipe(
+        Effect.provide(TracingLive.pipe(Layer.provide(withEnv({
+          OTEL_EXPORTER_OTLP_ENDPOINT: collector.url,
+          OTEL_EXPORTER_OTLP_PROTOCOL: "http/json",
+          OTEL_SERVICE_NAME: "gw-self"
+        }))))
+      )
+    )
     expect(collector.exports.length - before).toBe(1)
     expect(collector.spans().filter((s) => s.serviceName === "gw-self").map((s) => s.name)).toEqual(["stream"])
     expect(Option.isNone(Option.fromNullishOr(collector.exports.at(-1)?.headers["traceparent"]))).toBe(true)
@@ -213,8 +221,12 @@ describe("TracingLive", () => {
       await gw.close() // flushes
       // scrapes and probes start no trace
       expect(collector.spans().filter((s) => s.serviceName === "gw-e2e" && s.name === "GET")).toEqual([])
-      const names = collector.spans().filter((s) => s.serviceName === "gw-e2e" && s.traceId === trace).map((s) => s.name)
-      expect(names).toEqual(expect.arrayContaining(["POST", "Auth.authenticate", "Policy.toolsFor", "Provider.complete"]))
+      const names = collector.spans().filter((s) => s.serviceName === "gw-e2e" && s.traceId === trace).map((s) =>
+        s.name
+      )
+      expect(names).toEqual(
+        expect.arrayContaining(["POST", "Auth.authenticate", "Policy.toolsFor", "Provider.complete"])
+      )
       expect(upstream.last().headers["traceparent"]).toMatch(new RegExp(`^00-${trace}-`))
     } finally {
       await gw.close()

@@ -42,7 +42,11 @@ describe("stripForeignKeys", () => {
     expect(stripped.messages).toEqual([
       { role: "system", content: [{ type: "text", text: "Be brief." }] },
       { role: "user", content: "hi" },
-      { role: "assistant", content: null, tool_calls: [{ id: "t1", type: "function", function: { name: "f", arguments: "{}" } }] },
+      {
+        role: "assistant",
+        content: null,
+        tool_calls: [{ id: "t1", type: "function", function: { name: "f", arguments: "{}" } }]
+      },
       { role: "tool", tool_call_id: "t1", content: "boom" }
     ])
     expect(stripped.tools).toEqual([{ type: "function", function: { name: "f", parameters: {} } }])

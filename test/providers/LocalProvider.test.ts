@@ -1,15 +1,15 @@
 import { assert, describe, it } from "@effect/vitest"
 import { InMemorySpanExporter } from "@opentelemetry/sdk-trace-base"
 import { Effect, Exit, Pull, Random, Scope, Stream } from "effect"
+import { openAttempt } from "../../src/core/Attempt.ts"
+import type { ChatMessage, Completion, CompletionChunk, ToolDefinition } from "../../src/kernel/ChatWire.ts"
 import { GEN_AI } from "../../src/observability/GenAi.ts"
 import { TracingTest } from "../../src/observability/TracingLayer.ts"
-import type { ChatMessage, Completion, CompletionChunk, ToolDefinition } from "../../src/kernel/ChatWire.ts"
 import { LocalProvider, make } from "../../src/providers/local/LocalProvider.ts"
 import { splitWords } from "../../src/providers/local/LocalReply.ts"
 import type { ProviderCall } from "../../src/providers/Provider.ts"
 import { ProviderError, UpstreamStatus } from "../../src/providers/ProviderError.ts"
 import { providerStream, streamOf } from "../utils/PullStreams.ts"
-import { openAttempt } from "../../src/core/Attempt.ts"
 
 const callOf = (messages: ReadonlyArray<ChatMessage>, overrides: Partial<ProviderCall> = {}): ProviderCall => ({
   modelId: "echo",
@@ -22,7 +22,10 @@ const callOf = (messages: ReadonlyArray<ChatMessage>, overrides: Partial<Provide
   ...overrides
 })
 
-const tool = (name: string): ToolDefinition => ({ type: "function", function: { name, parameters: { type: "object" } } })
+const tool = (name: string): ToolDefinition => ({
+  type: "function",
+  function: { name, parameters: { type: "object" } }
+})
 const tools = [tool("get_weather"), tool("ns.lookup-v2")]
 const user = (content: Exclude<ChatMessage["content"], undefined>): ChatMessage => ({ role: "user", content })
 
@@ -54,10 +57,20 @@ describe("LocalProvider", () => {
     const cases: ReadonlyArray<readonly [string, ReadonlyArray<ChatMessage>, string]> = [
       ["a string", [user("hello there")], "hello there"],
       ["text parts joined with nothing between", [
-        user([{ type: "text", text: "hello " }, { type: "image_url", image_url: { url: "x" } }, { type: "text", text: "world" }])
+        user([{ type: "text", text: "hello " }, { type: "image_url", image_url: { url: "x" } }, {
+          type: "text",
+          text: "world"
+        }])
       ], "hello world"],
-      ["the last user message, not an earlier one", [user("first"), { role: "assistant", content: "ok" }, user("second")], "second"],
-      ["the last user message even after an assistant turn", [user("question"), { role: "assistant", content: "answer" }], "question"],
+      ["the last user message, not an earlier one", [
+        user("first"),
+        { role: "assistant", content: "ok" },
+        user("second")
+      ], "second"],
+      ["the last user message even after an assistant turn", [user("question"), {
+        role: "assistant",
+        content: "answer"
+      }], "question"],
       ["whitespace kept as sent", [user("  spaced\n out  ")], "  spaced\n out  "],
       ["system prompts ignored", [{ role: "system", content: "be nice" }, user("hi")], "hi"],
       ["nothing when there is no user message", [{ role: "system", content: "be nice" }], ""],
@@ -76,9 +89,19 @@ describe("LocalProvider", () => {
 
   describe("calls a tool when told `call <tool> <json-args>`", () => {
     const cases: ReadonlyArray<readonly [string, string, string, string]> = [
-      ["args re-serialised compactly", `call get_weather {"city": "Paris", "days": [1, 2]}`, "get_weather", `{"city":"Paris","days":[1,2]}`],
+      [
+        "args re-serialised compactly",
+        `call get_weather {"city": "Paris", "days": [1, 2]}`,
+        "get_weather",
+        `{"city":"Paris","days":[1,2]}`
+      ],
       ["args default to {}", "call get_weather", "get_weather", "{}"],
-      ["surrounding whitespace ignored", "  \n call   get_weather   { \"city\" : \"Oslo\" }  \n", "get_weather", `{"city":"Oslo"}`],
+      [
+        "surrounding whitespace ignored",
+        "  \n call   get_weather   { \"city\" : \"Oslo\" }  \n",
+        "get_weather",
+        `{"city":"Oslo"}`
+      ],
       ["multi-line args", "call get_weather {\n  \"city\": \"Rome\"\n}", "get_weather", `{"city":"Rome"}`],
       ["dots and dashes in the name", "call ns.lookup-v2 {\"q\":1}", "ns.lookup-v2", `{"q":1}`]
     ]
@@ -102,12 +125,18 @@ describe("LocalProvider", () => {
         const text = "call get_weather {\"city\":\"Paris\"}\ncall ns.lookup-v2 {\n  \"q\": 2\n}\ncall not_offered {}"
         const choice = only(yield* LocalProvider.complete(callOf([user(text)], { tools })))
         const calls = choice.message.tool_calls ?? []
-        assert.deepStrictEqual(calls.map((call) => [call.function.name, call.function.arguments]), [["get_weather", `{"city":"Paris"}`], ["ns.lookup-v2", `{"q":2}`]])
+        assert.deepStrictEqual(calls.map((call) => [call.function.name, call.function.arguments]), [[
+          "get_weather",
+          `{"city":"Paris"}`
+        ], ["ns.lookup-v2", `{"q":2}`]])
         assert.match(calls[0]!.id, TOOL_CALL_ID)
         assert.strictEqual(calls[1]!.id, `${calls[0]!.id}_2`)
         const chunks = yield* Stream.runCollect(providerStream(LocalProvider, callOf([user(text)], { tools })))
         const deltas = [...chunks].flatMap((chunk) => chunk.choices.flatMap((c) => c.delta.tool_calls ?? []))
-        assert.deepStrictEqual(deltas.map((delta) => [delta.index, delta.function?.name]), [[0, "get_weather"], [1, "ns.lookup-v2"]])
+        assert.deepStrictEqual(deltas.map((delta) => [delta.index, delta.function?.name]), [[0, "get_weather"], [
+          1,
+          "ns.lookup-v2"
+        ]])
       }))
 
     it.effect("a line that is not a command among commands makes the whole message text", () =>
@@ -118,10 +147,12 @@ describe("LocalProvider", () => {
 
     it.effect("also under toolChoice auto, from text parts", () =>
       Effect.gen(function*() {
-        const choice = only(yield* LocalProvider.complete(callOf(
-          [user([{ type: "text", text: "call get_weather " }, { type: "text", text: "{\"city\":\"Lima\"}" }])],
-          { tools, toolChoice: "auto" }
-        )))
+        const choice = only(
+          yield* LocalProvider.complete(callOf(
+            [user([{ type: "text", text: "call get_weather " }, { type: "text", text: "{\"city\":\"Lima\"}" }])],
+            { tools, toolChoice: "auto" }
+          ))
+        )
         assert.strictEqual(choice.message.tool_calls?.[0]?.function.arguments, `{"city":"Lima"}`)
       }))
 
@@ -143,13 +174,26 @@ describe("LocalProvider", () => {
       ["the tool is not offered", callOf([user("call delete_all {}")], { tools }), "call delete_all {}"],
       ["no tools at all", callOf([user("call get_weather")]), "call get_weather"],
       ["the name has other characters", callOf([user("call get/weather")], { tools }), "call get/weather"],
-      ["the command is not the whole message", callOf([user("please call get_weather")], { tools }), "please call get_weather"],
-      ["the last message is not the user's", callOf([user("call get_weather"), { role: "assistant", content: "no" }], { tools }),
-        "call get_weather"],
-      ["the args are not JSON", callOf([user("call get_weather {city: Paris}")], { tools }),
-        "Not calling get_weather: the arguments are not valid JSON: {city: Paris}"],
-      ["the args are not an object", callOf([user("call get_weather [1, 2]")], { tools }),
-        "Not calling get_weather: the arguments must be a JSON object: [1, 2]"]
+      [
+        "the command is not the whole message",
+        callOf([user("please call get_weather")], { tools }),
+        "please call get_weather"
+      ],
+      [
+        "the last message is not the user's",
+        callOf([user("call get_weather"), { role: "assistant", content: "no" }], { tools }),
+        "call get_weather"
+      ],
+      [
+        "the args are not JSON",
+        callOf([user("call get_weather {city: Paris}")], { tools }),
+        "Not calling get_weather: the arguments are not valid JSON: {city: Paris}"
+      ],
+      [
+        "the args are not an object",
+        callOf([user("call get_weather [1, 2]")], { tools }),
+        "Not calling get_weather: the arguments must be a JSON object: [1, 2]"
+      ]
     ]
     for (const [label, call, expected] of cases) {
       it.effect(label, () =>
@@ -165,7 +209,11 @@ describe("LocalProvider", () => {
   describe("answers with trailing tool results", () => {
     const asked: ReadonlyArray<ChatMessage> = [
       user("call get_weather"),
-      { role: "assistant", content: null, tool_calls: [{ id: "call_1", type: "function", function: { name: "get_weather", arguments: "{}" } }] }
+      {
+        role: "assistant",
+        content: null,
+        tool_calls: [{ id: "call_1", type: "function", function: { name: "get_weather", arguments: "{}" } }]
+      }
     ]
     const cases: ReadonlyArray<readonly [string, ReadonlyArray<ChatMessage>, string]> = [
       ["one result", [...asked, { role: "tool", tool_call_id: "call_1", content: "sunny, 21C" }], "sunny, 21C"],
@@ -177,7 +225,11 @@ describe("LocalProvider", () => {
       ["only those after the last assistant message", [
         ...asked,
         { role: "tool", tool_call_id: "call_1", content: "old result" },
-        { role: "assistant", content: null, tool_calls: [{ id: "call_3", type: "function", function: { name: "get_weather", arguments: "{}" } }] },
+        {
+          role: "assistant",
+          content: null,
+          tool_calls: [{ id: "call_3", type: "function", function: { name: "get_weather", arguments: "{}" } }]
+        },
         { role: "tool", tool_call_id: "call_3", content: "new result" }
       ], "new result"]
     ]
@@ -216,9 +268,11 @@ describe("LocalProvider", () => {
 
     it.effect("never cuts a tool call, whose arguments would no longer be JSON", () =>
       Effect.gen(function*() {
-        const choice = only(yield* LocalProvider.complete(
-          callOf([user(`call get_weather {"city": "New York"}`)], { tools, maxTokens: 1 })
-        ))
+        const choice = only(
+          yield* LocalProvider.complete(
+            callOf([user(`call get_weather {"city": "New York"}`)], { tools, maxTokens: 1 })
+          )
+        )
         assert.strictEqual(choice.finish_reason, "tool_calls")
         assert.strictEqual(choice.message.tool_calls?.[0]?.function.arguments, `{"city":"New York"}`)
       }))
@@ -230,7 +284,11 @@ describe("LocalProvider", () => {
         const completion = yield* LocalProvider.complete(callOf([
           { role: "system", content: "you are terse" },
           user([{ type: "text", text: "what is" }, { type: "image_url", image_url: { url: "a b c" } }]),
-          { role: "assistant", content: null, tool_calls: [{ id: "c", type: "function", function: { name: "f", arguments: "{\"a\": 1}" } }] },
+          {
+            role: "assistant",
+            content: null,
+            tool_calls: [{ id: "c", type: "function", function: { name: "f", arguments: "{\"a\": 1}" } }]
+          },
           { role: "tool", tool_call_id: "c", content: "forty two" }
         ], { tools }))
         assert.strictEqual(only(completion).message.content, "forty two")
@@ -269,7 +327,11 @@ describe("LocalProvider", () => {
           const completion = yield* LocalProvider.complete(call)
           const chunks = yield* Stream.runCollect(providerStream(LocalProvider, call))
           assert.strictEqual(contentOf(chunks), only(completion).message.content)
-          assert.deepStrictEqual(chunks[0]?.choices, [{ index: 0, delta: { role: "assistant", content: "" }, finish_reason: null }])
+          assert.deepStrictEqual(chunks[0]?.choices, [{
+            index: 0,
+            delta: { role: "assistant", content: "" },
+            finish_reason: null
+          }])
           const words = chunks.slice(1, -2).map((chunk) => chunk.choices[0]?.delta.content)
           assert.deepStrictEqual(words, [...splitWords(text)])
           assert.deepStrictEqual(chunks.at(-2)?.choices, [{ index: 0, delta: {}, finish_reason: "stop" }])
@@ -316,10 +378,12 @@ describe("LocalProvider", () => {
     it("its attempt span (the core's) carries the GenAI attributes when traced", async () => {
       const exporter = new InMemorySpanExporter()
       // read inside the layer: shutting the SDK down empties the in-memory exporter
-      const { chunks, spans } = await Effect.runPromise(Effect.gen(function*() {
-        const chunks = yield* Stream.runCollect(streamOf(openAttempt(LocalProvider, callOf([user("traced words")]))))
-        return { chunks, spans: exporter.getFinishedSpans() }
-      }).pipe(Effect.provide(TracingTest(exporter))))
+      const { chunks, spans } = await Effect.runPromise(
+        Effect.gen(function*() {
+          const chunks = yield* Stream.runCollect(streamOf(openAttempt(LocalProvider, callOf([user("traced words")]))))
+          return { chunks, spans: exporter.getFinishedSpans() }
+        }).pipe(Effect.provide(TracingTest(exporter)))
+      )
       assert.strictEqual(contentOf(chunks), "traced words")
       const span = spans.find((s) => s.name === "Provider.stream")
       assert.isDefined(span)
@@ -362,7 +426,11 @@ describe("LocalProvider", () => {
 
     it.effect("fail stream with a 404", () =>
       Effect.gen(function*() {
-        check(yield* Effect.flip(Stream.runCollect(providerStream(LocalProvider, callOf([user("hi")], { modelId: "nope" })))))
+        check(
+          yield* Effect.flip(
+            Stream.runCollect(providerStream(LocalProvider, callOf([user("hi")], { modelId: "nope" })))
+          )
+        )
       }))
   })
 })

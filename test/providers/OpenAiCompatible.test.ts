@@ -8,8 +8,19 @@ import { completionsUrl, make } from "../../src/providers/openai/OpenAiCompatibl
 import type { OpenAiCompatibleOptions } from "../../src/providers/openai/OpenAiCompatible.ts"
 import { buildRequestBody } from "../../src/providers/openai/OpenAiMapping.ts"
 import * as UpstreamHttpClient from "../../src/providers/UpstreamHttpClient.ts"
-import { call, contentOf, deferred, delta, encoder, optionsOf, plain, reasonOf, sse, usageChunk } from "./OpenAiFixtures.ts"
 import { providerStream } from "../utils/PullStreams.ts"
+import {
+  call,
+  contentOf,
+  deferred,
+  delta,
+  encoder,
+  optionsOf,
+  plain,
+  reasonOf,
+  sse,
+  usageChunk
+} from "./OpenAiFixtures.ts"
 
 /** A fake HttpClient answering every request with `respond`, recording what was sent. */
 const fakeClient = (respond: (request: HttpClientRequest.HttpClientRequest) => Response) => {
@@ -24,7 +35,10 @@ const fakeClient = (respond: (request: HttpClientRequest.HttpClientRequest) => R
 }
 
 const providerWith = (client: HttpClient.HttpClient, overrides: Partial<OpenAiCompatibleOptions> = {}) =>
-  make(optionsOf(overrides)).pipe(Effect.provide(UpstreamHttpClient.layer), Effect.provideService(HttpClient.HttpClient, client))
+  make(optionsOf(overrides)).pipe(
+    Effect.provide(UpstreamHttpClient.layer),
+    Effect.provideService(HttpClient.HttpClient, client)
+  )
 
 const bodyOf = (request: HttpClientRequest.HttpClientRequest): unknown =>
   request.body._tag === "Uint8Array" ? JSON.parse(new TextDecoder().decode(request.body.body)) : undefined
@@ -96,7 +110,13 @@ describe("OpenAiCompatible with a fake HttpClient", () => {
       assert.strictEqual(request.headers["x-title"], "svc-gateway")
       const body = bodyOf(request)
       assert.deepStrictEqual(body, buildRequestBody(call, false))
-      assert.deepStrictEqual(body, { temperature: 0, model: "gpt-4o-mini", messages: call.messages, stream: false, max_tokens: 32 })
+      assert.deepStrictEqual(body, {
+        temperature: 0,
+        model: "gpt-4o-mini",
+        messages: call.messages,
+        stream: false,
+        max_tokens: 32
+      })
     }))
 
   it.effect("stream: asks for usage, and sends no Authorization header without a key", () =>
@@ -119,9 +139,14 @@ describe("OpenAiCompatible with a fake HttpClient", () => {
 
   describe("non-2xx responses become UpstreamStatus", () => {
     const cases: ReadonlyArray<readonly [string, number, string, Record<string, unknown>]> = [
-      ["OpenAI's error object", 429, JSON.stringify({
-        error: { message: "Rate limit reached", type: "requests", code: "rate_limit_exceeded", param: null }
-      }), { status: 429, message: "Rate limit reached", type: "requests", code: "rate_limit_exceeded", param: null }],
+      [
+        "OpenAI's error object",
+        429,
+        JSON.stringify({
+          error: { message: "Rate limit reached", type: "requests", code: "rate_limit_exceeded", param: null }
+        }),
+        { status: 429, message: "Rate limit reached", type: "requests", code: "rate_limit_exceeded", param: null }
+      ],
       ["a detail", 400, JSON.stringify({ detail: "model not loaded" }), { status: 400, message: "model not loaded" }],
       ["plain text", 502, "upstream connect error", { status: 502, message: "upstream connect error" }],
       ["an empty body", 503, "", { status: 503, message: "upstream returned 503" }]
@@ -209,7 +234,9 @@ describe("OpenAiCompatible with a fake HttpClient", () => {
       const text = sse(delta("partial"), { error: { message: "Provider overloaded", code: 503 } }, "[DONE]")
       const provider = yield* providerWith(fakeClient(() => new Response(text)).client)
       const received: Array<CompletionChunk> = []
-      const error = yield* Effect.flip(Stream.runForEach(providerStream(provider, call), (c) => Effect.sync(() => received.push(c))))
+      const error = yield* Effect.flip(
+        Stream.runForEach(providerStream(provider, call), (c) => Effect.sync(() => received.push(c)))
+      )
       assert.strictEqual(contentOf(received), "partial")
       const reason = reasonOf(error)
       if (reason._tag !== "UpstreamStatus") return assert.fail(reason._tag)
@@ -230,37 +257,55 @@ describe("OpenAiCompatible with a fake HttpClient", () => {
     Effect.gen(function*() {
       const provider = yield* providerWith(fakeClient(() => new Response(sse(delta("cut")))).client)
       const reason = reasonOf(yield* Effect.flip(Stream.runDrain(providerStream(provider, call))))
-      assert.deepStrictEqual(plain(reason), { _tag: "UpstreamUnreachable", message: "upstream stream ended before [DONE]" })
+      assert.deepStrictEqual(plain(reason), {
+        _tag: "UpstreamUnreachable",
+        message: "upstream stream ended before [DONE]"
+      })
     }))
 
   it.effect("stream: invalid JSON in an event is UpstreamBadResponse", () =>
     Effect.gen(function*() {
-      const provider = yield* providerWith(fakeClient(() => new Response(sse(delta("ok"), "{\"choices\": [", "[DONE]"))).client)
-      assert.strictEqual(reasonOf(yield* Effect.flip(Stream.runDrain(providerStream(provider, call))))._tag, "UpstreamBadResponse")
+      const provider = yield* providerWith(
+        fakeClient(() => new Response(sse(delta("ok"), "{\"choices\": [", "[DONE]"))).client
+      )
+      assert.strictEqual(
+        reasonOf(yield* Effect.flip(Stream.runDrain(providerStream(provider, call))))._tag,
+        "UpstreamBadResponse"
+      )
     }))
 
   it.effect("stream: a JSON answer instead of SSE is reported as what it is", () =>
     Effect.gen(function*() {
       const jsonError = Response.json({ error: { message: "No endpoints found", code: 404 } })
       const errorProvider = yield* providerWith(fakeClient(() => jsonError).client)
-      assert.deepStrictEqual(plain(reasonOf(yield* Effect.flip(Stream.runDrain(providerStream(errorProvider, call))))), {
-        _tag: "UpstreamStatus",
-        status: 404,
-        message: "No endpoints found",
-        code: "404"
-      })
+      assert.deepStrictEqual(
+        plain(reasonOf(yield* Effect.flip(Stream.runDrain(providerStream(errorProvider, call))))),
+        {
+          _tag: "UpstreamStatus",
+          status: 404,
+          message: "No endpoints found",
+          code: "404"
+        }
+      )
       const completionProvider = yield* providerWith(fakeClient(() => Response.json(completionBody)).client)
-      assert.deepStrictEqual(plain(reasonOf(yield* Effect.flip(Stream.runDrain(providerStream(completionProvider, call))))), {
-        _tag: "UpstreamBadResponse",
-        message: "upstream answered a streaming request with JSON, not SSE"
-      })
+      assert.deepStrictEqual(
+        plain(reasonOf(yield* Effect.flip(Stream.runDrain(providerStream(completionProvider, call))))),
+        {
+          _tag: "UpstreamBadResponse",
+          message: "upstream answered a streaming request with JSON, not SSE"
+        }
+      )
     }))
 
   it.effect("stream: an SSE retry field arriving alone fails the stream (Sse.decode fails with Retry)", () =>
     Effect.gen(function*() {
-      const body = () => new Response(pieces([encoder.encode("retry: 1000\n\n"), encoder.encode(sse(delta("x"), "[DONE]"))]))
+      const body = () =>
+        new Response(pieces([encoder.encode("retry: 1000\n\n"), encoder.encode(sse(delta("x"), "[DONE]"))]))
       const provider = yield* providerWith(fakeClient(body).client)
-      assert.strictEqual(reasonOf(yield* Effect.flip(Stream.runDrain(providerStream(provider, call))))._tag, "UpstreamBadResponse")
+      assert.strictEqual(
+        reasonOf(yield* Effect.flip(Stream.runDrain(providerStream(provider, call))))._tag,
+        "UpstreamBadResponse"
+      )
     }))
 
   it.live("stream: emits each chunk as it arrives", () =>
@@ -289,7 +334,8 @@ describe("OpenAiCompatible with a fake HttpClient", () => {
 
   it.effect("total timeout: complete, while the body is still arriving", () =>
     Effect.gen(function*() {
-      const endless = () => new Response(new ReadableStream<Uint8Array>({ start: (c) => c.enqueue(encoder.encode("{\"id\":")) }))
+      const endless = () =>
+        new Response(new ReadableStream<Uint8Array>({ start: (c) => c.enqueue(encoder.encode("{\"id\":")) }))
       const provider = yield* providerWith(fakeClient(endless).client, {
         timeouts: { firstByte: Duration.seconds(60), idle: Duration.seconds(60), total: Duration.seconds(5) }
       })
@@ -300,7 +346,8 @@ describe("OpenAiCompatible with a fake HttpClient", () => {
 
   it.effect("total timeout: stream, however lively the upstream", () =>
     Effect.gen(function*() {
-      const endless = () => new Response(new ReadableStream<Uint8Array>({ start: (c) => c.enqueue(encoder.encode(sse(delta("x")))) }))
+      const endless = () =>
+        new Response(new ReadableStream<Uint8Array>({ start: (c) => c.enqueue(encoder.encode(sse(delta("x")))) }))
       const provider = yield* providerWith(fakeClient(endless).client, {
         timeouts: { firstByte: Duration.seconds(60), idle: Duration.seconds(60), total: Duration.seconds(5) }
       })

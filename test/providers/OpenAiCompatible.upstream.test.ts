@@ -11,8 +11,8 @@ import { make } from "../../src/providers/openai/OpenAiCompatible.ts"
 import type { OpenAiCompatibleOptions } from "../../src/providers/openai/OpenAiCompatible.ts"
 import type { ProviderError } from "../../src/providers/ProviderError.ts"
 import { UpstreamTransport } from "../../src/providers/UpstreamTransport.ts"
-import { call, contentOf, deferred, delta, optionsOf, reasonOf, sse, usageChunk } from "./OpenAiFixtures.ts"
 import { providerStream } from "../utils/PullStreams.ts"
+import { call, contentOf, deferred, delta, optionsOf, reasonOf, sse, usageChunk } from "./OpenAiFixtures.ts"
 
 /** The transport the app runs, with a connect timeout no test reaches. */
 const undici = UpstreamTransport.layerUndici({ connectTimeout: Duration.seconds(10) })
@@ -52,7 +52,10 @@ const sseHead = (res: ServerResponse) => res.writeHead(200, { "content-type": "t
 /** Fails the test instead of hanging when an expected socket close never comes. */
 const awaitClose = (closed: Promise<void>) =>
   Effect.promise(() => closed).pipe(
-    Effect.timeoutOrElse({ duration: "2 seconds", orElse: () => Effect.sync(() => assert.fail("upstream request was not aborted")) })
+    Effect.timeoutOrElse({
+      duration: "2 seconds",
+      orElse: () => Effect.sync(() => assert.fail("upstream request was not aborted"))
+    })
   )
 
 const timeoutPhase = (error: ProviderError) => {
@@ -67,7 +70,10 @@ describe("OpenAiCompatible against a local server", () => {
       const provider = yield* realProvider(server.baseUrl, { firstByte: Duration.millis(150) })
       const started = Date.now()
       assert.strictEqual(timeoutPhase(yield* Effect.flip(provider.complete(call))), "first_byte")
-      assert.strictEqual(timeoutPhase(yield* Effect.flip(Stream.runDrain(providerStream(provider, call)))), "first_byte")
+      assert.strictEqual(
+        timeoutPhase(yield* Effect.flip(Stream.runDrain(providerStream(provider, call)))),
+        "first_byte"
+      )
       const elapsed = Date.now() - started
       assert.isTrue(elapsed >= 280 && elapsed < 2000, `took ${elapsed} ms`)
       yield* awaitClose(server.closed)
@@ -82,7 +88,9 @@ describe("OpenAiCompatible against a local server", () => {
       const provider = yield* realProvider(server.baseUrl, { idle: Duration.millis(200) })
       const received: Array<CompletionChunk> = []
       const started = Date.now()
-      const error = yield* Effect.flip(Stream.runForEach(providerStream(provider, call), (c) => Effect.sync(() => received.push(c))))
+      const error = yield* Effect.flip(
+        Stream.runForEach(providerStream(provider, call), (c) => Effect.sync(() => received.push(c)))
+      )
       assert.strictEqual(timeoutPhase(error), "idle")
       assert.strictEqual(contentOf(received), "only")
       assert.isTrue(Date.now() - started < 2000)
@@ -98,7 +106,9 @@ describe("OpenAiCompatible against a local server", () => {
       })
       const provider = yield* realProvider(server.baseUrl, { idle: Duration.millis(300), total: Duration.millis(600) })
       const received: Array<CompletionChunk> = []
-      const error = yield* Effect.flip(Stream.runForEach(providerStream(provider, call), (c) => Effect.sync(() => received.push(c))))
+      const error = yield* Effect.flip(
+        Stream.runForEach(providerStream(provider, call), (c) => Effect.sync(() => received.push(c)))
+      )
       assert.strictEqual(timeoutPhase(error), "total")
       assert.isTrue(received.length > 3, `${received.length} chunks`)
       yield* awaitClose(server.closed)
@@ -112,7 +122,9 @@ describe("OpenAiCompatible against a local server", () => {
       })
       const provider = yield* realProvider(server.baseUrl)
       const received: Array<CompletionChunk> = []
-      const error = yield* Effect.flip(Stream.runForEach(providerStream(provider, call), (c) => Effect.sync(() => received.push(c))))
+      const error = yield* Effect.flip(
+        Stream.runForEach(providerStream(provider, call), (c) => Effect.sync(() => received.push(c)))
+      )
       assert.strictEqual(reasonOf(error)._tag, "UpstreamUnreachable")
       assert.strictEqual(contentOf(received), "half")
     }).pipe(Effect.provide(undici)))
@@ -137,7 +149,9 @@ describe("OpenAiCompatible against a local server", () => {
       })
       const provider = yield* realProvider(server.baseUrl)
       const first = deferred()
-      const fiber = yield* Effect.forkChild(Stream.runForEach(providerStream(provider, call), () => Effect.sync(first.resolve)))
+      const fiber = yield* Effect.forkChild(
+        Stream.runForEach(providerStream(provider, call), () => Effect.sync(first.resolve))
+      )
       yield* Effect.promise(() => first.promise)
       yield* Fiber.interrupt(fiber)
       yield* awaitClose(server.closed)
@@ -149,7 +163,10 @@ describe("OpenAiCompatible against a local server", () => {
       const baseUrl = yield* Effect.scoped(Effect.map(localServer(() => {}), (s) => s.baseUrl))
       const provider = yield* realProvider(baseUrl)
       assert.strictEqual(reasonOf(yield* Effect.flip(provider.complete(call)))._tag, "UpstreamUnreachable")
-      assert.strictEqual(reasonOf(yield* Effect.flip(Stream.runDrain(providerStream(provider, call))))._tag, "UpstreamUnreachable")
+      assert.strictEqual(
+        reasonOf(yield* Effect.flip(Stream.runDrain(providerStream(provider, call))))._tag,
+        "UpstreamUnreachable"
+      )
     }).pipe(Effect.provide(undici)))
 
   it.live("a real round trip: headers on the wire and a streamed answer", () =>

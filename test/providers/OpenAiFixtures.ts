@@ -32,8 +32,17 @@ export const optionsOf = (overrides: Partial<OpenAiCompatibleOptions> = {}): Ope
 export const encoder = new TextEncoder()
 export const sse = (...payloads: ReadonlyArray<unknown>) =>
   payloads.map((p) => `data: ${typeof p === "string" ? p : JSON.stringify(p)}\n\n`).join("")
-export const delta = (content: string) => ({ id: "c", model: "gpt-4o-mini-2024", choices: [{ index: 0, delta: { content } }] })
-export const usageChunk = { id: "c", model: "gpt-4o-mini-2024", choices: [], usage: { prompt_tokens: 3, completion_tokens: 2 } }
+export const delta = (content: string) => ({
+  id: "c",
+  model: "gpt-4o-mini-2024",
+  choices: [{ index: 0, delta: { content } }]
+})
+export const usageChunk = {
+  id: "c",
+  model: "gpt-4o-mini-2024",
+  choices: [],
+  usage: { prompt_tokens: 3, completion_tokens: 2 }
+}
 export const contentOf = (chunks: ReadonlyArray<CompletionChunk>) =>
   chunks.flatMap((c) => c.choices.map((choice) => choice.delta.content ?? "")).join("")
 

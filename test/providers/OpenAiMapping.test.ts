@@ -42,37 +42,62 @@ describe("buildRequestBody", () => {
       messages,
       stream: false
     }],
-    ["tools, tool_choice and max_tokens when defined", callOf({ tools: [weather], toolChoice: "auto", maxTokens: 64 }), false, {
-      model: "gpt-4o-mini",
-      messages,
-      stream: false,
-      tools: [weather],
-      tool_choice: "auto",
-      max_tokens: 64
-    }],
-    ["passthrough fields kept; model, messages and stream are the adapter's", callOf({
-      passthrough: { temperature: 0.2, seed: 7, model: "other", messages: [], stream: true, user: "u1" }
-    }), false, { temperature: 0.2, seed: 7, user: "u1", model: "gpt-4o-mini", messages, stream: false }],
-    ["a client's stream_options dropped when not streaming", callOf({
-      passthrough: { stream_options: { include_usage: false }, top_p: 1 }
-    }), false, { top_p: 1, model: "gpt-4o-mini", messages, stream: false }],
+    [
+      "tools, tool_choice and max_tokens when defined",
+      callOf({ tools: [weather], toolChoice: "auto", maxTokens: 64 }),
+      false,
+      {
+        model: "gpt-4o-mini",
+        messages,
+        stream: false,
+        tools: [weather],
+        tool_choice: "auto",
+        max_tokens: 64
+      }
+    ],
+    [
+      "passthrough fields kept; model, messages and stream are the adapter's",
+      callOf({
+        passthrough: { temperature: 0.2, seed: 7, model: "other", messages: [], stream: true, user: "u1" }
+      }),
+      false,
+      { temperature: 0.2, seed: 7, user: "u1", model: "gpt-4o-mini", messages, stream: false }
+    ],
+    [
+      "a client's stream_options dropped when not streaming",
+      callOf({
+        passthrough: { stream_options: { include_usage: false }, top_p: 1 }
+      }),
+      false,
+      { top_p: 1, model: "gpt-4o-mini", messages, stream: false }
+    ],
     ["streaming always asks for usage", callOf(), true, {
       model: "gpt-4o-mini",
       messages,
       stream: true,
       stream_options: { include_usage: true }
     }],
-    ["streaming merges the client's stream_options and overrides include_usage", callOf({
-      passthrough: { stream_options: { include_usage: false, include_obfuscation: false } }
-    }), true, {
-      model: "gpt-4o-mini",
-      messages,
-      stream: true,
-      stream_options: { include_usage: true, include_obfuscation: false }
-    }],
-    ["streaming ignores a stream_options that is not an object", callOf({
-      passthrough: { stream_options: "yes" }
-    }), true, { model: "gpt-4o-mini", messages, stream: true, stream_options: { include_usage: true } }],
+    [
+      "streaming merges the client's stream_options and overrides include_usage",
+      callOf({
+        passthrough: { stream_options: { include_usage: false, include_obfuscation: false } }
+      }),
+      true,
+      {
+        model: "gpt-4o-mini",
+        messages,
+        stream: true,
+        stream_options: { include_usage: true, include_obfuscation: false }
+      }
+    ],
+    [
+      "streaming ignores a stream_options that is not an object",
+      callOf({
+        passthrough: { stream_options: "yes" }
+      }),
+      true,
+      { model: "gpt-4o-mini", messages, stream: true, stream_options: { include_usage: true } }
+    ],
     ["tool_choice none is sent", callOf({ toolChoice: "none" }), true, {
       model: "gpt-4o-mini",
       messages,
@@ -97,7 +122,11 @@ describe("normalizeUsage", () => {
     ["plain counts", { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 }, usage(10, 5, 15)],
     ["total missing: prompt + completion", { prompt_tokens: 10, completion_tokens: 5 }, usage(10, 5, 15)],
     ["total null: prompt + completion", { prompt_tokens: 3, completion_tokens: 4, total_tokens: null }, usage(3, 4, 7)],
-    ["total as reported even if it differs", { prompt_tokens: 3, completion_tokens: 4, total_tokens: 9 }, usage(3, 4, 9)],
+    [
+      "total as reported even if it differs",
+      { prompt_tokens: 3, completion_tokens: 4, total_tokens: 9 },
+      usage(3, 4, 9)
+    ],
     ["chat-completions detail names", {
       prompt_tokens: 100,
       completion_tokens: 50,
@@ -133,25 +162,52 @@ describe("normalizeUsage", () => {
 describe("decodeErrorResponse", () => {
   const long = "x".repeat(5000)
   const cases: ReadonlyArray<readonly [string, number, string, Record<string, unknown>]> = [
-    ["OpenAI's error object", 401, JSON.stringify({
-      error: { message: "Incorrect API key provided", type: "invalid_request_error", code: "invalid_api_key", param: null }
-    }), { status: 401, message: "Incorrect API key provided", type: "invalid_request_error", code: "invalid_api_key", param: null }],
+    [
+      "OpenAI's error object",
+      401,
+      JSON.stringify({
+        error: {
+          message: "Incorrect API key provided",
+          type: "invalid_request_error",
+          code: "invalid_api_key",
+          param: null
+        }
+      }),
+      {
+        status: 401,
+        message: "Incorrect API key provided",
+        type: "invalid_request_error",
+        code: "invalid_api_key",
+        param: null
+      }
+    ],
     ["a numeric code becomes a string", 429, JSON.stringify({ error: { message: "slow down", code: 429 } }), {
       status: 429,
       message: "slow down",
       code: "429"
     }],
     ["an error string", 400, JSON.stringify({ error: "model not found" }), { status: 400, message: "model not found" }],
-    ["a top-level message", 404, JSON.stringify({ message: "no such model" }), { status: 404, message: "no such model" }],
-    ["a FastAPI detail string", 422, JSON.stringify({ detail: "bad request" }), { status: 422, message: "bad request" }],
+    ["a top-level message", 404, JSON.stringify({ message: "no such model" }), {
+      status: 404,
+      message: "no such model"
+    }],
+    ["a FastAPI detail string", 422, JSON.stringify({ detail: "bad request" }), {
+      status: 422,
+      message: "bad request"
+    }],
     ["a FastAPI detail list, as JSON", 422, JSON.stringify({ detail: [{ loc: ["body", "model"], msg: "required" }] }), {
       status: 422,
       message: "[{\"loc\":[\"body\",\"model\"],\"msg\":\"required\"}]"
     }],
-    ["an array of error objects", 400, JSON.stringify([{ error: { message: "bad key", status: "INVALID_ARGUMENT" } }]), {
-      status: 400,
-      message: "bad key"
-    }],
+    [
+      "an array of error objects",
+      400,
+      JSON.stringify([{ error: { message: "bad key", status: "INVALID_ARGUMENT" } }]),
+      {
+        status: 400,
+        message: "bad key"
+      }
+    ],
     ["plain text, trimmed", 502, "  Bad Gateway\n", { status: 502, message: "Bad Gateway" }],
     ["JSON with no message field: the text as is", 500, "{\"oops\":true}", { status: 500, message: "{\"oops\":true}" }],
     ["an empty body", 503, "", { status: 503, message: "upstream returned 503" }],
@@ -204,7 +260,11 @@ describe("decodeCompletion", () => {
     const body = {
       choices: [{
         index: 0,
-        message: { role: "assistant", content: null, tool_calls: [{ id: "c1", type: "function", function: { name: "f", arguments: "{}" } }] },
+        message: {
+          role: "assistant",
+          content: null,
+          tool_calls: [{ id: "c1", type: "function", function: { name: "f", arguments: "{}" } }]
+        },
         finish_reason: "tool_calls"
       }]
     }
@@ -220,7 +280,11 @@ describe("decodeCompletion", () => {
     ["an HTML page", "<html>oops</html>", "upstream response is not valid JSON"],
     ["not an object", "[1,2]", "upstream response is not a JSON object"],
     ["choices missing", "{\"id\":\"x\"}", "upstream choices are malformed"],
-    ["a choice without a message", "{\"choices\":[{\"index\":0,\"finish_reason\":\"stop\"}]}", "upstream choices are malformed"]
+    [
+      "a choice without a message",
+      "{\"choices\":[{\"index\":0,\"finish_reason\":\"stop\"}]}",
+      "upstream choices are malformed"
+    ]
   ]
   for (const [label, body, prefix] of bad) {
     it(`fails with UpstreamBadResponse for ${label}`, () => {
@@ -255,7 +319,12 @@ describe("decodeChunk", () => {
   })
 
   it("decodes OpenAI's final usage chunk: empty choices and usage", () => {
-    const data = { id: "c1", model: "gpt-4o", choices: [], usage: { prompt_tokens: 5, completion_tokens: 7, total_tokens: 12 } }
+    const data = {
+      id: "c1",
+      model: "gpt-4o",
+      choices: [],
+      usage: { prompt_tokens: 5, completion_tokens: 7, total_tokens: 12 }
+    }
     const chunk = successOf(decodeChunk(JSON.stringify(data), "fallback"))
     assert.deepStrictEqual(chunk.choices, [])
     assert.deepStrictEqual(chunk.usage, usage(5, 7, 12))
@@ -282,7 +351,12 @@ describe("decodeChunk", () => {
   const errors: ReadonlyArray<readonly [string, unknown, number, string]> = [
     ["a numeric code", { error: { message: "rate limited", code: 429 } }, 429, "rate limited"],
     ["a numeric status", { error: { message: "busy", status: 503, type: "server_error" } }, 503, "busy"],
-    ["a non-numeric code: 502", { error: { message: "context too long", code: "context_length_exceeded" } }, 502, "context too long"],
+    [
+      "a non-numeric code: 502",
+      { error: { message: "context too long", code: "context_length_exceeded" } },
+      502,
+      "context too long"
+    ],
     ["an error string: 502", { error: "boom" }, 502, "boom"],
     ["a code out of range: 502", { error: { message: "odd", code: 42 } }, 502, "odd"]
   ]

@@ -7,7 +7,8 @@ import { Result, Schema } from "effect"
 import { Choice, ChunkChoice } from "../../src/kernel/ChatWire.ts"
 import { isChoices, isChunkChoices } from "../../src/providers/openai/WireGuards.ts"
 
-const bySchema = (decode: (u: unknown) => Result.Result<unknown, unknown>) => (u: unknown) => Result.isSuccess(decode(u))
+const bySchema = (decode: (u: unknown) => Result.Result<unknown, unknown>) => (u: unknown) =>
+  Result.isSuccess(decode(u))
 
 /** `base` with one key replaced (or removed, for `undefined`), at a dotted path. */
 const withField = (base: unknown, path: string, value: unknown): unknown => {
@@ -57,7 +58,11 @@ const agree = (
           for (const value of wrongValues) {
             const input = [withField(sample, path, value)]
             const expected = decodes(input)
-            assert.strictEqual(guard(input), expected, `${path} = ${JSON.stringify(value)} in ${JSON.stringify(sample)}`)
+            assert.strictEqual(
+              guard(input),
+              expected,
+              `${path} = ${JSON.stringify(value)} in ${JSON.stringify(sample)}`
+            )
             if (!expected) rejected++
           }
         }
@@ -78,7 +83,12 @@ const toolCall = { id: "call_1", type: "function", function: { name: "f", argume
 
 agree("isChoices", isChoices, Schema.decodeUnknownResult(Schema.Array(Choice)), [
   { index: 0, message: { role: "assistant", content: "hi" }, finish_reason: "stop" },
-  { index: 1, message: { role: "assistant", content: null, tool_calls: [toolCall] }, finish_reason: null, logprobs: null },
+  {
+    index: 1,
+    message: { role: "assistant", content: null, tool_calls: [toolCall] },
+    finish_reason: null,
+    logprobs: null
+  },
   { index: 0, message: { role: "assistant", content: "", refusal: null, annotations: [] }, finish_reason: "length" },
   { index: 0, message: { role: "assistant", content: "no", refusal: "I can't" }, finish_reason: "stop" }
 ], [

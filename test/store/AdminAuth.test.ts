@@ -77,7 +77,10 @@ describe("AdminAuth", () => {
       assert.deepStrictEqual(yield* printed, lines)
       assert.deepStrictEqual(yield* settingRows, [{ name: "admin_token_sha256", value: sha256(token) }])
       assert.strictEqual(yield* outcome(second, `Bearer ${token}`), "accepted")
-      assert.strictEqual(yield* outcome(second, "Bearer sa-svc-0000000000000000000000000000000000000000"), "InvalidAdminToken")
+      assert.strictEqual(
+        yield* outcome(second, "Bearer sa-svc-0000000000000000000000000000000000000000"),
+        "InvalidAdminToken"
+      )
     }).pipe(Effect.provide(FreshStore())))
 
   it.effect("two stores generate two different tokens", () =>

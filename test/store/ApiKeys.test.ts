@@ -6,10 +6,10 @@ import { assert, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import { SqlClient, Statement } from "effect/sql"
 import { createHash } from "node:crypto"
-import { Orgs } from "../../src/orgs/Orgs.ts"
 import { ApiKeys } from "../../src/keys/ApiKeys.ts"
-import { notFoundOf, RepositoriesLive, unique } from "../utils/TestStore.ts"
+import { Orgs } from "../../src/orgs/Orgs.ts"
 import { toDateOrNull } from "../../src/store/Rows.ts"
+import { notFoundOf, RepositoriesLive, unique } from "../utils/TestStore.ts"
 
 const SECRET = /^sk-svc-[0-9A-Za-z]{40}$/
 const pause = Effect.promise(() => new Promise<void>((resolve) => setTimeout(resolve, 20)))

@@ -8,14 +8,17 @@ import { SqlClient } from "effect/sql"
 import { existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { Orgs } from "../../src/orgs/Orgs.ts"
 import { GatewayConfig } from "../../src/Config.ts"
+import { Orgs } from "../../src/orgs/Orgs.ts"
 import { DatabaseLive } from "../../src/store/Database.ts"
 import { unique } from "../utils/TestStore.ts"
 
 /** A gateway store in `dataDir`, opened by the production layers; closed when the effect ends. */
 const inDataDir = (dataDir: string) =>
-  Orgs.layer.pipe(Layer.provideMerge(DatabaseLive), Layer.provide(GatewayConfig.layerFrom({ GATEWAY_DATA_DIR: dataDir })))
+  Orgs.layer.pipe(
+    Layer.provideMerge(DatabaseLive),
+    Layer.provide(GatewayConfig.layerFrom({ GATEWAY_DATA_DIR: dataDir }))
+  )
 
 const tempDir = Effect.acquireRelease(
   Effect.sync(() => mkdtempSync(join(tmpdir(), "svc-gateway-store-"))),
@@ -28,7 +31,9 @@ describe("Database (the embedded store in a data directory)", () => {
       const dir = yield* tempDir
       const appliedCount = Effect.gen(function*() {
         const sql = yield* SqlClient.SqlClient
-        const rows = yield* sql<{ readonly n: number }>`SELECT CAST(count(*) AS INTEGER) AS n FROM effect_sql_migrations`
+        const rows = yield* sql<
+          { readonly n: number }
+        >`SELECT CAST(count(*) AS INTEGER) AS n FROM effect_sql_migrations`
         return rows[0]?.n
       })
 
@@ -52,7 +57,10 @@ describe("Database (the embedded store in a data directory)", () => {
       const dir = yield* tempDir
       mkdirSync(join(dir, "pg"))
       const notes: Array<string> = []
-      const console = { ...globalThis.console, error: (...args: ReadonlyArray<unknown>) => void notes.push(args.join(" ")) }
+      const console = {
+        ...globalThis.console,
+        error: (...args: ReadonlyArray<unknown>) => void notes.push(args.join(" "))
+      }
       const opened = Effect.gen(function*() {
         return yield* (yield* Orgs).count
       }).pipe(Effect.provide(inDataDir(dir)), Effect.provideService(Console.Console, console))

@@ -34,7 +34,8 @@ const indexDefinition = (name: string) =>
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const rows = yield* sql.onDialectOrElse({
-      sqlite: () => sql<{ readonly def: string }>`SELECT sql AS def FROM sqlite_master WHERE type = 'index' AND name = ${name}`,
+      sqlite: () =>
+        sql<{ readonly def: string }>`SELECT sql AS def FROM sqlite_master WHERE type = 'index' AND name = ${name}`,
       orElse: () =>
         sql<{ readonly def: string }>`SELECT indexdef AS def FROM pg_indexes
           WHERE schemaname = current_schema() AND indexname = ${name}`
@@ -118,4 +119,3 @@ layer(FreshStore())("Migrations", (it) => {
       assert.strictEqual(orphan.reason._tag, "ConstraintError")
     }))
 })
-

@@ -15,8 +15,24 @@ const SRC = resolve(import.meta.dirname, "../../src")
 const FORBIDDEN: Readonly<Record<string, ReadonlyArray<string>>> = {
   kernel: ["*"],
   // what an inbound dialect and an upstream adapter of one wire format share: the kernel only
-  formats: ["http", "dialects", "core", "providers", "tools", "logs", "admin", "auth", "keys", "orgs", "store",
-    "observability", "limits", "compression", "cli", "console"],
+  formats: [
+    "http",
+    "dialects",
+    "core",
+    "providers",
+    "tools",
+    "logs",
+    "admin",
+    "auth",
+    "keys",
+    "orgs",
+    "store",
+    "observability",
+    "limits",
+    "compression",
+    "cli",
+    "console"
+  ],
   core: ["http", "dialects", "cli", "console"],
   dialects: ["http", "cli", "console"],
   providers: ["http", "dialects", "core", "cli", "console"],
@@ -35,7 +51,9 @@ const filesUnder = (dir: string): ReadonlyArray<string> =>
   readdirSync(dir, { withFileTypes: true }).flatMap((entry) =>
     entry.isDirectory()
       ? filesUnder(join(dir, entry.name))
-      : /\.tsx?$/.test(entry.name) ? [join(dir, entry.name)] : []
+      : /\.tsx?$/.test(entry.name)
+      ? [join(dir, entry.name)]
+      : []
   )
 
 /** The src folder a relative import lands in (`""` for a file directly under src/), or undefined outside src. */
@@ -85,7 +103,7 @@ const circles = (edges: ReadonlyArray<readonly [string, string]>): ReadonlyArray
     }
     if (low.get(node) !== index.get(node)) return
     const component: Array<string> = []
-    for (let member = stack.pop()!; ; member = stack.pop()!) {
+    for (let member = stack.pop()!;; member = stack.pop()!) {
       onStack.delete(member)
       component.push(member)
       if (member === node) break

@@ -37,7 +37,8 @@ export const anthropicMessage = (options: {
   role: "assistant",
   model: options.model ?? "claude-fake-1",
   content: options.content,
-  stop_reason: options.stopReason ?? (options.content.some((block) => block.type === "tool_use") ? "tool_use" : "end_turn"),
+  stop_reason: options.stopReason ??
+    (options.content.some((block) => block.type === "tool_use") ? "tool_use" : "end_turn"),
   stop_sequence: null,
   usage: options.usage ?? anthropicUsage(10, 5)
 })
@@ -64,7 +65,11 @@ export const anthropicEvents = (options: {
         }
         break
       case "tool_use": {
-        events.push({ type: "content_block_start", index, content_block: { type: "tool_use", id: block.id, name: block.name, input: {} } })
+        events.push({
+          type: "content_block_start",
+          index,
+          content_block: { type: "tool_use", id: block.id, name: block.name, input: {} }
+        })
         if (index === 0) events.push({ type: "ping" })
         const json = JSON.stringify(block.input)
         const half = Math.floor(json.length / 2)
@@ -74,10 +79,18 @@ export const anthropicEvents = (options: {
         break
       }
       case "thinking":
-        events.push({ type: "content_block_start", index, content_block: { type: "thinking", thinking: "", signature: "" } })
+        events.push({
+          type: "content_block_start",
+          index,
+          content_block: { type: "thinking", thinking: "", signature: "" }
+        })
         if (index === 0) events.push({ type: "ping" })
         events.push({ type: "content_block_delta", index, delta: { type: "thinking_delta", thinking: block.thinking } })
-        events.push({ type: "content_block_delta", index, delta: { type: "signature_delta", signature: block.signature } })
+        events.push({
+          type: "content_block_delta",
+          index,
+          delta: { type: "signature_delta", signature: block.signature }
+        })
         break
     }
     events.push({ type: "content_block_stop", index })

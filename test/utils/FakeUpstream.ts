@@ -43,7 +43,12 @@ export interface UpstreamRequest {
 export type SseEvent = { readonly raw: string } | Readonly<Record<string, unknown>>
 
 export type Reply =
-  | { readonly _tag: "Json"; readonly status: number; readonly body: unknown; readonly headers?: Readonly<Record<string, string>> }
+  | {
+    readonly _tag: "Json"
+    readonly status: number
+    readonly body: unknown
+    readonly headers?: Readonly<Record<string, string>>
+  }
   | {
     readonly _tag: "Sse"
     readonly events: ReadonlyArray<SseEvent>
@@ -79,13 +84,28 @@ export const reply = {
     status,
     ...(details.headers === undefined ? {} : { headers: details.headers }),
     body: {
-      error: { message, type: details.type ?? "invalid_request_error", param: details.param ?? null, code: details.code ?? null }
+      error: {
+        message,
+        type: details.type ?? "invalid_request_error",
+        param: details.param ?? null,
+        code: details.code ?? null
+      }
     }
   }),
   sse: (
     events: ReadonlyArray<SseEvent>,
-    options: { readonly delayMs?: number; readonly end?: "done" | "end" | "destroy" | "hang"; readonly named?: boolean } = {}
-  ): Reply => ({ _tag: "Sse", events, delayMs: options.delayMs ?? 0, end: options.end ?? "done", named: options.named ?? false }),
+    options: {
+      readonly delayMs?: number
+      readonly end?: "done" | "end" | "destroy" | "hang"
+      readonly named?: boolean
+    } = {}
+  ): Reply => ({
+    _tag: "Sse",
+    events,
+    delayMs: options.delayMs ?? 0,
+    end: options.end ?? "done",
+    named: options.named ?? false
+  }),
   hang: { _tag: "Hang" } as Reply,
   destroy: { _tag: "Destroy" } as Reply
 }
@@ -194,7 +214,8 @@ export interface FakeUpstream {
   readonly close: () => Promise<void>
 }
 
-const notScripted: Handler = () => reply.error(500, "the fake upstream has no handler for this test", { type: "server_error" })
+const notScripted: Handler = () =>
+  reply.error(500, "the fake upstream has no handler for this test", { type: "server_error" })
 
 const parseBody = (text: string): UpstreamBody => {
   try {
@@ -271,8 +292,7 @@ export const startFakeUpstream = async (initial: Handler = notScripted): Promise
         rawBody,
         body: parseBody(rawBody),
         closedByClient: () => closedEarly,
-        waitForClientClose: (ms) =>
-          Promise.race([closed, sleep(ms).then(() => closedEarly)])
+        waitForClientClose: (ms) => Promise.race([closed, sleep(ms).then(() => closedEarly)])
       }
       requests.push(request)
       let script: Reply

@@ -7,7 +7,7 @@ import { spawn } from "node:child_process"
 import { mkdtempSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { type FakeUpstream, fakeGatewayEnv, refusedUrl } from "./FakeUpstream.ts"
+import { fakeGatewayEnv, type FakeUpstream, refusedUrl } from "./FakeUpstream.ts"
 import { ADMIN_TOKEN } from "./TestGateway.ts"
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms))
@@ -21,7 +21,9 @@ export interface GatewayProcess {
   readonly port: number
   readonly dataDir: string
   readonly proc: ReturnType<typeof spawn>
-  readonly exited: Promise<{ readonly code: number | null; readonly signal: NodeJS.Signals | null; readonly at: number }>
+  readonly exited: Promise<
+    { readonly code: number | null; readonly signal: NodeJS.Signals | null; readonly at: number }
+  >
   /** Everything the process printed so far. */
   readonly output: () => string
   readonly orgId: string

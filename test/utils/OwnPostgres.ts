@@ -23,13 +23,17 @@ export interface OwnPostgres {
 export const postgresBin = (): string | undefined => {
   const root = "/usr/lib/postgresql"
   if (!existsSync(root)) return undefined
-  const versions = readdirSync(root).filter((v) => existsSync(join(root, v, "bin", "initdb"))).sort((a, b) => Number(b) - Number(a))
+  const versions = readdirSync(root).filter((v) => existsSync(join(root, v, "bin", "initdb"))).sort((a, b) =>
+    Number(b) - Number(a)
+  )
   return versions[0] === undefined ? undefined : join(root, versions[0], "bin")
 }
 
 export const startOwnPostgres = async (): Promise<OwnPostgres> => {
   const bin = postgresBin()
-  if (bin === undefined) throw new Error("no PostgreSQL binaries under /usr/lib/postgresql (apt-get install postgresql)")
+  if (bin === undefined) {
+    throw new Error("no PostgreSQL binaries under /usr/lib/postgresql (apt-get install postgresql)")
+  }
   const port = Number(new URL(await refusedUrl()).port)
   const dir = mkdtempSync(join(tmpdir(), "svc-gateway-pg-"))
   const asRoot = process.getuid?.() === 0
@@ -47,7 +51,8 @@ export const startOwnPostgres = async (): Promise<OwnPostgres> => {
   }
   const data = join(dir, "data")
   run("initdb", ["-D", data, "-U", "postgres", "--auth=trust", "-E", "UTF8", "--no-sync"])
-  const options = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off`
+  const options =
+    `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off`
   const start = () => run("pg_ctl", ["-D", data, "-w", "-t", "30", "-l", join(dir, "log"), "-o", options, "start"])
   const stop = () => run("pg_ctl", ["-D", data, "-w", "-t", "30", "-m", "fast", "stop"])
   start()

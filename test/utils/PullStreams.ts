@@ -5,12 +5,12 @@
  */
 import { Channel, Effect, type Scope, Stream } from "effect"
 import type { SqlError } from "effect/sql"
-import { renderPull, type ResponseIdentity } from "../../src/dialects/openai/ChatResponse.ts"
-import type { ChatMessage, CompletionChunk, Usage } from "../../src/kernel/ChatWire.ts"
-import { type ChunkPull, type OpenPull, openScoped } from "../../src/kernel/ChunkPull.ts"
 import { type LoopProgress, pullWithTools } from "../../src/core/StreamToolLoop.ts"
 import type { LoopSettings } from "../../src/core/ToolLoop.ts"
 import type { ToolLoopError } from "../../src/core/ToolLoopError.ts"
+import { renderPull, type ResponseIdentity } from "../../src/dialects/openai/ChatResponse.ts"
+import type { ChatMessage, CompletionChunk, Usage } from "../../src/kernel/ChatWire.ts"
+import { type ChunkPull, type OpenPull, openScoped } from "../../src/kernel/ChunkPull.ts"
 import type { Provider, ProviderCall } from "../../src/providers/Provider.ts"
 import type { ProviderError } from "../../src/providers/ProviderError.ts"
 
@@ -35,7 +35,12 @@ const viaChunkPull = <A, E, B, E2, R2>(
   self: Stream.Stream<A, E>,
   f: (pull: ChunkPull<A, E>, scope: Scope.Scope) => ChunkPull<B, E2, R2>
 ): Stream.Stream<B, E | E2, R2> =>
-  Stream.unwrap(Effect.flatMap(Effect.scope, (scope) => Effect.map(toChunkPull(self, scope), (pull) => fromChunkPull(f(pull, scope)))))
+  Stream.unwrap(
+    Effect.flatMap(
+      Effect.scope,
+      (scope) => Effect.map(toChunkPull(self, scope), (pull) => fromChunkPull(f(pull, scope)))
+    )
+  )
 
 /** `renderPull` over a stream. */
 export const renderChunks = <E>(

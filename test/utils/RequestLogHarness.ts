@@ -11,10 +11,10 @@ import { join } from "node:path"
 import { RequestLog } from "../../src/logs/RequestLog.ts"
 import { replayPathOf } from "../../src/logs/RequestLogSpill.ts"
 import { RequestLogStore } from "../../src/logs/RequestLogStore.ts"
+import type { LogRow as QueryRow } from "../../src/logs/RequestQueries.ts"
 import type { RequestRecord } from "../../src/logs/RequestRecord.ts"
 import { fromJson, toBool, toDate } from "../../src/store/Rows.ts"
 import { unique } from "./TestStore.ts"
-import type { LogRow as QueryRow } from "../../src/logs/RequestQueries.ts"
 
 /** A complete record with a unique id; `overrides` replaces fields. */
 export const makeRecord = (overrides: Partial<RequestRecord> = {}): RequestRecord => ({
@@ -218,7 +218,9 @@ export type LogRow = Omit<QueryRow, "cursor_time" | "created_at" | "stream" | "t
 export const rowsOf = (ids: ReadonlyArray<string>) =>
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
-    const rows = yield* sql<Omit<QueryRow, "cursor_time">>`SELECT * FROM request_log WHERE id IN ${sql.in(ids)} ORDER BY id`
+    const rows = yield* sql<Omit<QueryRow, "cursor_time">>`SELECT * FROM request_log WHERE id IN ${
+      sql.in(ids)
+    } ORDER BY id`
     return rows.map((row): LogRow => ({
       ...row,
       created_at: toDate(row.created_at),

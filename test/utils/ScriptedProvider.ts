@@ -5,11 +5,11 @@
  */
 import { Effect, Layer, Stream } from "effect"
 import type { Completion, CompletionChunk, Usage } from "../../src/kernel/ChatWire.ts"
-import { streamPull } from "./PullStreams.ts"
 import type { Provider, ProviderCall } from "../../src/providers/Provider.ts"
 import { ProviderError, UpstreamStatus } from "../../src/providers/ProviderError.ts"
 import { makeRegistry, Providers } from "../../src/providers/Providers.ts"
 import type { RouteEntry } from "../../src/providers/RoutingConfig.ts"
+import { streamPull } from "./PullStreams.ts"
 
 export interface Script {
   readonly complete?: ReadonlyArray<Effect.Effect<Completion, ProviderError>>
@@ -59,7 +59,10 @@ export const scriptedProvider = (name: string, script: Script = {}): ScriptedPro
 /** The real registry over the given fakes, as a `Providers` layer. */
 export const providersLayer = (
   providers: ReadonlyArray<Provider>,
-  routing: { readonly routes?: ReadonlyArray<RouteEntry>; readonly fallbacks?: Readonly<Record<string, ReadonlyArray<string>>> } = {}
+  routing: {
+    readonly routes?: ReadonlyArray<RouteEntry>
+    readonly fallbacks?: Readonly<Record<string, ReadonlyArray<string>>>
+  } = {}
 ) =>
   Layer.effect(
     Providers,

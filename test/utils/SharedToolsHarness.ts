@@ -12,8 +12,8 @@ import {
   reply,
   type ToolCallBody,
   type UpstreamRequest,
-  type UsageBody,
   usage as usageBody,
+  type UsageBody,
   usageChunk
 } from "./FakeUpstream.ts"
 import { sseData, type TestGateway } from "./TestGateway.ts"
@@ -75,7 +75,11 @@ export const setOrgTool = async (
   gw: TestGateway,
   orgId: string,
   toolId: string,
-  setting: { readonly activated: boolean; readonly hydrate_org?: boolean; readonly hydrate_key_ids?: ReadonlyArray<string> }
+  setting: {
+    readonly activated: boolean
+    readonly hydrate_org?: boolean
+    readonly hydrate_key_ids?: ReadonlyArray<string>
+  }
 ): Promise<OrgToolSetting> => {
   const response = await gw.admin("PUT", `/orgs/${orgId}/svc-tools/${toolId}`, setting)
   expect(response.status, JSON.stringify(response.json)).toBe(200)
@@ -113,7 +117,9 @@ export const turnChunks = (turn: Turn): ReadonlyArray<Readonly<Record<string, un
     ...calls.flatMap((call, index) => {
       const [first, second] = halves(call.function.arguments)
       return [
-        chunk({ tool_calls: [{ index, id: call.id, type: "function", function: { name: call.function.name, arguments: "" } }] }),
+        chunk({
+          tool_calls: [{ index, id: call.id, type: "function", function: { name: call.function.name, arguments: "" } }]
+        }),
         chunk({ tool_calls: [{ index, function: { arguments: first } }] }),
         chunk({ tool_calls: [{ index, function: { arguments: second } }] })
       ]
@@ -155,7 +161,9 @@ export const alwaysCalls = (upstream: FakeUpstream, toolId: string): void => {
   let n = 0
   upstream.handle((request) => {
     n++
-    return answer({ toolCalls: [{ id: `call_loop_${n}`, type: "function", function: { name: toolId, arguments: "{}" } }] })(request)
+    return answer({
+      toolCalls: [{ id: `call_loop_${n}`, type: "function", function: { name: toolId, arguments: "{}" } }]
+    })(request)
   })
 }
 
@@ -262,7 +270,9 @@ export const streamedToolDeltas = (chunks: ReadonlyArray<StreamChunk>) =>
 
 /** The finish reasons the client received, in order. */
 export const finishReasons = (chunks: ReadonlyArray<StreamChunk>): ReadonlyArray<string> =>
-  chunks.flatMap((c) => c.choices.flatMap((choice) => (typeof choice.finish_reason === "string" ? [choice.finish_reason] : [])))
+  chunks.flatMap((c) =>
+    c.choices.flatMap((choice) => (typeof choice.finish_reason === "string" ? [choice.finish_reason] : []))
+  )
 
 /** The `{"error":{...}}` body of a 400 and the like, extra fields allowed (`invalid_svc_tool_ids`). */
 export interface SharedToolsError {

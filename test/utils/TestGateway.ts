@@ -101,7 +101,9 @@ export const startGateway = async <TA = never, TE = never>(
   }
 
   const record = (records: ReadonlyArray<RequestRecord>) =>
-    runtime.runPromise(Effect.flatMap(Effect.service(RequestLog), (log) => Effect.forEach(records, log.record, { discard: true })))
+    runtime.runPromise(
+      Effect.flatMap(Effect.service(RequestLog), (log) => Effect.forEach(records, log.record, { discard: true }))
+    )
 
   return {
     url,
@@ -218,7 +220,11 @@ export const completionOf = async (response: Response): Promise<CompletionJson> 
  * A request's row in the log, read through the admin API once the writer has stored it (batches are
  * written off the request path, so this polls for up to 5 s).
  */
-export const logRowOf = async <Row = Record<string, unknown>>(gw: TestGateway, orgId: string, requestId: string): Promise<Row> => {
+export const logRowOf = async <Row = Record<string, unknown>>(
+  gw: TestGateway,
+  orgId: string,
+  requestId: string
+): Promise<Row> => {
   for (let i = 0; i < 100; i++) {
     const found = await gw.admin("GET", `/orgs/${orgId}/requests/${requestId}`)
     if (found.status === 200) return found.json as Row

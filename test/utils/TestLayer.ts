@@ -5,5 +5,6 @@
  */
 import { type Context, Layer } from "effect"
 
-export const makeTestLayer = <I, S extends object>(tag: Context.Service<I, S>) =>
-(service: Layer.PartialEffectful<S>): Layer.Layer<I> => Layer.mock(tag, service)
+export const makeTestLayer =
+  <I, S extends object>(tag: Context.Service<I, S>) => (service: Layer.PartialEffectful<S>): Layer.Layer<I> =>
+    Layer.mock(tag, service)

@@ -11,11 +11,11 @@
 import { PgClient } from "@effect/sql-pg"
 import { Effect, Layer, Redacted } from "effect"
 import { SqlClient, type SqlError } from "effect/sql"
-import type { AdminError } from "../../src/kernel/AdminError.ts"
-import { Orgs } from "../../src/orgs/Orgs.ts"
 import { GatewayConfig } from "../../src/Config.ts"
 import { randomBase62 } from "../../src/Ids.ts"
+import type { AdminError } from "../../src/kernel/AdminError.ts"
 import { ApiKeys } from "../../src/keys/ApiKeys.ts"
+import { Orgs } from "../../src/orgs/Orgs.ts"
 import { DatabaseLive } from "../../src/store/Database.ts"
 
 export const databaseUrl: string | undefined = process.env.DATABASE_URL || undefined
@@ -64,7 +64,9 @@ export const FreshStore = (extra: Record<string, string> = {}) =>
       () => onServer((sql) => sql`DROP SCHEMA ${sql(schema)} CASCADE`).pipe(Effect.orDie)
     )
     return DatabaseLive.pipe(
-      Layer.provideMerge(GatewayConfig.layerFrom(storeEnv({ ...extra, DATABASE_URL: withSearchPath(databaseUrl, schema) })))
+      Layer.provideMerge(
+        GatewayConfig.layerFrom(storeEnv({ ...extra, DATABASE_URL: withSearchPath(databaseUrl, schema) }))
+      )
     )
   }))
 

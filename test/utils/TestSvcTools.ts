@@ -50,7 +50,12 @@ export const hangingTool = (id: string): SvcTool =>
 
 /** Answers a string of `bytes` bytes. */
 export const bigTool = (id: string, bytes: number): SvcTool =>
-  defineTool({ id, description: "Test tool with a large output", parameters: Text, run: () => Effect.succeed("x".repeat(bytes)) })
+  defineTool({
+    id,
+    description: "Test tool with a large output",
+    parameters: Text,
+    run: () => Effect.succeed("x".repeat(bytes))
+  })
 
 /**
  * Tools that only succeed together: each run waits (at most `waitMs`) until `ids.length` runs are

@@ -4,9 +4,9 @@
  * scripted streamed rounds. No store, no HTTP.
  */
 import { Duration, Effect, Schema } from "effect"
+import type { LoopSettings } from "../../src/core/ToolLoop.ts"
 import type { Caller } from "../../src/kernel/Caller.ts"
 import type { ChunkChoice, CompletionChunk, ToolCall, Usage } from "../../src/kernel/ChatWire.ts"
-import type { LoopSettings } from "../../src/core/ToolLoop.ts"
 import { PendingCalls, type PendingState } from "../../src/tools/PendingCalls.ts"
 import { defineTool, type SvcTool, ToolError } from "../../src/tools/SvcTool.ts"
 
@@ -129,8 +129,7 @@ export const toolDelta = (
     }
   }])
 
-export const finishDelta = (reason: string): CompletionChunk =>
-  chunk([{ index: 0, delta: {}, finish_reason: reason }])
+export const finishDelta = (reason: string): CompletionChunk => chunk([{ index: 0, delta: {}, finish_reason: reason }])
 
 /** The usage-only chunk upstreams send last when asked for usage. */
 export const usageDelta = (usage: Usage): CompletionChunk => chunk([], usage)

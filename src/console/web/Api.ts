@@ -17,7 +17,9 @@ export interface Limits {
   readonly tokens_per_month: number | null
 }
 
-export const LIMIT_FIELDS: ReadonlyArray<{ readonly field: keyof Limits; readonly label: string; readonly unit: string }> = [
+export const LIMIT_FIELDS: ReadonlyArray<
+  { readonly field: keyof Limits; readonly label: string; readonly unit: string }
+> = [
   { field: "rpm", label: "Requests per minute", unit: "requests/min" },
   { field: "tpm", label: "Tokens per minute", unit: "tokens/min" },
   { field: "tokens_per_day", label: "Tokens per day", unit: "tokens/day" },
@@ -26,7 +28,9 @@ export const LIMIT_FIELDS: ReadonlyArray<{ readonly field: keyof Limits; readonl
 
 /** `60 requests/min, 1000000 tokens/day`, or `no limits`. */
 export const limitsText = (limits: Limits): string => {
-  const parts = LIMIT_FIELDS.filter(({ field }) => limits[field] !== null).map(({ field, unit }) => `${limits[field]} ${unit}`)
+  const parts = LIMIT_FIELDS.filter(({ field }) => limits[field] !== null).map(({ field, unit }) =>
+    `${limits[field]} ${unit}`
+  )
   return parts.length === 0 ? "no limits" : parts.join(", ")
 }
 
@@ -213,7 +217,7 @@ export const call = async <A>(
     throw new ApiError("Could not reach the gateway. Check that it is running, then try again.", 0)
   }
   const text = await response.text()
-  let json: unknown = null
+  let json: unknown
   try {
     json = text === "" ? null : JSON.parse(text)
   } catch {
@@ -247,9 +251,11 @@ export const api = {
   orgs: () => call<{ data: ReadonlyArray<Org> }>("GET", "/orgs").then((list) => list.data),
   createOrg: (name: string) => call<Org>("POST", "/orgs", { name }),
   setLogContent: (orgId: string, on: boolean) => call<Org>("PATCH", org(orgId), { log_content: on }),
-  setCompression: (orgId: string, level: CompressionLevel | null) => call<Org>("PATCH", org(orgId), { compression: level }),
+  setCompression: (orgId: string, level: CompressionLevel | null) =>
+    call<Org>("PATCH", org(orgId), { compression: level }),
   setOrgLimits: (orgId: string, limits: Limits) => call<Org>("PATCH", org(orgId), { limits }),
-  setKeyLimits: (keyId: string, limits: Limits) => call<ApiKey>("PATCH", `/keys/${encodeURIComponent(keyId)}`, { limits }),
+  setKeyLimits: (keyId: string, limits: Limits) =>
+    call<ApiKey>("PATCH", `/keys/${encodeURIComponent(keyId)}`, { limits }),
   circuits: () => call<{ data: ReadonlyArray<Circuit> }>("GET", "/circuits").then((list) => list.data),
 
   keys: (orgId: string) => call<{ data: ReadonlyArray<ApiKey> }>("GET", `${org(orgId)}/keys`).then((list) => list.data),

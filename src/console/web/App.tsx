@@ -78,10 +78,14 @@ const Console = (props: { readonly onSignOut: () => void }) => {
 
   return (
     <>
-      <a class="skip" href="#main" onClick={(event) => {
-        event.preventDefault()
-        main.current?.querySelector("h1")?.focus()
-      }}>
+      <a
+        class="skip"
+        href="#main"
+        onClick={(event) => {
+          event.preventDefault()
+          main.current?.querySelector("h1")?.focus()
+        }}
+      >
         Skip to content
       </a>
       <header class="top">
@@ -113,7 +117,9 @@ const Console = (props: { readonly onSignOut: () => void }) => {
   )
 }
 
-const OrgPicker = (props: { readonly orgs: ReadonlyArray<Org>; readonly current: string | undefined; readonly route: Route }) => {
+const OrgPicker = (
+  props: { readonly orgs: ReadonlyArray<Org>; readonly current: string | undefined; readonly route: Route }
+) => {
   if (props.orgs.length === 0) return null
   const page = props.route.page === "orgs" || props.route.page === "quick-start" ? "keys" : props.route.page
   return (
@@ -142,7 +148,9 @@ const PageView = (props: {
       <section>
         <h1 tabIndex={-1}>No such organization</h1>
         <p>
-          {props.orgs.length === 0 ? "There are no organizations yet. " : `No organization has the id ${route.orgId ?? ""}. `}
+          {props.orgs.length === 0
+            ? "There are no organizations yet. "
+            : `No organization has the id ${route.orgId ?? ""}. `}
           <a href={href("orgs")}>Go to Organizations</a> to pick or create one.
         </p>
       </section>

@@ -78,9 +78,16 @@ export const contentBlocks = (completion: Completion): Array<Json> => {
     // thinking from a model that signs nothing: an empty signature, the field Anthropic's SDKs expect
     blocks.push({ type: "thinking", thinking: message["reasoning_content"], signature: "" })
   }
-  if (typeof message.content === "string" && message.content !== "") blocks.push({ type: "text", text: message.content })
+  if (typeof message.content === "string" && message.content !== "") {
+    blocks.push({ type: "text", text: message.content })
+  }
   for (const call of message.tool_calls ?? []) {
-    blocks.push({ type: "tool_use", id: toolUseId(call.id), name: call.function.name, input: inputOf(call.function.arguments) })
+    blocks.push({
+      type: "tool_use",
+      id: toolUseId(call.id),
+      name: call.function.name,
+      input: inputOf(call.function.arguments)
+    })
   }
   return blocks
 }

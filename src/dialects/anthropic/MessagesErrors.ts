@@ -22,7 +22,8 @@ const TYPES: Readonly<Record<number, string>> = {
 }
 
 /** Anthropic's error type for a status; a status it has no type for is a request error or an API error. */
-export const errorType = (status: number): string => TYPES[status] ?? (status >= 500 ? "api_error" : "invalid_request_error")
+export const errorType = (status: number): string =>
+  TYPES[status] ?? (status >= 500 ? "api_error" : "invalid_request_error")
 
 /**
  * Every type the Messages API answers with. An upstream's type is passed on when it is one of them;
@@ -39,7 +40,9 @@ export interface MessagesErrorBody {
 export const messagesError = (problem: Problem): { readonly status: number; readonly body: MessagesErrorBody } => {
   const upstream = problem.upstream
   if (upstream !== undefined && upstream.status !== 401 && upstream.status !== 403) {
-    const type = upstream.type !== undefined && ANTHROPIC_TYPES.has(upstream.type) ? upstream.type : errorType(upstream.status)
+    const type = upstream.type !== undefined && ANTHROPIC_TYPES.has(upstream.type)
+      ? upstream.type
+      : errorType(upstream.status)
     return { status: upstream.status, body: { type: "error", error: { type, message: upstream.message } } }
   }
   return {

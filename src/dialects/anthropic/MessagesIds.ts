@@ -8,4 +8,6 @@ import { randomBase62 } from "../../Ids.ts"
 export const messageId = (): string => `msg_${randomBase62(24)}`
 
 /** The call's own id, or a new one when it has none. */
-export const toolUseId = (id: string | undefined): string => (id === undefined || id === "" ? `toolu_${randomBase62(24)}` : id)
+export const toolUseId = (
+  id: string | undefined
+): string => (id === undefined || id === "" ? `toolu_${randomBase62(24)}` : id)

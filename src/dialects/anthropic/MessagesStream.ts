@@ -32,7 +32,9 @@ type Open =
 const characters = (content: ChatMessage["content"]): number => {
   if (typeof content === "string") return content.length
   let count = 0
-  if (Array.isArray(content)) for (const part of content) if (typeof part["text"] === "string") count += part["text"].length
+  if (Array.isArray(content)) {
+    for (const part of content) if (typeof part["text"] === "string") count += part["text"].length
+  }
   return count
 }
 
@@ -45,7 +47,9 @@ export const estimateInputTokens = (call: ChatCall): number => {
   let count = 0
   for (const message of call.messages) {
     count += characters(message.content)
-    for (const toolCall of message.tool_calls ?? []) count += toolCall.function.name.length + toolCall.function.arguments.length
+    for (const toolCall of message.tool_calls ?? []) {
+      count += toolCall.function.name.length + toolCall.function.arguments.length
+    }
     const reasoning = message["reasoning_content"]
     if (typeof reasoning === "string") count += reasoning.length
   }
@@ -122,7 +126,11 @@ export const encodeMessageStream = <E>(
   const thinking = (out: Array<string>) =>
     open?.kind === "thinking" && !open.signed
       ? open
-      : begin(out, { type: "thinking", thinking: "", signature: "" }, (index) => ({ kind: "thinking" as const, index, signed: false }))
+      : begin(
+        out,
+        { type: "thinking", thinking: "", signature: "" },
+        (index) => ({ kind: "thinking" as const, index, signed: false })
+      )
 
   const toolCall = (out: Array<string>, piece: ToolCallDelta): void => {
     const current = open?.kind === "tool" && open.call === piece.index ? open : undefined
@@ -154,15 +162,21 @@ export const encodeMessageStream = <E>(
     const redacted = d["redacted_reasoning"]
     if (typeof redacted === "string") {
       // a redacted block comes whole, with no deltas
-      begin(out, { type: "redacted_thinking", data: redacted }, (index) => ({ kind: "thinking" as const, index, signed: true }))
+      begin(
+        out,
+        { type: "redacted_thinking", data: redacted },
+        (index) => ({ kind: "thinking" as const, index, signed: true })
+      )
       close(out)
     }
     const content = d.content
     if (typeof content === "string" && content !== "") {
-      const block = open?.kind === "text" ? open : begin(out, { type: "text", text: "" }, (index) => ({ kind: "text" as const, index }))
+      const block = open?.kind === "text"
+        ? open
+        : begin(out, { type: "text", text: "" }, (index) => ({ kind: "text" as const, index }))
       out.push(textDeltaFrame(block.index, content))
     }
-    if (d.tool_calls !== undefined) for (const piece of d.tool_calls) toolCall(out, piece)
+    if (d.tool_calls !== undefined) { for (const piece of d.tool_calls) toolCall(out, piece) }
     if (each.finish_reason !== undefined && each.finish_reason !== null) {
       // the finishing chunk says how the answer ended (a failover's round may differ from an earlier one's)
       finish = each.finish_reason

@@ -86,7 +86,11 @@ export const decodeToolChoice = (choice: ToolChoiceBlock | undefined): ToolChoic
       return "none"
     case "tool":
       return choice.name === undefined
-        ? RequestError.invalidField("tool_choice.name", "Missing required parameter: 'tool_choice.name'.", "missing_required_parameter")
+        ? RequestError.invalidField(
+          "tool_choice.name",
+          "Missing required parameter: 'tool_choice.name'.",
+          "missing_required_parameter"
+        )
         : { type: "function", function: { name: choice.name } }
   }
 }

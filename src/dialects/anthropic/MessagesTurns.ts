@@ -7,10 +7,10 @@
  * out and named (`messages[3].content[0].document`), never refused; a block that lacks what the mapping
  * reads from it is a 400 naming the field.
  */
+import { assistantFromBlocks } from "../../formats/anthropic/AssistantBlocks.ts"
 import type { ChatMessage, ContentPart } from "../../kernel/ChatWire.ts"
 import { isRecord } from "../../kernel/Json.ts"
 import { RequestError } from "../../kernel/RequestError.ts"
-import { assistantFromBlocks } from "../../formats/anthropic/AssistantBlocks.ts"
 
 /** A content block as the request's schema checked it: a `type`, and whatever else it carries. */
 export interface Block {
@@ -44,7 +44,9 @@ const needString = (block: Block, key: string, at: string): RequestError | undef
   return typeof value === "string" ? undefined : invalid(`${at}.${key}`, "a string")
 }
 
-const cacheOf = (block: Block) => (block["cache_control"] === undefined ? {} : { cache_control: block["cache_control"] })
+const cacheOf = (
+  block: Block
+) => (block["cache_control"] === undefined ? {} : { cache_control: block["cache_control"] })
 
 /** A text block as a text part, its cache breakpoint kept. */
 const textPart = (block: Block): ContentPart => ({ type: "text", text: block["text"], ...cacheOf(block) })

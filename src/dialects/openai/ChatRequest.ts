@@ -5,11 +5,11 @@
  * which field and why.
  */
 import { Effect, Schema } from "effect"
+import type { ChatCall } from "../../kernel/ChatCall.ts"
+import { ChatMessage, ToolDefinition } from "../../kernel/ChatWire.ts"
 import { decodeInput } from "../../kernel/DecodeInput.ts"
 import { isRecord } from "../../kernel/Json.ts"
 import { RequestError } from "../../kernel/RequestError.ts"
-import type { ChatCall } from "../../kernel/ChatCall.ts"
-import { ChatMessage, ToolDefinition } from "../../kernel/ChatWire.ts"
 
 const Optional = <S extends Schema.Top>(schema: S) => Schema.optionalKey(Schema.NullOr(schema))
 
@@ -22,7 +22,9 @@ export const ChatRequestBody = Schema.Struct({
   messages: Schema.Array(ChatMessage).check(Schema.isMinLength(1, { message: "Expected at least 1 message" })),
   max_tokens: Optional(Schema.Int.check(Schema.isGreaterThanOrEqualTo(1, { message: "Expected an integer >= 1" }))),
   // checked like max_tokens, and passed to the upstream as it is (OpenAI's name for reasoning models)
-  max_completion_tokens: Optional(Schema.Int.check(Schema.isGreaterThanOrEqualTo(1, { message: "Expected an integer >= 1" }))),
+  max_completion_tokens: Optional(
+    Schema.Int.check(Schema.isGreaterThanOrEqualTo(1, { message: "Expected an integer >= 1" }))
+  ),
   stream: Optional(Schema.Boolean),
   stream_options: Optional(Schema.StructWithRest(Schema.Struct({ include_usage: Optional(Schema.Boolean) }), [
     Schema.Record(Schema.String, Schema.Unknown)
@@ -51,7 +53,6 @@ const OWN_FIELDS = new Set([
   "tags"
 ])
 
-
 const decodeBody = decodeInput(ChatRequestBody)
 
 /**
@@ -61,7 +62,9 @@ const decodeBody = decodeInput(ChatRequestBody)
 const missingContent = (messages: ReadonlyArray<ChatMessage>): RequestError | undefined => {
   for (const [i, message] of messages.entries()) {
     if (message.content !== undefined && message.content !== null) continue
-    if (message.role === "assistant" && ((message.tool_calls?.length ?? 0) > 0 || message["function_call"] !== undefined)) continue
+    if (
+      message.role === "assistant" && ((message.tool_calls?.length ?? 0) > 0 || message["function_call"] !== undefined)
+    ) continue
     return RequestError.invalidField(
       `messages[${i}].content`,
       message.role === "assistant"
@@ -86,7 +89,7 @@ export const parseChatCall = Effect.fnUntraced(function*(json: unknown) {
     )
   }
   const passthrough: Record<string, unknown> = {}
-  if (isRecord(json)) for (const key in json) if (!OWN_FIELDS.has(key)) passthrough[key] = json[key]
+  if (isRecord(json)) { for (const key in json) if (!OWN_FIELDS.has(key)) passthrough[key] = json[key] }
   const { include_usage, ...streamOptions } = body.stream_options ?? {}
   const call: ChatCall = {
     model: body.model,

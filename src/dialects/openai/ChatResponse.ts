@@ -69,7 +69,10 @@ interface RenderOptions<B> {
 const noUsage = () => {}
 const noTrailer = () => ({})
 
-const renderWith = <B, E, R>(chunks: ChunkPull<CompletionChunk, E, R>, options: RenderOptions<B>): ChunkPull<B, E, R> => {
+const renderWith = <B, E, R>(
+  chunks: ChunkPull<CompletionChunk, E, R>,
+  options: RenderOptions<B>
+): ChunkPull<B, E, R> => {
   const { emit, end, identity, includeUsage, plainText } = options
   const onUsage = options.onUsage ?? noUsage
   const trailer = options.trailer ?? noTrailer
@@ -93,7 +96,13 @@ const renderWith = <B, E, R>(chunks: ChunkPull<CompletionChunk, E, R>, options: 
     })
     // one object shape for the usual chunk with no extra fields: cheaper to build and to serialise
     if (isEmpty(chunk.extra)) {
-      return emit({ id: envelope.id, object: envelope.object, created: envelope.created, model: envelope.model, choices })
+      return emit({
+        id: envelope.id,
+        object: envelope.object,
+        created: envelope.created,
+        model: envelope.model,
+        choices
+      })
     }
     return emit({ ...envelope, ...chunk.extra, choices })
   }
@@ -106,7 +115,9 @@ const renderWith = <B, E, R>(chunks: ChunkPull<CompletionChunk, E, R>, options: 
     return out
   }, () => {
     const extra = trailer()
-    if (includeUsage) return [emit({ ...envelope, choices: [], usage: renderUsage(usage ?? emptyUsage), ...extra }), ...end]
+    if (includeUsage) {
+      return [emit({ ...envelope, choices: [], usage: renderUsage(usage ?? emptyUsage), ...extra }), ...end]
+    }
     return Object.keys(extra).length === 0 ? end : [emit({ ...envelope, choices: [], ...extra }), ...end]
   })
 }
@@ -157,7 +168,9 @@ export const renderFrames = <E, R>(
   const { identity, includeUsage, trailer } = options
   // such a chunk's frame is the envelope's text around its content: the same bytes as serialising it,
   // without building and serialising the objects on every event
-  const head = `data: {"id":${JSON.stringify(identity.id)},"object":"chat.completion.chunk","created":${identity.created},"model":${
+  const head = `data: {"id":${
+    JSON.stringify(identity.id)
+  },"object":"chat.completion.chunk","created":${identity.created},"model":${
     JSON.stringify(identity.model)
   },"choices":[{"index":0,"delta":{"content":`
   const plainText = (content: string) => `${head}${JSON.stringify(content)}},"finish_reason":null}]}\n\n`

@@ -9,10 +9,10 @@
  */
 import type { Identity } from "../../core/Dialect.ts"
 import type { Answer, Outcome } from "../../core/Outcome.ts"
+import { randomBase62 } from "../../Ids.ts"
 import type { ChatCall } from "../../kernel/ChatCall.ts"
 import type { AssistantMessage, Usage } from "../../kernel/ChatWire.ts"
 import { isRecord } from "../../kernel/Json.ts"
-import { randomBase62 } from "../../Ids.ts"
 
 type Json = Record<string, unknown>
 
@@ -28,7 +28,9 @@ export const responsesUsage = (usage: Usage): Json => ({
 })
 
 /** `status` and `incomplete_details` for how the answer finished. */
-export const statusOf = (finishReason: string | null | undefined): { readonly status: string; readonly incomplete_details: Json | null } =>
+export const statusOf = (
+  finishReason: string | null | undefined
+): { readonly status: string; readonly incomplete_details: Json | null } =>
   finishReason === "length"
     ? { status: "incomplete", incomplete_details: { reason: "max_output_tokens" } }
     : finishReason === "content_filter"
@@ -129,7 +131,9 @@ export const outputItems = (message: AssistantMessage | undefined): Array<Json> 
     for (const block of thinking) {
       if (!isRecord(block) || block["type"] !== "thinking") continue // a redacted block has no summary to show
       const text = typeof block["thinking"] === "string" ? block["thinking"] : ""
-      items.push(reasoningItem(itemId("rs"), text, typeof block["signature"] === "string" ? block["signature"] : undefined))
+      items.push(
+        reasoningItem(itemId("rs"), text, typeof block["signature"] === "string" ? block["signature"] : undefined)
+      )
     }
   } else if (typeof message["reasoning_content"] === "string" && message["reasoning_content"] !== "") {
     items.push(reasoningItem(itemId("rs"), message["reasoning_content"], undefined))

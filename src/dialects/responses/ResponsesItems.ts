@@ -64,7 +64,9 @@ const messageContent = (
   const parts: Array<ContentPart> = []
   let refusal: string | undefined
   for (const [j, part] of content.entries()) {
-    if (!isRecord(part) || typeof part["type"] !== "string") return invalid(`${at}.content[${j}]`, "Expected a content part with a type")
+    if (!isRecord(part) || typeof part["type"] !== "string") {
+      return invalid(`${at}.content[${j}]`, "Expected a content part with a type")
+    }
     if (part["type"] === "refusal" && typeof part["refusal"] === "string") {
       refusal = (refusal ?? "") + part["refusal"]
       continue
@@ -140,7 +142,11 @@ export const decodeInputItems = (
         const single = content.parts.length === 1 && typeof item["content"] === "string"
         messages.push({
           role: role as "user" | "system" | "developer",
-          content: single ? textOf(content.parts) : role !== "user" && onlyText(content.parts) ? textOf(content.parts) : content.parts
+          content: single
+            ? textOf(content.parts)
+            : role !== "user" && onlyText(content.parts)
+            ? textOf(content.parts)
+            : content.parts
         })
         continue
       }
@@ -148,21 +154,39 @@ export const decodeInputItems = (
         const callId = item["call_id"]
         const name = item["name"]
         const args = item["arguments"]
-        if (typeof callId !== "string" || callId === "") return callId === undefined ? missing(`${at}.call_id`) : invalid(`${at}.call_id`, "Expected a non-empty string")
-        if (typeof name !== "string" || name === "") return name === undefined ? missing(`${at}.name`) : invalid(`${at}.name`, "Expected a non-empty string")
-        if (args !== undefined && typeof args !== "string") return invalid(`${at}.arguments`, "Expected a string (the arguments as JSON)")
+        if (typeof callId !== "string" || callId === "") {
+          return callId === undefined
+            ? missing(`${at}.call_id`)
+            : invalid(`${at}.call_id`, "Expected a non-empty string")
+        }
+        if (typeof name !== "string" || name === "") {
+          return name === undefined
+            ? missing(`${at}.name`)
+            : invalid(`${at}.name`, "Expected a non-empty string")
+        }
+        if (args !== undefined && typeof args !== "string") {
+          return invalid(`${at}.arguments`, "Expected a string (the arguments as JSON)")
+        }
         assistant().toolCalls.push({ id: callId, type: "function", function: { name, arguments: args ?? "{}" } })
         continue
       }
       case "function_call_output": {
         const callId = item["call_id"]
         const output = item["output"]
-        if (typeof callId !== "string" || callId === "") return callId === undefined ? missing(`${at}.call_id`) : invalid(`${at}.call_id`, "Expected a non-empty string")
+        if (typeof callId !== "string" || callId === "") {
+          return callId === undefined
+            ? missing(`${at}.call_id`)
+            : invalid(`${at}.call_id`, "Expected a non-empty string")
+        }
         if (output === undefined) return missing(`${at}.output`)
         const content = typeof output === "string" ? output : messageContent(output, at, dropped)
         if (content instanceof RequestError) return content
         flush()
-        messages.push({ role: "tool", tool_call_id: callId, content: typeof content === "string" ? content : textOf(content.parts) })
+        messages.push({
+          role: "tool",
+          tool_call_id: callId,
+          content: typeof content === "string" ? content : textOf(content.parts)
+        })
         continue
       }
       case "reasoning": {

@@ -34,7 +34,9 @@ export const ResponsesRequestBody = Schema.Struct({
   tools: Optional(Schema.Array(Open({ type: Schema.String }))),
   tool_choice: Optional(Schema.Union([Schema.String, Open({ type: Schema.String })])),
   parallel_tool_calls: Optional(Schema.Boolean),
-  max_output_tokens: Optional(Schema.Int.check(Schema.isGreaterThanOrEqualTo(1, { message: "Expected an integer >= 1" }))),
+  max_output_tokens: Optional(
+    Schema.Int.check(Schema.isGreaterThanOrEqualTo(1, { message: "Expected an integer >= 1" }))
+  ),
   temperature: Optional(Schema.Number),
   top_p: Optional(Schema.Number),
   reasoning: Optional(Open({ effort: Optional(Schema.String) })),
@@ -109,11 +111,19 @@ const decodeTools = (
     }
     const { name, description, parameters, strict } = tool
     if (typeof name !== "string" || name === "") {
-      return RequestError.invalidField(`tools[${i}].name`, `Missing required parameter: 'tools[${i}].name'.`, "missing_required_parameter")
+      return RequestError.invalidField(
+        `tools[${i}].name`,
+        `Missing required parameter: 'tools[${i}].name'.`,
+        "missing_required_parameter"
+      )
     }
     if (name.startsWith("svc_")) return reserved(`tools[${i}].name`)
     if (parameters !== undefined && parameters !== null && !isRecord(parameters)) {
-      return RequestError.invalidField(`tools[${i}].parameters`, `Invalid value for 'tools[${i}].parameters': Expected a JSON Schema object.`, "invalid_value")
+      return RequestError.invalidField(
+        `tools[${i}].parameters`,
+        `Invalid value for 'tools[${i}].parameters': Expected a JSON Schema object.`,
+        "invalid_value"
+      )
     }
     functions.push({
       type: "function",
@@ -128,16 +138,27 @@ const decodeTools = (
   return functions
 }
 
-const decodeToolChoice = (choice: ResponsesRequestBody["tool_choice"], dropped: Array<string>): ToolChoice | undefined | RequestError => {
+const decodeToolChoice = (
+  choice: ResponsesRequestBody["tool_choice"],
+  dropped: Array<string>
+): ToolChoice | undefined | RequestError => {
   if (choice === undefined || choice === null) return undefined
   if (typeof choice === "string") {
     if (choice === "none" || choice === "auto" || choice === "required") return choice
-    return RequestError.invalidField("tool_choice", `Invalid value for 'tool_choice': Expected "none", "auto", "required" or a tool.`, "invalid_value")
+    return RequestError.invalidField(
+      "tool_choice",
+      `Invalid value for 'tool_choice': Expected "none", "auto", "required" or a tool.`,
+      "invalid_value"
+    )
   }
   if (choice.type === "function") {
     const name = choice["name"]
     if (typeof name !== "string" || name === "") {
-      return RequestError.invalidField("tool_choice.name", "Missing required parameter: 'tool_choice.name'.", "missing_required_parameter")
+      return RequestError.invalidField(
+        "tool_choice.name",
+        "Missing required parameter: 'tool_choice.name'.",
+        "missing_required_parameter"
+      )
     }
     return { type: "function", function: { name } }
   }
@@ -177,7 +198,11 @@ export const parseResponsesCall = Effect.fnUntraced(function*(json: unknown, _he
   const messages = decodeInputItems(body.instructions ?? undefined, body.input, dropped)
   if (messages instanceof RequestError) return yield* messages
   if (messages.length === 0) {
-    return yield* RequestError.invalidField("input", "Invalid value for 'input': Expected at least 1 item.", "invalid_value")
+    return yield* RequestError.invalidField(
+      "input",
+      "Invalid value for 'input': Expected at least 1 item.",
+      "invalid_value"
+    )
   }
   const tools = decodeTools(body.tools ?? [], dropped)
   if (tools instanceof RequestError) return yield* tools

@@ -11,10 +11,10 @@
 import type { Identity } from "../../core/Dialect.ts"
 import type { Outcome } from "../../core/Outcome.ts"
 import type { Problem } from "../../core/Problem.ts"
+import { randomBase62 } from "../../Ids.ts"
 import type { ChatCall } from "../../kernel/ChatCall.ts"
 import type { ChunkChoice, CompletionChunk, ToolCallDelta } from "../../kernel/ChatWire.ts"
 import { type ChunkPull, mapPullThen } from "../../kernel/ChunkPull.ts"
-import { randomBase62 } from "../../Ids.ts"
 import {
   functionCallItem,
   gatewayFields,
@@ -71,7 +71,9 @@ export const encodeResponseStream = <E>(
   /** The two events that open the stream carry the same response, written once. */
   const start = (out: Array<string>): void => {
     started = true
-    const response = JSON.stringify(responseObject(identity, call, { status: "in_progress", incompleteDetails: null, output: [], usage: undefined }))
+    const response = JSON.stringify(
+      responseObject(identity, call, { status: "in_progress", incompleteDetails: null, output: [], usage: undefined })
+    )
     for (const type of ["response.created", "response.in_progress"]) {
       out.push(`event: ${type}\ndata: {"type":"${type}","sequence_number":${sequence++},"response":${response}}\n\n`)
     }
@@ -120,7 +122,11 @@ export const encodeResponseStream = <E>(
 
   const reasoning = (out: Array<string>): TextItem => {
     if (open?.kind === "reasoning") return open
-    return begin<TextItem>(out, (index) => ({ kind: "reasoning", index, id: itemId("rs"), text: "" }), (item) => ({ id: item.id, type: "reasoning", summary: [] }))
+    return begin<TextItem>(
+      out,
+      (index) => ({ kind: "reasoning", index, id: itemId("rs"), text: "" }),
+      (item) => ({ id: item.id, type: "reasoning", summary: [] })
+    )
   }
 
   const message = (out: Array<string>): TextItem => {
@@ -130,7 +136,14 @@ export const encodeResponseStream = <E>(
       (index) => ({ kind: "message", index, id: itemId("msg"), text: "" }),
       (item) => ({ id: item.id, type: "message", status: "in_progress", role: "assistant", content: [] })
     )
-    out.push(frame("response.content_part.added", { item_id: item.id, output_index: item.index, content_index: 0, part: outputText("") }))
+    out.push(
+      frame("response.content_part.added", {
+        item_id: item.id,
+        output_index: item.index,
+        content_index: 0,
+        part: outputText("")
+      })
+    )
     return item
   }
 
@@ -148,7 +161,9 @@ export const encodeResponseStream = <E>(
     const args = piece.function?.arguments
     if (args !== undefined && args !== "") {
       item.args += args
-      out.push(frame("response.function_call_arguments.delta", { item_id: item.id, output_index: item.index, delta: args }))
+      out.push(
+        frame("response.function_call_arguments.delta", { item_id: item.id, output_index: item.index, delta: args })
+      )
     }
   }
 
@@ -166,7 +181,14 @@ export const encodeResponseStream = <E>(
         }))
       }
       item.text += thinking
-      out.push(frame("response.reasoning_summary_text.delta", { item_id: item.id, output_index: item.index, summary_index: 0, delta: thinking }))
+      out.push(
+        frame("response.reasoning_summary_text.delta", {
+          item_id: item.id,
+          output_index: item.index,
+          summary_index: 0,
+          delta: thinking
+        })
+      )
     }
     const signature = d["reasoning_signature"]
     if (typeof signature === "string" && signature !== "") {
@@ -180,7 +202,7 @@ export const encodeResponseStream = <E>(
       item.text += content
       out.push(textDelta(item, content))
     }
-    if (d.tool_calls !== undefined) for (const piece of d.tool_calls) toolCall(out, piece)
+    if (d.tool_calls !== undefined) { for (const piece of d.tool_calls) toolCall(out, piece) }
     if (each.finish_reason !== undefined && each.finish_reason !== null) finish = each.finish_reason
   }
 

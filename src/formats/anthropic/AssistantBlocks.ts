@@ -14,7 +14,10 @@ type Json = Readonly<Record<string, unknown>>
 /** The message, and the positions of blocks it has no place for (say, a server tool's result). */
 export const assistantFromBlocks = (
   blocks: ReadonlyArray<unknown>
-): { readonly message: AssistantMessage; readonly unknown: ReadonlyArray<{ readonly index: number; readonly type: string }> } => {
+): {
+  readonly message: AssistantMessage
+  readonly unknown: ReadonlyArray<{ readonly index: number; readonly type: string }>
+} => {
   let text = ""
   let reasoning = ""
   const thinking: Array<Json> = []

@@ -11,15 +11,15 @@
  * `overloaded_error` among them; a stream's `error` event is 529, 500 or 502 by its type.
  */
 import { type Duration, Effect, Redacted, Result, Scope } from "effect"
+import { dataIds, listModelIds } from "../ModelList.ts"
 import type { Provider, ProviderCall } from "../Provider.ts"
 import { ProviderError, UpstreamBadResponse } from "../ProviderError.ts"
+import { withRetryAfter } from "../RetryAfter.ts"
 import { sseChunks } from "../SseChunks.ts"
 import { reasonFromTransportError } from "../UpstreamReasons.ts"
-import { dataIds, listModelIds } from "../ModelList.ts"
 import { type UpstreamResponse, UpstreamTransport, type UpstreamTransportError } from "../UpstreamTransport.ts"
 import { ANTHROPIC_VERSION, countTokensBody, droppedFields, forwardedHeaders, requestBody } from "./AnthropicRequest.ts"
 import { decodeError, decodeMessage, streamDecoder } from "./AnthropicResponse.ts"
-import { withRetryAfter } from "../RetryAfter.ts"
 
 export const adapter = "anthropic"
 
@@ -58,7 +58,11 @@ export const make = (options: AnthropicOptions): Effect.Effect<Provider, never, 
     const baseUrl = options.baseUrl === undefined || options.baseUrl === "" ? DEFAULT_BASE_URL : options.baseUrl
     const url = messagesUrl(baseUrl)
     const countUrl = messagesUrl(baseUrl, "messages/count_tokens")
-    const timeouts = { firstByte: options.timeouts.firstByte, idle: options.timeouts.idle, total: options.timeouts.total }
+    const timeouts = {
+      firstByte: options.timeouts.firstByte,
+      idle: options.timeouts.idle,
+      total: options.timeouts.total
+    }
     // configured headers first, so they cannot replace the ones this adapter is responsible for
     const configured: Record<string, string> = {}
     for (const [name, value] of Object.entries(options.headers)) configured[name.toLowerCase()] = value
@@ -78,13 +82,19 @@ export const make = (options: AnthropicOptions): Effect.Effect<Provider, never, 
       }).pipe(Effect.mapError(fromTransportError))
       if (response.status >= 200 && response.status < 300) return response
       // an unreadable error body still leaves the status worth reporting
-      const text = yield* response.text.pipe(Effect.catch(() => Effect.succeed("")), Effect.onInterrupt(() => response.cancel))
+      const text = yield* response.text.pipe(
+        Effect.catch(() => Effect.succeed("")),
+        Effect.onInterrupt(() => response.cancel)
+      )
       return yield* Effect.fail(fail(withRetryAfter(decodeError(response.status, text), response.headers)))
     })
 
     const complete = Effect.fnUntraced(function*(call: ProviderCall) {
       const response = yield* send(url, call, requestBody(call, false))
-      const text = yield* response.text.pipe(Effect.mapError(fromTransportError), Effect.onInterrupt(() => response.cancel))
+      const text = yield* response.text.pipe(
+        Effect.mapError(fromTransportError),
+        Effect.onInterrupt(() => response.cancel)
+      )
       const completion = decodeMessage(text, call.modelId)
       if (Result.isFailure(completion)) return yield* Effect.fail(fail(completion.failure))
       return completion.success
@@ -128,16 +138,25 @@ export const make = (options: AnthropicOptions): Effect.Effect<Provider, never, 
     /** The upstream's own count of `call`'s input tokens (`/v1/messages/count_tokens`). */
     const countTokens = Effect.fnUntraced(function*(call: ProviderCall) {
       const response = yield* send(countUrl, call, countTokensBody(call))
-      const text = yield* response.text.pipe(Effect.mapError(fromTransportError), Effect.onInterrupt(() => response.cancel))
+      const text = yield* response.text.pipe(
+        Effect.mapError(fromTransportError),
+        Effect.onInterrupt(() => response.cancel)
+      )
       let counted: unknown
       try {
         counted = JSON.parse(text)
       } catch {
         counted = undefined
       }
-      const tokens = typeof counted === "object" && counted !== null && "input_tokens" in counted ? counted.input_tokens : undefined
+      const tokens = typeof counted === "object" && counted !== null && "input_tokens" in counted
+        ? counted.input_tokens
+        : undefined
       if (typeof tokens !== "number") {
-        return yield* Effect.fail(fail(new UpstreamBadResponse({ message: `count_tokens answered without input_tokens: ${text.slice(0, 200)}` })))
+        return yield* Effect.fail(
+          fail(
+            new UpstreamBadResponse({ message: `count_tokens answered without input_tokens: ${text.slice(0, 200)}` })
+          )
+        )
       }
       return tokens
     })
@@ -156,7 +175,10 @@ export const make = (options: AnthropicOptions): Effect.Effect<Provider, never, 
       listModels: listModelIds(
         transport,
         options.name,
-        { url: messagesUrl(baseUrl, "models?limit=1000"), headers: { ...headers, "anthropic-version": configured["anthropic-version"] ?? ANTHROPIC_VERSION } },
+        {
+          url: messagesUrl(baseUrl, "models?limit=1000"),
+          headers: { ...headers, "anthropic-version": configured["anthropic-version"] ?? ANTHROPIC_VERSION }
+        },
         dataIds
       )
     } satisfies Provider

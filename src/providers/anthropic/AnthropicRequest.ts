@@ -14,8 +14,8 @@
  */
 import { forcedToolName } from "../../kernel/ChatCall.ts"
 import type { ChatMessage, ContentPart, ToolDefinition } from "../../kernel/ChatWire.ts"
-import type { ProviderCall } from "../Provider.ts"
 import { isRecord } from "../../kernel/Json.ts"
+import type { ProviderCall } from "../Provider.ts"
 
 /** What an answer may cost when the client set no limit: enough for a long answer, within every Claude model's. */
 export const DEFAULT_MAX_TOKENS = 4096
@@ -31,7 +31,14 @@ type Block = Json
 type Native = NonNullable<ProviderCall["native"]>
 
 /** Passthrough fields this adapter maps (or, for `max_completion_tokens`, honours); any other is dropped. */
-const MAPPED: ReadonlySet<string> = new Set(["stop", "temperature", "top_p", "user", "parallel_tool_calls", "max_completion_tokens"])
+const MAPPED: ReadonlySet<string> = new Set([
+  "stop",
+  "temperature",
+  "top_p",
+  "user",
+  "parallel_tool_calls",
+  "max_completion_tokens"
+])
 
 /** The client's own Messages request, when there is one to start from. */
 const nativeOf = (call: ProviderCall): Native | undefined =>
@@ -62,7 +69,11 @@ const partBlock = (part: ContentPart, images: boolean): Block | undefined => {
   if (part.type === "text" && typeof part["text"] === "string") return { type: "text", text: part["text"], ...cache }
   if (images && part.type === "image_url") {
     const image = part["image_url"]
-    const url = isRecord(image) && typeof image["url"] === "string" ? image["url"] : typeof image === "string" ? image : undefined
+    const url = isRecord(image) && typeof image["url"] === "string"
+      ? image["url"]
+      : typeof image === "string"
+      ? image
+      : undefined
     return url === undefined ? undefined : { type: "image", source: imageSource(url), ...cache }
   }
   return undefined
@@ -241,7 +252,10 @@ const fromNative = (call: ProviderCall, native: Native, stream: boolean): Json =
     for (const turn of turnsOf(appended)) {
       const last = messages.at(-1)
       if (isRecord(last) && last["role"] === turn["role"]) {
-        messages[messages.length - 1] = { ...last, content: [...asBlocks(last["content"]), ...asBlocks(turn["content"])] }
+        messages[messages.length - 1] = {
+          ...last,
+          content: [...asBlocks(last["content"]), ...asBlocks(turn["content"])]
+        }
       } else messages.push(turn)
     }
     body["messages"] = messages
@@ -290,7 +304,15 @@ export const droppedFields = (call: ProviderCall): ReadonlyArray<string> => {
 
 /** The count_tokens request for `call`: the same body without what counting does not take. */
 export const countTokensBody = (call: ProviderCall): Json => {
-  const { max_tokens: _max, stream: _stream, temperature: _t, top_p: _p, top_k: _k, stop_sequences: _s, metadata: _m, ...rest } =
-    requestBody(call, false)
+  const {
+    max_tokens: _max,
+    stream: _stream,
+    temperature: _t,
+    top_p: _p,
+    top_k: _k,
+    stop_sequences: _s,
+    metadata: _m,
+    ...rest
+  } = requestBody(call, false)
   return rest
 }

@@ -8,11 +8,11 @@
  * `extra` stays empty, so nothing Anthropic-specific reaches an OpenAI client.
  */
 import { Result } from "effect"
-import type { ChunkChoice, Completion, NativeDetail, Usage } from "../../kernel/ChatWire.ts"
-import { UpstreamBadResponse, UpstreamStatus } from "../ProviderError.ts"
 import { assistantFromBlocks } from "../../formats/anthropic/AssistantBlocks.ts"
-import { endEvent, type EventStep, skipEvent } from "../SseChunks.ts"
+import type { ChunkChoice, Completion, NativeDetail, Usage } from "../../kernel/ChatWire.ts"
 import { isRecord } from "../../kernel/Json.ts"
+import { UpstreamBadResponse, UpstreamStatus } from "../ProviderError.ts"
+import { endEvent, type EventStep, skipEvent } from "../SseChunks.ts"
 
 type Json = Readonly<Record<string, unknown>>
 
@@ -104,11 +104,15 @@ export const embeddedErrorStatus = (type: unknown): number =>
 /** An error that came inside a 200, as its type's status. */
 const embeddedError = (body: Json, text: string): UpstreamStatus | UpstreamBadResponse => {
   const error = body["error"]
-  return statusOf(embeddedErrorStatus(isRecord(error) ? error["type"] : undefined), body) ?? bad(`upstream sent an error without details: ${text}`)
+  return statusOf(embeddedErrorStatus(isRecord(error) ? error["type"] : undefined), body) ??
+    bad(`upstream sent an error without details: ${text}`)
 }
 
 /** A whole message. */
-export const decodeMessage = (text: string, fallbackModel: string): Result.Result<Completion, UpstreamBadResponse | UpstreamStatus> => {
+export const decodeMessage = (
+  text: string,
+  fallbackModel: string
+): Result.Result<Completion, UpstreamBadResponse | UpstreamStatus> => {
   const json = parse(text)
   if (!isRecord(json)) return Result.fail(bad(`upstream response is not a JSON object: ${text}`))
   if (json["type"] === "error") return Result.fail(embeddedError(json, text))
@@ -130,7 +134,12 @@ export const decodeMessage = (text: string, fallbackModel: string): Result.Resul
 }
 
 /** Usage fields a `message_delta` may restate; only numbers replace what `message_start` said. */
-const USAGE_FIELDS = ["input_tokens", "output_tokens", "cache_read_input_tokens", "cache_creation_input_tokens"] as const
+const USAGE_FIELDS = [
+  "input_tokens",
+  "output_tokens",
+  "cache_read_input_tokens",
+  "cache_creation_input_tokens"
+] as const
 
 const failWith = (reason: UpstreamBadResponse | UpstreamStatus): EventStep => ({ _tag: "Fail", reason })
 
@@ -188,7 +197,9 @@ export const streamDecoder = (fallbackModel: string): (data: string) => EventSte
       case "input_json_delta": {
         // a server tool's input (web search) is the API's business, not a tool call of the client's
         const call = toolIndex.get(count(event["index"]))
-        return call === undefined ? skipEvent : chunk({ tool_calls: [{ index: call, function: { arguments: text("partial_json") } }] })
+        return call === undefined
+          ? skipEvent
+          : chunk({ tool_calls: [{ index: call, function: { arguments: text("partial_json") } }] })
       }
       case "thinking_delta":
         return chunk({ reasoning_content: text("thinking") })

@@ -5,17 +5,17 @@
  * `GeminiResponse.ts`.
  */
 import { Effect, Redacted, Result, Scope } from "effect"
+import { isRecord } from "../../kernel/Json.ts"
+import { listModelIds } from "../ModelList.ts"
 import type { OpenAiCompatibleOptions } from "../openai/OpenAiCompatible.ts"
 import type { Provider, ProviderCall } from "../Provider.ts"
 import { ProviderError, UpstreamBadResponse } from "../ProviderError.ts"
+import { withRetryAfter } from "../RetryAfter.ts"
 import { sseChunks } from "../SseChunks.ts"
 import { reasonFromTransportError } from "../UpstreamReasons.ts"
 import { UpstreamTransport, type UpstreamTransportError } from "../UpstreamTransport.ts"
-import { listModelIds } from "../ModelList.ts"
 import { droppedFields, requestBody } from "./GeminiRequest.ts"
 import { decodeGeminiError, decodeResponse, streamDecoder } from "./GeminiResponse.ts"
-import { withRetryAfter } from "../RetryAfter.ts"
-import { isRecord } from "../../kernel/Json.ts"
 
 export const DEFAULT_BASE_URL = "https://generativelanguage.googleapis.com/v1beta"
 
@@ -33,14 +33,20 @@ export const geminiModelIds = (json: unknown): ReadonlyArray<string> => {
 
 /** The URL of a model's method under a base URL written with or without a trailing slash. */
 export const methodUrl = (baseUrl: string, modelId: string, stream: boolean): string =>
-  `${baseUrl.replace(/\/+$/, "")}/models/${encodeURIComponent(modelId)}:${stream ? "streamGenerateContent?alt=sse" : "generateContent"}`
+  `${baseUrl.replace(/\/+$/, "")}/models/${encodeURIComponent(modelId)}:${
+    stream ? "streamGenerateContent?alt=sse" : "generateContent"
+  }`
 
 type Reason = ProviderError["reason"]
 
 export const make = (options: OpenAiCompatibleOptions): Effect.Effect<Provider, never, UpstreamTransport> =>
   Effect.gen(function*() {
     const transport = yield* UpstreamTransport
-    const timeouts = { firstByte: options.timeouts.firstByte, idle: options.timeouts.idle, total: options.timeouts.total }
+    const timeouts = {
+      firstByte: options.timeouts.firstByte,
+      idle: options.timeouts.idle,
+      total: options.timeouts.total
+    }
     const headers: Record<string, string> = {}
     for (const [name, value] of Object.entries(options.headers)) headers[name.toLowerCase()] = value
     headers["content-type"] = "application/json"
@@ -57,13 +63,19 @@ export const make = (options: OpenAiCompatibleOptions): Effect.Effect<Provider, 
         timeouts
       }).pipe(Effect.mapError(fromTransportError))
       if (response.status >= 200 && response.status < 300) return response
-      const body = yield* response.text.pipe(Effect.catch(() => Effect.succeed("")), Effect.onInterrupt(() => response.cancel))
+      const body = yield* response.text.pipe(
+        Effect.catch(() => Effect.succeed("")),
+        Effect.onInterrupt(() => response.cancel)
+      )
       return yield* Effect.fail(fail(withRetryAfter(decodeGeminiError(response.status, body), response.headers)))
     })
 
     const complete = Effect.fnUntraced(function*(call: ProviderCall) {
       const response = yield* send(call, false)
-      const body = yield* response.text.pipe(Effect.mapError(fromTransportError), Effect.onInterrupt(() => response.cancel))
+      const body = yield* response.text.pipe(
+        Effect.mapError(fromTransportError),
+        Effect.onInterrupt(() => response.cancel)
+      )
       const completion = decodeResponse(body, call.modelId)
       if (Result.isFailure(completion)) return yield* Effect.fail(fail(completion.failure))
       return completion.success
@@ -75,7 +87,9 @@ export const make = (options: OpenAiCompatibleOptions): Effect.Effect<Provider, 
         const body = yield* response.text.pipe(Effect.mapError(fromTransportError))
         const decoded = decodeResponse(body, call.modelId)
         return yield* Effect.fail(fail(
-          Result.isFailure(decoded) ? decoded.failure : new UpstreamBadResponse({ message: "upstream answered a streaming request with JSON, not SSE" })
+          Result.isFailure(decoded)
+            ? decoded.failure
+            : new UpstreamBadResponse({ message: "upstream answered a streaming request with JSON, not SSE" })
         ))
       }
       const { finalizer, pull } = sseChunks(response, {
@@ -95,5 +109,13 @@ export const make = (options: OpenAiCompatibleOptions): Effect.Effect<Provider, 
       geminiModelIds
     )
 
-    return { name: options.name, adapter: "gemini", models: options.models, complete, open, dropped: droppedFields, listModels } satisfies Provider
+    return {
+      name: options.name,
+      adapter: "gemini",
+      models: options.models,
+      complete,
+      open,
+      dropped: droppedFields,
+      listModels
+    } satisfies Provider
   })

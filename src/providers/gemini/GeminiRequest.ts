@@ -9,9 +9,9 @@
  * left out and named by `droppedFields`.
  */
 import type { ChatMessage, ContentPart } from "../../kernel/ChatWire.ts"
+import { isRecord } from "../../kernel/Json.ts"
 import type { ProviderCall } from "../Provider.ts"
 import { geminiSchema } from "./GeminiSchema.ts"
-import { isRecord } from "../../kernel/Json.ts"
 
 type Json = Record<string, unknown>
 
@@ -91,7 +91,9 @@ const signatureOf = (message: ChatMessage): string | undefined => {
   const blocks = message["thinking_blocks"]
   if (!Array.isArray(blocks)) return undefined
   for (const block of blocks) {
-    if (isRecord(block) && typeof block["signature"] === "string" && block["signature"] !== "") return block["signature"]
+    if (isRecord(block) && typeof block["signature"] === "string" && block["signature"] !== "") {
+      return block["signature"]
+    }
   }
   return undefined
 }
@@ -152,7 +154,9 @@ export const turnsOf = (messages: ReadonlyArray<ChatMessage>): GeminiTurns => {
 
 const toolConfigOf = (choice: ProviderCall["toolChoice"]): Json | undefined => {
   if (choice === undefined) return undefined
-  if (typeof choice === "object") return { functionCallingConfig: { mode: "ANY", allowedFunctionNames: [choice.function.name] } }
+  if (typeof choice === "object") {
+    return { functionCallingConfig: { mode: "ANY", allowedFunctionNames: [choice.function.name] } }
+  }
   return { functionCallingConfig: { mode: choice === "required" ? "ANY" : choice === "none" ? "NONE" : "AUTO" } }
 }
 
@@ -210,7 +214,11 @@ export const requestBody = (call: ProviderCall): Json => {
 /** What of `call` Gemini cannot take. */
 export const droppedFields = (call: ProviderCall): ReadonlyArray<string> => {
   const dropped = Object.keys(call.passthrough).filter((key) => !MAPPED.has(key))
-  if (call.messages.some((message) => Array.isArray(message.content) && message.content.some((part) => partOf(part) === undefined))) {
+  if (
+    call.messages.some((message) =>
+      Array.isArray(message.content) && message.content.some((part) => partOf(part) === undefined)
+    )
+  ) {
     dropped.push("messages[].content[]")
   }
   return dropped

@@ -10,17 +10,25 @@
  * Errors are `{error:{code,message,status}}`, kept with their HTTP status.
  */
 import { Result } from "effect"
-import type { Completion, CompletionChunk, ToolCall, Usage } from "../../kernel/ChatWire.ts"
 import { randomBase62 } from "../../Ids.ts"
+import type { Completion, CompletionChunk, ToolCall, Usage } from "../../kernel/ChatWire.ts"
+import { isRecord } from "../../kernel/Json.ts"
 import { UpstreamBadResponse, UpstreamStatus } from "../ProviderError.ts"
 import { type EventStep, skipEvent } from "../SseChunks.ts"
-import { isRecord } from "../../kernel/Json.ts"
 
 type Json = Readonly<Record<string, unknown>>
 
 const count = (u: unknown): number => (typeof u === "number" && Number.isFinite(u) ? u : 0)
 
-const FILTERED: ReadonlySet<string> = new Set(["SAFETY", "RECITATION", "BLOCKLIST", "PROHIBITED_CONTENT", "SPII", "IMAGE_SAFETY", "LANGUAGE"])
+const FILTERED: ReadonlySet<string> = new Set([
+  "SAFETY",
+  "RECITATION",
+  "BLOCKLIST",
+  "PROHIBITED_CONTENT",
+  "SPII",
+  "IMAGE_SAFETY",
+  "LANGUAGE"
+])
 
 const finishOf = (reason: unknown, calledTools: boolean): string | null => {
   if (typeof reason !== "string" || reason === "" || reason === "FINISH_REASON_UNSPECIFIED") return null
@@ -30,7 +38,9 @@ const finishOf = (reason: unknown, calledTools: boolean): string | null => {
 }
 
 export const geminiUsage = (metadata: unknown): Usage => {
-  if (!isRecord(metadata)) return { promptTokens: 0, completionTokens: 0, totalTokens: 0, cachedTokens: 0, reasoningTokens: 0 }
+  if (!isRecord(metadata)) {
+    return { promptTokens: 0, completionTokens: 0, totalTokens: 0, cachedTokens: 0, reasoningTokens: 0 }
+  }
   const prompt = count(metadata["promptTokenCount"])
   const thoughts = count(metadata["thoughtsTokenCount"])
   const completion = count(metadata["candidatesTokenCount"]) + thoughts
@@ -107,7 +117,9 @@ const parse = (text: string, what: string): Result.Result<Json, UpstreamBadRespo
   try {
     json = JSON.parse(text)
   } catch {
-    return Result.fail(new UpstreamBadResponse({ message: `upstream ${what} is not valid JSON: ${text.slice(0, 200)}` }))
+    return Result.fail(
+      new UpstreamBadResponse({ message: `upstream ${what} is not valid JSON: ${text.slice(0, 200)}` })
+    )
   }
   if (Array.isArray(json) && isRecord(json[0])) json = json[0]
   if (!isRecord(json)) return Result.fail(new UpstreamBadResponse({ message: `upstream ${what} is not a JSON object` }))
@@ -121,11 +133,21 @@ const parse = (text: string, what: string): Result.Result<Json, UpstreamBadRespo
 const modelOf = (json: Json, fallback: string): string =>
   typeof json["modelVersion"] === "string" && json["modelVersion"] !== "" ? json["modelVersion"] : fallback
 
-export const decodeResponse = (body: string, fallbackModel: string): Result.Result<Completion, UpstreamBadResponse | UpstreamStatus> =>
+export const decodeResponse = (
+  body: string,
+  fallbackModel: string
+): Result.Result<Completion, UpstreamBadResponse | UpstreamStatus> =>
   Result.map(parse(body, "response"), (json) => {
     const piece = readPiece(json)
-    const toolCalls: Array<ToolCall> = piece.calls.map((call) => ({ id: call.id, type: "function", function: { name: call.name, arguments: call.args } }))
-    const message: Record<string, unknown> = { role: "assistant", content: piece.text === "" && toolCalls.length > 0 ? null : piece.text }
+    const toolCalls: Array<ToolCall> = piece.calls.map((call) => ({
+      id: call.id,
+      type: "function",
+      function: { name: call.name, arguments: call.args }
+    }))
+    const message: Record<string, unknown> = {
+      role: "assistant",
+      content: piece.text === "" && toolCalls.length > 0 ? null : piece.text
+    }
     if (toolCalls.length > 0) message["tool_calls"] = toolCalls
     if (piece.thought !== "" || piece.signature !== undefined) {
       message["reasoning_content"] = piece.thought
@@ -133,7 +155,11 @@ export const decodeResponse = (body: string, fallbackModel: string): Result.Resu
     }
     return {
       model: modelOf(json, fallbackModel),
-      choices: [{ index: 0, message: message as Completion["choices"][number]["message"], finish_reason: finishOf(piece.finish, toolCalls.length > 0) ?? "stop" }],
+      choices: [{
+        index: 0,
+        message: message as Completion["choices"][number]["message"],
+        finish_reason: finishOf(piece.finish, toolCalls.length > 0) ?? "stop"
+      }],
       usage: geminiUsage(json["usageMetadata"]),
       extra: {}
     }
@@ -155,12 +181,22 @@ export const streamDecoder = (fallbackModel: string) => {
     if (piece.signature !== undefined) delta["reasoning_signature"] = piece.signature
     if (piece.text !== "") delta["content"] = piece.text
     if (piece.calls.length > 0) {
-      delta["tool_calls"] = piece.calls.map((call) => ({ index: calls++, id: call.id, type: "function", function: { name: call.name, arguments: call.args } }))
+      delta["tool_calls"] = piece.calls.map((call) => ({
+        index: calls++,
+        id: call.id,
+        type: "function",
+        function: { name: call.name, arguments: call.args }
+      }))
     }
     const finish = finishOf(piece.finish, calls > 0)
     const usage = json["usageMetadata"] === undefined ? undefined : geminiUsage(json["usageMetadata"])
     if (finish === null && Object.keys(delta).length === 0 && usage === undefined) return skipEvent
-    const chunk: CompletionChunk = { model: modelOf(json, fallbackModel), choices: [{ index: 0, delta, finish_reason: finish }], usage, extra: {} }
+    const chunk: CompletionChunk = {
+      model: modelOf(json, fallbackModel),
+      choices: [{ index: 0, delta, finish_reason: finish }],
+      usage,
+      extra: {}
+    }
     return finish === null ? { _tag: "Chunk", chunk } : { _tag: "Last", chunk }
   }
 }

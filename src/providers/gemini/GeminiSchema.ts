@@ -97,7 +97,9 @@ const clean = (schema: unknown, defs: Json, depth: number): Json => {
   if (isRecord(source["items"])) out["items"] = clean(source["items"], defs, depth + 1)
   if (isRecord(source["properties"])) {
     const properties: Json = {}
-    for (const [name, property] of Object.entries(source["properties"])) properties[name] = clean(property, defs, depth + 1)
+    for (const [name, property] of Object.entries(source["properties"])) {
+      properties[name] = clean(property, defs, depth + 1)
+    }
     if (Object.keys(properties).length > 0) {
       out["properties"] = properties
       const required = source["required"]
@@ -113,7 +115,10 @@ const clean = (schema: unknown, defs: Json, depth: number): Json => {
 /** `schema` as Gemini takes it; undefined for an object without properties (no parameters at all). */
 export const geminiSchema = (schema: unknown): Json | undefined => {
   if (!isRecord(schema)) return undefined
-  const defs = { ...(isRecord(schema["definitions"]) ? schema["definitions"] : {}), ...(isRecord(schema["$defs"]) ? schema["$defs"] : {}) }
+  const defs = {
+    ...(isRecord(schema["definitions"]) ? schema["definitions"] : {}),
+    ...(isRecord(schema["$defs"]) ? schema["$defs"] : {})
+  }
   const out = clean(schema, defs, 0)
   return out["type"] === "object" && out["properties"] === undefined && out["anyOf"] === undefined ? undefined : out
 }

@@ -4,15 +4,8 @@
  * stream, so both paths always agree. "Tokens" here are whitespace-separated words: predictable
  * counts make usage, `max_tokens` and streaming easy to assert in tests.
  */
-import type {
-  ChatMessage,
-  ChunkChoice,
-  Completion,
-  CompletionChunk,
-  ToolCall,
-  Usage
-} from "../../kernel/ChatWire.ts"
 import { forcedToolName } from "../../kernel/ChatCall.ts"
+import type { ChatMessage, ChunkChoice, Completion, CompletionChunk, ToolCall, Usage } from "../../kernel/ChatWire.ts"
 import type { ProviderCall } from "../Provider.ts"
 
 export const ECHO_MODEL = "echo"
@@ -85,10 +78,16 @@ const parseArgs = (command: ToolCommand): ParsedArgs => {
   try {
     value = JSON.parse(command.args)
   } catch {
-    return { _tag: "Invalid", explanation: `Not calling ${command.name}: the arguments are not valid JSON: ${command.args}` }
+    return {
+      _tag: "Invalid",
+      explanation: `Not calling ${command.name}: the arguments are not valid JSON: ${command.args}`
+    }
   }
   if (typeof value !== "object" || value === null || Array.isArray(value)) {
-    return { _tag: "Invalid", explanation: `Not calling ${command.name}: the arguments must be a JSON object: ${command.args}` }
+    return {
+      _tag: "Invalid",
+      explanation: `Not calling ${command.name}: the arguments must be a JSON object: ${command.args}`
+    }
   }
   return { _tag: "Valid", json: JSON.stringify(value) }
 }
@@ -133,7 +132,11 @@ export const answer = (call: AnswerInput, toolCallId: string): LocalAnswer => {
       for (const [i, { command, name }] of wanted.entries()) {
         const args = command === undefined ? { _tag: "Valid" as const, json: "{}" } : parseArgs(command)
         if (args._tag === "Invalid") return textAnswer(args.explanation, call.maxTokens)
-        toolCalls.push({ id: i === 0 ? toolCallId : `${toolCallId}_${i + 1}`, type: "function", function: { name, arguments: args.json } })
+        toolCalls.push({
+          id: i === 0 ? toolCallId : `${toolCallId}_${i + 1}`,
+          type: "function",
+          function: { name, arguments: args.json }
+        })
       }
       // A truncated tool call would carry broken JSON, so `maxTokens` never cuts one.
       return { _tag: "ToolCalls", toolCalls }

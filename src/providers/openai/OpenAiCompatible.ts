@@ -5,14 +5,14 @@
  * are translated into `ProviderError` here, where they enter; the wire mapping is in `OpenAiMapping.ts`.
  */
 import { Duration, Effect, Redacted, Result, Scope } from "effect"
+import { dataIds, listModelIds } from "../ModelList.ts"
 import type { Provider, ProviderCall } from "../Provider.ts"
 import { ProviderError, UpstreamBadResponse } from "../ProviderError.ts"
+import { withRetryAfter } from "../RetryAfter.ts"
 import { endEvent, type EventStep, sseChunks } from "../SseChunks.ts"
 import { reasonFromTransportError } from "../UpstreamReasons.ts"
 import { type UpstreamResponse, UpstreamTransport, type UpstreamTransportError } from "../UpstreamTransport.ts"
-import { dataIds, listModelIds } from "../ModelList.ts"
 import { buildRequestBody, decodeChunk, decodeCompletion, decodeErrorResponse, droppedFields } from "./OpenAiMapping.ts"
-import { withRetryAfter } from "../RetryAfter.ts"
 
 export interface OpenAiCompatibleOptions {
   /** Instance name, e.g. `openai`, `groq`; reported as `ProviderError.provider`. */
@@ -44,7 +44,11 @@ export const make = (options: OpenAiCompatibleOptions): Effect.Effect<Provider, 
   Effect.gen(function*() {
     const transport = yield* UpstreamTransport
     const url = completionsUrl(options.baseUrl)
-    const timeouts = { firstByte: options.timeouts.firstByte, idle: options.timeouts.idle, total: options.timeouts.total }
+    const timeouts = {
+      firstByte: options.timeouts.firstByte,
+      idle: options.timeouts.idle,
+      total: options.timeouts.total
+    }
     // Configured headers first, so they cannot replace the ones this adapter is responsible for.
     const headers: Record<string, string> = {}
     for (const [name, value] of Object.entries(options.headers)) headers[name.toLowerCase()] = value
@@ -64,13 +68,19 @@ export const make = (options: OpenAiCompatibleOptions): Effect.Effect<Provider, 
       }).pipe(Effect.mapError(fromTransportError))
       if (response.status >= 200 && response.status < 300) return response
       // An unreadable error body still leaves the status worth reporting.
-      const body = yield* response.text.pipe(Effect.catch(() => Effect.succeed("")), Effect.onInterrupt(() => response.cancel))
+      const body = yield* response.text.pipe(
+        Effect.catch(() => Effect.succeed("")),
+        Effect.onInterrupt(() => response.cancel)
+      )
       return yield* Effect.fail(fail(withRetryAfter(decodeErrorResponse(response.status, body), response.headers)))
     })
 
     const complete = Effect.fnUntraced(function*(call: ProviderCall) {
       const response = yield* send(call, false)
-      const body = yield* response.text.pipe(Effect.mapError(fromTransportError), Effect.onInterrupt(() => response.cancel))
+      const body = yield* response.text.pipe(
+        Effect.mapError(fromTransportError),
+        Effect.onInterrupt(() => response.cancel)
+      )
       const completion = decodeCompletion(body, call.modelId)
       if (Result.isFailure(completion)) return yield* Effect.fail(fail(completion.failure))
       return completion.success
@@ -118,7 +128,18 @@ export const make = (options: OpenAiCompatibleOptions): Effect.Effect<Provider, 
       return pull
     })
 
-    const listModels = listModelIds(transport, options.name, { url: `${options.baseUrl.replace(/\/+$/, "")}/models`, headers }, dataIds)
+    const listModels = listModelIds(transport, options.name, {
+      url: `${options.baseUrl.replace(/\/+$/, "")}/models`,
+      headers
+    }, dataIds)
 
-    return { name: options.name, adapter, models: options.models, complete, open, dropped: droppedFields, listModels } satisfies Provider
+    return {
+      name: options.name,
+      adapter,
+      models: options.models,
+      complete,
+      open,
+      dropped: droppedFields,
+      listModels
+    } satisfies Provider
   })

@@ -7,11 +7,11 @@
 import { Result, Schema } from "effect"
 import { Choice, ChunkChoice } from "../../kernel/ChatWire.ts"
 import type { Completion, CompletionChunk, Usage } from "../../kernel/ChatWire.ts"
-import { isChoices, isChunkChoices } from "./WireGuards.ts"
-import type { ProviderCall } from "../Provider.ts"
-import { stripForeignKeys } from "./ForeignKeys.ts"
-import { UpstreamBadResponse, UpstreamStatus } from "../ProviderError.ts"
 import { isRecord } from "../../kernel/Json.ts"
+import type { ProviderCall } from "../Provider.ts"
+import { UpstreamBadResponse, UpstreamStatus } from "../ProviderError.ts"
+import { stripForeignKeys } from "./ForeignKeys.ts"
+import { isChoices, isChunkChoices } from "./WireGuards.ts"
 
 /** Longest upstream error message passed on; some providers answer errors with whole HTML pages. */
 export const maxErrorMessageLength = 1000
@@ -178,7 +178,9 @@ export const decodeCompletion = (
 ): Result.Result<Completion, UpstreamBadResponse | UpstreamStatus> =>
   Result.flatMap(parseObject(bodyText, "response"), (json) => {
     const choices = decodeChoices(json["choices"])
-    if (Result.isFailure(choices)) return Result.fail(badResponse("upstream choices are malformed", choices.failure.message))
+    if (Result.isFailure(choices)) {
+      return Result.fail(badResponse("upstream choices are malformed", choices.failure.message))
+    }
     return Result.succeed({
       model: modelOf(json, fallbackModel),
       choices: choices.success,

@@ -7,17 +7,17 @@
  * `ResponsesResponse.ts`.
  */
 import { Effect, Redacted, Result, Scope } from "effect"
+import { dataIds, listModelIds } from "../ModelList.ts"
 import * as OpenAiCompatible from "../openai/OpenAiCompatible.ts"
 import { decodeErrorResponse } from "../openai/OpenAiMapping.ts"
 import type { Provider, ProviderCall } from "../Provider.ts"
 import { ProviderError, UpstreamBadResponse } from "../ProviderError.ts"
+import { withRetryAfter } from "../RetryAfter.ts"
 import { sseChunks } from "../SseChunks.ts"
 import { reasonFromTransportError } from "../UpstreamReasons.ts"
 import { UpstreamTransport, type UpstreamTransportError } from "../UpstreamTransport.ts"
-import { dataIds, listModelIds } from "../ModelList.ts"
 import { droppedFields, FORMAT, requestBody } from "./ResponsesRequest.ts"
 import { decodeResponse, streamDecoder } from "./ResponsesResponse.ts"
-import { withRetryAfter } from "../RetryAfter.ts"
 
 export const DEFAULT_OPENAI_BASE_URL = "https://api.openai.com/v1"
 
@@ -27,11 +27,17 @@ export const responsesUrl = (baseUrl: string): string => `${baseUrl.replace(/\/+
 type Reason = ProviderError["reason"]
 
 /** Every call to `/responses`. */
-export const make = (options: OpenAiCompatible.OpenAiCompatibleOptions): Effect.Effect<Provider, never, UpstreamTransport> =>
+export const make = (
+  options: OpenAiCompatible.OpenAiCompatibleOptions
+): Effect.Effect<Provider, never, UpstreamTransport> =>
   Effect.gen(function*() {
     const transport = yield* UpstreamTransport
     const url = responsesUrl(options.baseUrl)
-    const timeouts = { firstByte: options.timeouts.firstByte, idle: options.timeouts.idle, total: options.timeouts.total }
+    const timeouts = {
+      firstByte: options.timeouts.firstByte,
+      idle: options.timeouts.idle,
+      total: options.timeouts.total
+    }
     const headers: Record<string, string> = {}
     for (const [name, value] of Object.entries(options.headers)) headers[name.toLowerCase()] = value
     headers["content-type"] = "application/json"
@@ -48,13 +54,19 @@ export const make = (options: OpenAiCompatible.OpenAiCompatibleOptions): Effect.
         timeouts
       }).pipe(Effect.mapError(fromTransportError))
       if (response.status >= 200 && response.status < 300) return response
-      const body = yield* response.text.pipe(Effect.catch(() => Effect.succeed("")), Effect.onInterrupt(() => response.cancel))
+      const body = yield* response.text.pipe(
+        Effect.catch(() => Effect.succeed("")),
+        Effect.onInterrupt(() => response.cancel)
+      )
       return yield* Effect.fail(fail(withRetryAfter(decodeErrorResponse(response.status, body), response.headers)))
     })
 
     const complete = Effect.fnUntraced(function*(call: ProviderCall) {
       const response = yield* send(call, false)
-      const body = yield* response.text.pipe(Effect.mapError(fromTransportError), Effect.onInterrupt(() => response.cancel))
+      const body = yield* response.text.pipe(
+        Effect.mapError(fromTransportError),
+        Effect.onInterrupt(() => response.cancel)
+      )
       const completion = decodeResponse(body, call.modelId)
       if (Result.isFailure(completion)) return yield* Effect.fail(fail(completion.failure))
       return completion.success
@@ -67,7 +79,9 @@ export const make = (options: OpenAiCompatible.OpenAiCompatibleOptions): Effect.
         const body = yield* response.text.pipe(Effect.mapError(fromTransportError))
         const decoded = decodeResponse(body, call.modelId)
         return yield* Effect.fail(fail(
-          Result.isFailure(decoded) ? decoded.failure : new UpstreamBadResponse({ message: "upstream answered a streaming request with JSON, not SSE" })
+          Result.isFailure(decoded)
+            ? decoded.failure
+            : new UpstreamBadResponse({ message: "upstream answered a streaming request with JSON, not SSE" })
         ))
       }
       const { finalizer, pull } = sseChunks(response, {
@@ -88,12 +102,17 @@ export const make = (options: OpenAiCompatible.OpenAiCompatibleOptions): Effect.
       complete,
       open,
       dropped: droppedFields,
-      listModels: listModelIds(transport, options.name, { url: `${options.baseUrl.replace(/\/+$/, "")}/models`, headers }, dataIds)
+      listModels: listModelIds(transport, options.name, {
+        url: `${options.baseUrl.replace(/\/+$/, "")}/models`,
+        headers
+      }, dataIds)
     } satisfies Provider
   })
 
 /** OpenAI itself: a Responses client's calls to `/responses` as they came, every other to chat completions. */
-export const makeOpenAi = (options: OpenAiCompatible.OpenAiCompatibleOptions): Effect.Effect<Provider, never, UpstreamTransport> =>
+export const makeOpenAi = (
+  options: OpenAiCompatible.OpenAiCompatibleOptions
+): Effect.Effect<Provider, never, UpstreamTransport> =>
   Effect.gen(function*() {
     const chat = yield* OpenAiCompatible.make(options)
     const responses = yield* make(options)

@@ -11,9 +11,9 @@
  */
 import type { NativeRequest } from "../../kernel/ChatCall.ts"
 import type { ChatMessage, ContentPart, ToolDefinition } from "../../kernel/ChatWire.ts"
+import { isRecord } from "../../kernel/Json.ts"
 import type { WireFormat } from "../../kernel/WireFormat.ts"
 import type { ProviderCall } from "../Provider.ts"
-import { isRecord } from "../../kernel/Json.ts"
 
 type Json = Record<string, unknown>
 
@@ -57,7 +57,9 @@ const inputContent = (content: ChatMessage["content"]): Array<Json> => {
 
 /** The parts of `messages` Responses has no input part for (say, `input_audio`). */
 const lostParts = (messages: ReadonlyArray<ChatMessage>): boolean =>
-  messages.some((message) => Array.isArray(message.content) && message.content.some((part) => inputPart(part) === undefined))
+  messages.some((message) =>
+    Array.isArray(message.content) && message.content.some((part) => inputPart(part) === undefined)
+  )
 
 /** Thinking this format signed (a non-empty `encrypted_content`), as reasoning items; other thinking cannot go back. */
 const reasoningItems = (message: ChatMessage): Array<Json> => {
@@ -69,7 +71,11 @@ const reasoningItems = (message: ChatMessage): Array<Json> => {
     const signature = block["signature"]
     if (typeof signature !== "string" || signature === "") continue
     const text = typeof block["thinking"] === "string" ? block["thinking"] : ""
-    items.push({ type: "reasoning", summary: text === "" ? [] : [{ type: "summary_text", text }], encrypted_content: signature })
+    items.push({
+      type: "reasoning",
+      summary: text === "" ? [] : [{ type: "summary_text", text }],
+      encrypted_content: signature
+    })
   }
   return items
 }
@@ -85,13 +91,22 @@ export const inputItems = (messages: ReadonlyArray<ChatMessage>): Array<Json> =>
         const text = textOf(message.content)
         if (text !== "") items.push({ type: "message", role: "assistant", content: [{ type: "output_text", text }] })
         for (const call of message.tool_calls ?? []) {
-          items.push({ type: "function_call", call_id: call.id, name: call.function.name, arguments: call.function.arguments })
+          items.push({
+            type: "function_call",
+            call_id: call.id,
+            name: call.function.name,
+            arguments: call.function.arguments
+          })
         }
         break
       }
       case "tool":
       case "function":
-        items.push({ type: "function_call_output", call_id: message.tool_call_id ?? message.name ?? "", output: textOf(message.content) })
+        items.push({
+          type: "function_call_output",
+          call_id: message.tool_call_id ?? message.name ?? "",
+          output: textOf(message.content)
+        })
         break
       default:
         items.push({ type: "message", role: message.role, content: inputContent(message.content) })
@@ -115,7 +130,9 @@ const toolChoiceOf = (choice: ProviderCall["toolChoice"]): unknown =>
 /** `response_format` in Responses' `text.format` shape. */
 const textFormat = (format: unknown): Json | undefined => {
   if (!isRecord(format)) return undefined
-  if (format["type"] === "json_schema" && isRecord(format["json_schema"])) return { type: "json_schema", ...format["json_schema"] }
+  if (format["type"] === "json_schema" && isRecord(format["json_schema"])) {
+    return { type: "json_schema", ...format["json_schema"] }
+  }
   return format["type"] === "json_object" || format["type"] === "text" ? { type: format["type"] } : undefined
 }
 
@@ -140,7 +157,18 @@ const MAPPED: ReadonlySet<string> = new Set([
 const translatedBody = (call: ProviderCall, stream: boolean): Json => {
   const pass = call.passthrough
   const body: Json = { model: call.modelId, input: inputItems(call.messages), store: false, stream }
-  for (const key of ["temperature", "top_p", "user", "metadata", "parallel_tool_calls", "prompt_cache_key", "service_tier", "safety_identifier"]) {
+  for (
+    const key of [
+      "temperature",
+      "top_p",
+      "user",
+      "metadata",
+      "parallel_tool_calls",
+      "prompt_cache_key",
+      "service_tier",
+      "safety_identifier"
+    ]
+  ) {
     if (pass[key] !== undefined && pass[key] !== null) body[key] = pass[key]
   }
   const maxTokens = call.maxTokens ?? pass["max_completion_tokens"]
@@ -152,7 +180,10 @@ const translatedBody = (call: ProviderCall, stream: boolean): Json => {
   }
   const format = textFormat(pass["response_format"])
   if (format !== undefined || typeof pass["verbosity"] === "string") {
-    body["text"] = { ...(format === undefined ? {} : { format }), ...(typeof pass["verbosity"] === "string" ? { verbosity: pass["verbosity"] } : {}) }
+    body["text"] = {
+      ...(format === undefined ? {} : { format }),
+      ...(typeof pass["verbosity"] === "string" ? { verbosity: pass["verbosity"] } : {})
+    }
   }
   if (call.tools !== undefined && call.tools.length > 0) body["tools"] = call.tools.map(functionTool)
   if (call.toolChoice !== undefined) body["tool_choice"] = toolChoiceOf(call.toolChoice)
@@ -160,19 +191,28 @@ const translatedBody = (call: ProviderCall, stream: boolean): Json => {
 }
 
 /** The client's body with the model, `stream`, the shared tools it lacks and the loop's turns. */
-const nativeBody = (call: ProviderCall, native: { readonly request: NativeRequest; readonly clientTurns: number }, stream: boolean): Json => {
+const nativeBody = (
+  call: ProviderCall,
+  native: { readonly request: NativeRequest; readonly clientTurns: number },
+  stream: boolean
+): Json => {
   const source = native.request.body
   const body: Json = { ...source, model: call.modelId }
   // a whole answer asked without `stream` stays without it: the API's default
   if (stream || source["stream"] !== undefined) body["stream"] = stream
   const own = Array.isArray(source["tools"]) ? source["tools"] : []
-  const names = new Set(own.flatMap((tool) => (isRecord(tool) && typeof tool["name"] === "string" ? [tool["name"]] : [])))
+  const names = new Set(
+    own.flatMap((tool) => (isRecord(tool) && typeof tool["name"] === "string" ? [tool["name"]] : []))
+  )
   const added = (call.tools ?? []).filter((tool) => !names.has(tool.function.name))
   if (added.length > 0) body["tools"] = [...own, ...added.map(functionTool)]
   const turns = call.messages.slice(native.clientTurns)
   if (turns.length > 0) {
     const input = source["input"]
-    body["input"] = [...(typeof input === "string" ? [{ role: "user", content: input }] : Array.isArray(input) ? input : []), ...inputItems(turns)]
+    body["input"] = [
+      ...(typeof input === "string" ? [{ role: "user", content: input }] : Array.isArray(input) ? input : []),
+      ...inputItems(turns)
+    ]
   }
   if (call.toolChoice !== undefined && source["tool_choice"] !== undefined && turns.length > 0) {
     // a later round's choice (`auto` after `required` was met by a shared tool)
@@ -190,7 +230,9 @@ export const requestBody = (call: ProviderCall, stream: boolean): Json => {
 export const droppedFields = (call: ProviderCall): ReadonlyArray<string> => {
   if (nativeOf(call) !== undefined) return []
   // `store: true` asks to keep the answer, which the gateway never does (`store: false` always goes)
-  const dropped = Object.keys(call.passthrough).filter((key) => key === "store" ? call.passthrough[key] === true : !MAPPED.has(key))
+  const dropped = Object.keys(call.passthrough).filter((key) =>
+    key === "store" ? call.passthrough[key] === true : !MAPPED.has(key)
+  )
   if (lostParts(call.messages)) dropped.push("messages[].content[]")
   return dropped
 }

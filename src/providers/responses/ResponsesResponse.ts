@@ -11,9 +11,9 @@
  */
 import { Result } from "effect"
 import type { Completion, CompletionChunk, ToolCall, ToolCallDelta, Usage } from "../../kernel/ChatWire.ts"
+import { isRecord } from "../../kernel/Json.ts"
 import { UpstreamBadResponse, UpstreamStatus } from "../ProviderError.ts"
 import { type EventStep, skipEvent } from "../SseChunks.ts"
-import { isRecord } from "../../kernel/Json.ts"
 
 type Json = Readonly<Record<string, unknown>>
 
@@ -21,7 +21,9 @@ const count = (u: unknown): number => (typeof u === "number" && Number.isFinite(
 const text = (u: unknown): string => (typeof u === "string" ? u : "")
 
 export const responsesUsage = (usage: unknown): Usage => {
-  if (!isRecord(usage)) return { promptTokens: 0, completionTokens: 0, totalTokens: 0, cachedTokens: 0, reasoningTokens: 0 }
+  if (!isRecord(usage)) {
+    return { promptTokens: 0, completionTokens: 0, totalTokens: 0, cachedTokens: 0, reasoningTokens: 0 }
+  }
   const input = count(usage["input_tokens"])
   const output = count(usage["output_tokens"])
   const inputDetails = usage["input_tokens_details"]
@@ -45,7 +47,9 @@ const finishOf = (response: Json, calledTools: boolean): string => {
 }
 
 const summaryText = (summary: unknown): string =>
-  Array.isArray(summary) ? summary.map((part) => (isRecord(part) ? text(part["text"]) : "")).filter((t) => t !== "").join("\n\n") : ""
+  Array.isArray(summary)
+    ? summary.map((part) => (isRecord(part) ? text(part["text"]) : "")).filter((t) => t !== "").join("\n\n")
+    : ""
 
 /**
  * The status a failure inside a 200 stands for (a failed response, or an `error` event), from its code:
@@ -67,7 +71,10 @@ const failureStatus = (code: string | undefined): number => {
     case "invalid_prompt":
       return 400
     default:
-      return code !== undefined && (code.startsWith("invalid_") || code.startsWith("image_") || code === "empty_image_file") ? 400 : 502
+      return code !== undefined &&
+          (code.startsWith("invalid_") || code.startsWith("image_") || code === "empty_image_file")
+        ? 400
+        : 502
   }
 }
 
@@ -92,18 +99,27 @@ const failureOf = (failure: unknown): UpstreamStatus => {
 }
 
 /** A whole `response` object as a completion. */
-export const decodeResponse = (body: string, fallbackModel: string): Result.Result<Completion, UpstreamBadResponse | UpstreamStatus> => {
+export const decodeResponse = (
+  body: string,
+  fallbackModel: string
+): Result.Result<Completion, UpstreamBadResponse | UpstreamStatus> => {
   let json: unknown
   try {
     json = JSON.parse(body)
   } catch {
-    return Result.fail(new UpstreamBadResponse({ message: `upstream response is not valid JSON: ${body.slice(0, 200)}` }))
+    return Result.fail(
+      new UpstreamBadResponse({ message: `upstream response is not valid JSON: ${body.slice(0, 200)}` })
+    )
   }
-  if (!isRecord(json)) return Result.fail(new UpstreamBadResponse({ message: "upstream response is not a JSON object" }))
+  if (!isRecord(json)) {
+    return Result.fail(new UpstreamBadResponse({ message: "upstream response is not a JSON object" }))
+  }
   if (json["status"] === "failed" || (isRecord(json["error"]) && json["output"] === undefined)) {
     return Result.fail(failureOf(json["error"]))
   }
-  if (!Array.isArray(json["output"])) return Result.fail(new UpstreamBadResponse({ message: "upstream response has no output" }))
+  if (!Array.isArray(json["output"])) {
+    return Result.fail(new UpstreamBadResponse({ message: "upstream response has no output" }))
+  }
   let content = ""
   let refusal: string | undefined
   const toolCalls: Array<ToolCall> = []
@@ -117,12 +133,23 @@ export const decodeResponse = (body: string, fallbackModel: string): Result.Resu
         else if (part["type"] === "refusal") refusal = (refusal ?? "") + text(part["refusal"])
       }
     } else if (item["type"] === "function_call") {
-      toolCalls.push({ id: text(item["call_id"]), type: "function", function: { name: text(item["name"]), arguments: text(item["arguments"]) } })
+      toolCalls.push({
+        id: text(item["call_id"]),
+        type: "function",
+        function: { name: text(item["name"]), arguments: text(item["arguments"]) }
+      })
     } else if (item["type"] === "reasoning") {
-      thinking.push({ type: "thinking", thinking: summaryText(item["summary"]), signature: text(item["encrypted_content"]) })
+      thinking.push({
+        type: "thinking",
+        thinking: summaryText(item["summary"]),
+        signature: text(item["encrypted_content"])
+      })
     }
   }
-  const message: Record<string, unknown> = { role: "assistant", content: content === "" && toolCalls.length > 0 ? null : content }
+  const message: Record<string, unknown> = {
+    role: "assistant",
+    content: content === "" && toolCalls.length > 0 ? null : content
+  }
   if (refusal !== undefined) message["refusal"] = refusal
   if (toolCalls.length > 0) message["tool_calls"] = toolCalls
   if (thinking.length > 0) {
@@ -132,7 +159,11 @@ export const decodeResponse = (body: string, fallbackModel: string): Result.Resu
   const model = json["model"]
   return Result.succeed({
     model: typeof model === "string" && model !== "" ? model : fallbackModel,
-    choices: [{ index: 0, message: message as Completion["choices"][number]["message"], finish_reason: finishOf(json, toolCalls.length > 0) }],
+    choices: [{
+      index: 0,
+      message: message as Completion["choices"][number]["message"],
+      finish_reason: finishOf(json, toolCalls.length > 0)
+    }],
     usage: responsesUsage(json["usage"]),
     extra: {}
   })
@@ -178,17 +209,27 @@ export const streamDecoder = (fallbackModel: string) => {
     const args = text(item["arguments"])
     calls.set(text(item["id"]), { index, streamed: args !== "" })
     calledTools = true
-    return { index, id: text(item["call_id"]), type: "function", function: { name: text(item["name"]), arguments: args } }
+    return {
+      index,
+      id: text(item["call_id"]),
+      type: "function",
+      function: { name: text(item["name"]), arguments: args }
+    }
   }
   return (data: string, name?: string): EventStep => {
     if (name !== undefined && SKIPPED.has(name)) return skipEvent
     // an item's end matters for reasoning (its encrypted content) and a call not streamed in deltas
-    if (name === "response.output_item.done" && !data.includes("\"reasoning\"") && !data.includes("\"function_call\"")) return skipEvent
+    if (
+      name === "response.output_item.done" && !data.includes("\"reasoning\"") && !data.includes("\"function_call\"")
+    ) return skipEvent
     let event: unknown
     try {
       event = JSON.parse(data)
     } catch {
-      return { _tag: "Fail", reason: new UpstreamBadResponse({ message: `upstream stream event is not valid JSON: ${data.slice(0, 200)}` }) }
+      return {
+        _tag: "Fail",
+        reason: new UpstreamBadResponse({ message: `upstream stream event is not valid JSON: ${data.slice(0, 200)}` })
+      }
     }
     if (!isRecord(event)) return skipEvent
     switch (event["type"]) {
@@ -201,7 +242,9 @@ export const streamDecoder = (fallbackModel: string) => {
         return { _tag: "Chunk", chunk: chunk({ reasoning_content: text(event["delta"]) }) }
       case "response.reasoning_summary_part.added":
         // summary parts after the first are paragraphs of the same thinking
-        return count(event["summary_index"]) > 0 ? { _tag: "Chunk", chunk: chunk({ reasoning_content: "\n\n" }) } : skipEvent
+        return count(event["summary_index"]) > 0
+          ? { _tag: "Chunk", chunk: chunk({ reasoning_content: "\n\n" }) }
+          : skipEvent
       case "response.output_item.added": {
         const item = event["item"]
         if (!isRecord(item) || item["type"] !== "function_call") return skipEvent
@@ -211,7 +254,10 @@ export const streamDecoder = (fallbackModel: string) => {
         const call = calls.get(text(event["item_id"]))
         if (call === undefined) return skipEvent
         call.streamed = true
-        return { _tag: "Chunk", chunk: chunk({ tool_calls: [{ index: call.index, function: { arguments: text(event["delta"]) } }] }) }
+        return {
+          _tag: "Chunk",
+          chunk: chunk({ tool_calls: [{ index: call.index, function: { arguments: text(event["delta"]) } }] })
+        }
       }
       case "response.output_item.done": {
         const item = event["item"]
@@ -242,7 +288,9 @@ export const streamDecoder = (fallbackModel: string) => {
         return { _tag: "Fail", reason: failureOf(event) }
       case "response.created": {
         const response = event["response"]
-        if (isRecord(response) && typeof response["model"] === "string" && response["model"] !== "") model = response["model"]
+        if (isRecord(response) && typeof response["model"] === "string" && response["model"] !== "") {
+          model = response["model"]
+        }
         return skipEvent
       }
       default:

@@ -60,11 +60,16 @@ const toolArgs = (index: number, args: string) => chunk({ tool_calls: [{ index, 
 /** The frame of one event, as the documentation writes it: `event: <type>`, `data: <json>`, a blank line. */
 const frame = (event: string, data: string) => `event: ${event}\ndata: ${data}\n\n`
 const textDelta = (index: number, t: string) =>
-  frame("content_block_delta", `{"type":"content_block_delta","index":${index},"delta":{"type":"text_delta","text":${JSON.stringify(t)}}}`)
+  frame(
+    "content_block_delta",
+    `{"type":"content_block_delta","index":${index},"delta":{"type":"text_delta","text":${JSON.stringify(t)}}}`
+  )
 const jsonDelta = (index: number, partial: string) =>
   frame(
     "content_block_delta",
-    `{"type":"content_block_delta","index":${index},"delta":{"type":"input_json_delta","partial_json":${JSON.stringify(partial)}}}`
+    `{"type":"content_block_delta","index":${index},"delta":{"type":"input_json_delta","partial_json":${
+      JSON.stringify(partial)
+    }}}`
   )
 const blockStop = (index: number) => frame("content_block_stop", `{"type":"content_block_stop","index":${index}}`)
 const PING = frame("ping", `{"type":"ping"}`)
@@ -102,7 +107,21 @@ export const textStream: DocumentedStream = {
   ]
 }
 
-const toolText = ["Okay", ",", " let", "'s", " check", " the", " weather", " for", " San", " Francisco", ",", " CA", ":"]
+const toolText = [
+  "Okay",
+  ",",
+  " let",
+  "'s",
+  " check",
+  " the",
+  " weather",
+  " for",
+  " San",
+  " Francisco",
+  ",",
+  " CA",
+  ":"
+]
 const weatherArgs = ["{\"location\":", " \"San", " Francisc", "o,", " CA\"", ", ", "\"unit\": \"fah", "renheit\"}"]
 const timeArgs = ["{\"timezone\":", " \"America/Los_Angeles\"}"]
 
@@ -184,7 +203,10 @@ export const thinkingStream: DocumentedStream = {
       "message_start",
       `{"type":"message_start","message":{"id":"msg_01ThinkingGcd1071And462xy","type":"message","role":"assistant","model":"claude-opus-4-6","content":[],"stop_reason":null,"stop_sequence":null,"usage":{"input_tokens":48,"output_tokens":1,"cache_read_input_tokens":0,"cache_creation_input_tokens":0}}}`
     ),
-    frame("content_block_start", `{"type":"content_block_start","index":0,"content_block":{"type":"thinking","thinking":"","signature":""}}`),
+    frame(
+      "content_block_start",
+      `{"type":"content_block_start","index":0,"content_block":{"type":"thinking","thinking":"","signature":""}}`
+    ),
     PING,
     ...gcdThinking.map((piece) =>
       frame(

@@ -45,30 +45,43 @@ const answerOf = (
 
 describe("a whole answer as an Anthropic message", () => {
   it("text: the documented shape, the model as the client addressed it, nothing of chat completions leaking", () => {
-    expect(encodeMessage(identity, answerOf({ content: "Hi! My name is Claude." }, "stop", usage(2095, 503)))).toStrictEqual({
-      id: "msg_01XFDUDYJgAACzvnptvVoYEL",
-      type: "message",
-      role: "assistant",
-      model: "claude-opus-4-6",
-      content: [{ type: "text", text: "Hi! My name is Claude." }],
-      stop_reason: "end_turn",
-      stop_sequence: null,
-      usage: { input_tokens: 2095, output_tokens: 503, cache_read_input_tokens: 0, cache_creation_input_tokens: 0 }
-    })
+    expect(encodeMessage(identity, answerOf({ content: "Hi! My name is Claude." }, "stop", usage(2095, 503))))
+      .toStrictEqual({
+        id: "msg_01XFDUDYJgAACzvnptvVoYEL",
+        type: "message",
+        role: "assistant",
+        model: "claude-opus-4-6",
+        content: [{ type: "text", text: "Hi! My name is Claude." }],
+        stop_reason: "end_turn",
+        stop_sequence: null,
+        usage: { input_tokens: 2095, output_tokens: 503, cache_read_input_tokens: 0, cache_creation_input_tokens: 0 }
+      })
   })
 
   it("tool uses after the text, their arguments as input objects; arguments that are no object are {}", () => {
-    const body = encodeMessage(identity, answerOf({
-      content: "I'll check the weather.",
-      tool_calls: [
-        { id: "toolu_01A09q90qw90lq917835lq9", type: "function", function: { name: "get_weather", arguments: "{\"location\":\"San Francisco, CA\"}" } },
-        { id: "toolu_02", type: "function", function: { name: "get_time", arguments: "{\"tz\":" } },
-        { id: "toolu_03", type: "function", function: { name: "ping", arguments: "[1]" } }
-      ]
-    }, "tool_calls"))
+    const body = encodeMessage(
+      identity,
+      answerOf({
+        content: "I'll check the weather.",
+        tool_calls: [
+          {
+            id: "toolu_01A09q90qw90lq917835lq9",
+            type: "function",
+            function: { name: "get_weather", arguments: "{\"location\":\"San Francisco, CA\"}" }
+          },
+          { id: "toolu_02", type: "function", function: { name: "get_time", arguments: "{\"tz\":" } },
+          { id: "toolu_03", type: "function", function: { name: "ping", arguments: "[1]" } }
+        ]
+      }, "tool_calls")
+    )
     expect(body["content"]).toEqual([
       { type: "text", text: "I'll check the weather." },
-      { type: "tool_use", id: "toolu_01A09q90qw90lq917835lq9", name: "get_weather", input: { location: "San Francisco, CA" } },
+      {
+        type: "tool_use",
+        id: "toolu_01A09q90qw90lq917835lq9",
+        name: "get_weather",
+        input: { location: "San Francisco, CA" }
+      },
       { type: "tool_use", id: "toolu_02", name: "get_time", input: {} },
       { type: "tool_use", id: "toolu_03", name: "ping", input: {} }
     ])
@@ -76,21 +89,34 @@ describe("a whole answer as an Anthropic message", () => {
   })
 
   it("a tool call without an id gets a toolu_ id; no text, no text block", () => {
-    const body = encodeMessage(identity, answerOf({ content: "", tool_calls: [{ id: "", type: "function", function: { name: "f", arguments: "{}" } }] }, "tool_calls"))
+    const body = encodeMessage(
+      identity,
+      answerOf(
+        { content: "", tool_calls: [{ id: "", type: "function", function: { name: "f", arguments: "{}" } }] },
+        "tool_calls"
+      )
+    )
     const blocks = body["content"] as Array<Record<string, unknown>>
     expect(blocks).toHaveLength(1)
     expect(blocks[0]!["id"]).toMatch(/^toolu_[0-9A-Za-z]{24}$/)
   })
 
   it("thinking first, whole from thinking_blocks with signatures and redacted data", () => {
-    const body = encodeMessage(identity, answerOf({
-      content: "The GCD is 21.",
-      reasoning_content: "Euclid.",
-      thinking_blocks: [
-        { type: "thinking", thinking: "Euclid.", signature: "EqQBCgIYAhIM1gbcDa9GJwZA2b3hGgxBdjrkzLoky3dl1pkiMOYds..." },
-        { type: "redacted_thinking", data: "EmwKAhgBEgy3va3pzix" }
-      ]
-    }, "stop"))
+    const body = encodeMessage(
+      identity,
+      answerOf({
+        content: "The GCD is 21.",
+        reasoning_content: "Euclid.",
+        thinking_blocks: [
+          {
+            type: "thinking",
+            thinking: "Euclid.",
+            signature: "EqQBCgIYAhIM1gbcDa9GJwZA2b3hGgxBdjrkzLoky3dl1pkiMOYds..."
+          },
+          { type: "redacted_thinking", data: "EmwKAhgBEgy3va3pzix" }
+        ]
+      }, "stop")
+    )
     expect(body["content"]).toEqual([
       { type: "thinking", thinking: "Euclid.", signature: "EqQBCgIYAhIM1gbcDa9GJwZA2b3hGgxBdjrkzLoky3dl1pkiMOYds..." },
       { type: "redacted_thinking", data: "EmwKAhgBEgy3va3pzix" },
@@ -100,12 +126,18 @@ describe("a whole answer as an Anthropic message", () => {
 
   it("thinking a model did not sign (reasoning_content alone): one thinking block with an empty signature", () => {
     const body = encodeMessage(identity, answerOf({ content: "42", reasoning_content: "6 × 7" }, "stop"))
-    expect(body["content"]).toEqual([{ type: "thinking", thinking: "6 × 7", signature: "" }, { type: "text", text: "42" }])
+    expect(body["content"]).toEqual([{ type: "thinking", thinking: "6 × 7", signature: "" }, {
+      type: "text",
+      text: "42"
+    }])
   })
 
   it("the gateway's own fields, top-level, when set", () => {
     const runs = [{ id: "svc_web_search", outcome: "ok" as const, round: 1 }]
-    const body = encodeMessage(identity, answerOf({ content: "x" }, "stop", usage(1, 1), { toolRuns: runs, svcPendingId: "pend_01" }))
+    const body = encodeMessage(
+      identity,
+      answerOf({ content: "x" }, "stop", usage(1, 1), { toolRuns: runs, svcPendingId: "pend_01" })
+    )
     expect(body["svc_tool_runs"]).toEqual(runs)
     expect(body["svc_pending_id"]).toBe("pend_01")
     expect(Object.keys(encodeMessage(identity, answerOf({ content: "x" }, "stop")))).not.toContain("svc_tool_runs")
@@ -159,7 +191,10 @@ describe("stop reasons", () => {
   ] as const
   for (const [finish, stop] of mapped) {
     it(`finish_reason ${String(finish)} -> ${stop}`, () => {
-      expect(encodeMessage(identity, answerOf({ content: "x" }, finish))).toMatchObject({ stop_reason: stop, stop_sequence: null })
+      expect(encodeMessage(identity, answerOf({ content: "x" }, finish))).toMatchObject({
+        stop_reason: stop,
+        stop_sequence: null
+      })
     })
   }
 
@@ -170,12 +205,16 @@ describe("stop reasons", () => {
       stop_sequence: "###"
     })
     const paused = { format: "anthropic" as const, stop_reason: "pause_turn", stop_sequence: null }
-    expect(encodeMessage(identity, answerOf({ content: "..." }, "stop", usage(1, 1), { native: paused }))["stop_reason"]).toBe("pause_turn")
+    expect(
+      encodeMessage(identity, answerOf({ content: "..." }, "stop", usage(1, 1), { native: paused }))["stop_reason"]
+    ).toBe("pause_turn")
   })
 
   it("another format's native detail is not Anthropic's", () => {
     const native = { format: "openai-responses" as const, finishReason: "SAFETY" }
-    expect(encodeMessage(identity, answerOf({ content: "x" }, "content_filter", usage(1, 1), { native }))["stop_reason"]).toBe("refusal")
+    expect(
+      encodeMessage(identity, answerOf({ content: "x" }, "content_filter", usage(1, 1), { native }))["stop_reason"]
+    ).toBe("refusal")
   })
 })
 
@@ -185,8 +224,16 @@ describe("round trips through the client", () => {
       const message = {
         content: "Checking both.",
         tool_calls: [
-          { id: "toolu_01", type: "function" as const, function: { name: "get_weather", arguments: "{\"city\":\"Paris\"}" } },
-          { id: "toolu_02", type: "function" as const, function: { name: "get_weather", arguments: "{\"city\":\"Oslo\"}" } }
+          {
+            id: "toolu_01",
+            type: "function" as const,
+            function: { name: "get_weather", arguments: "{\"city\":\"Paris\"}" }
+          },
+          {
+            id: "toolu_02",
+            type: "function" as const,
+            function: { name: "get_weather", arguments: "{\"city\":\"Oslo\"}" }
+          }
         ],
         reasoning_content: "Two cities, two calls.",
         thinking_blocks: [
@@ -219,7 +266,10 @@ describe("round trips through the client", () => {
 
   it.effect("a call given a toolu_ id is answered by that id", () =>
     Effect.gen(function*() {
-      const body = encodeMessage(identity, answerOf({ tool_calls: [{ id: "", type: "function", function: { name: "f", arguments: "{}" } }] }, "tool_calls"))
+      const body = encodeMessage(
+        identity,
+        answerOf({ tool_calls: [{ id: "", type: "function", function: { name: "f", arguments: "{}" } }] }, "tool_calls")
+      )
       const use = (body["content"] as Array<Record<string, unknown>>)[0]!
       const call = yield* parseMessagesCall({
         model: "m",

@@ -69,15 +69,22 @@ describe("the error body", () => {
   })
 
   it("a field the decoder refused: Anthropic's type, the field named in the message", () => {
-    const described = describeError(RequestError.invalidField("max_tokens", "Missing required parameter: 'max_tokens'.", "missing_required_parameter"))
+    const described = describeError(
+      RequestError.invalidField("max_tokens", "Missing required parameter: 'max_tokens'.", "missing_required_parameter")
+    )
     expect(messagesError(described)).toStrictEqual({
       status: 400,
-      body: { type: "error", error: { type: "invalid_request_error", message: "Missing required parameter: 'max_tokens'." } }
+      body: {
+        type: "error",
+        error: { type: "invalid_request_error", message: "Missing required parameter: 'max_tokens'." }
+      }
     })
   })
 
   it("the gateway's own timeout keeps its 504, as an api_error", () => {
-    const described = describeError(new ProviderError({ provider: "anthropic", reason: new UpstreamTimeout({ phase: "first_byte" }) }))
+    const described = describeError(
+      new ProviderError({ provider: "anthropic", reason: new UpstreamTimeout({ phase: "first_byte" }) })
+    )
     expect(messagesError(described)).toMatchObject({ status: 504, body: { error: { type: "api_error" } } })
   })
 })
@@ -101,7 +108,11 @@ describe("an upstream's own error, passed on unchanged", () => {
   })
 
   it("a 429 and a 500 of Anthropic's", () => {
-    expect(messagesError(upstreamFailure(429, "Number of request tokens has exceeded your per-minute rate limit", "rate_limit_error")))
+    expect(
+      messagesError(
+        upstreamFailure(429, "Number of request tokens has exceeded your per-minute rate limit", "rate_limit_error")
+      )
+    )
       .toMatchObject({ status: 429, body: { error: { type: "rate_limit_error" } } })
     expect(messagesError(upstreamFailure(500, "Internal server error", "api_error")))
       .toMatchObject({ status: 500, body: { error: { type: "api_error", message: "Internal server error" } } })

@@ -5,8 +5,8 @@
  * what is dropped and named rather than refused, and the 400s, each naming its field.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { readFileSync } from "node:fs"
 import { Effect } from "effect"
+import { readFileSync } from "node:fs"
 import { describeError, type Problem } from "../../../src/core/Problem.ts"
 import { parseMessagesCall } from "../../../src/dialects/anthropic/MessagesRequest.ts"
 import type { ChatCall } from "../../../src/kernel/ChatCall.ts"
@@ -25,7 +25,20 @@ const refusal = (body: unknown): Effect.Effect<Problem, ChatCall> =>
 
 const minimal = { model: "claude-sonnet-4-5", max_tokens: 64, messages: [{ role: "user", content: "hi" }] }
 
-const TOOL_NAMES = ["Agent", "Bash", "Edit", "Glob", "Grep", "Read", "Write", "WebFetch", "WebSearch", "TodoWrite", "NotebookEdit", "Skill"]
+const TOOL_NAMES = [
+  "Agent",
+  "Bash",
+  "Edit",
+  "Glob",
+  "Grep",
+  "Read",
+  "Write",
+  "WebFetch",
+  "WebSearch",
+  "TodoWrite",
+  "NotebookEdit",
+  "Skill"
+]
 const schemaOf = (name: string) => ({
   $schema: "http://json-schema.org/draft-07/schema#",
   type: "object",
@@ -37,11 +50,23 @@ const schemaOf = (name: string) => ({
 describe("a Claude-Code-like request", () => {
   const system = [
     { type: "text", text: "x-anthropic-billing-header: cc_version=2.1.0; cc_entrypoint=cli;" },
-    { type: "text", text: "You are Claude Code, Anthropic's official CLI for Claude.", cache_control: { type: "ephemeral" } },
-    { type: "text", text: "\nYou are an interactive CLI tool that helps users with software engineering tasks.", cache_control: { type: "ephemeral", ttl: "1h" } }
+    {
+      type: "text",
+      text: "You are Claude Code, Anthropic's official CLI for Claude.",
+      cache_control: { type: "ephemeral" }
+    },
+    {
+      type: "text",
+      text: "\nYou are an interactive CLI tool that helps users with software engineering tasks.",
+      cache_control: { type: "ephemeral", ttl: "1h" }
+    }
   ]
   const userBlocks = [
-    { type: "text", text: "<system-reminder>\nAs you answer the user's questions, you can use the following context:\n# claudeMd\n...\n</system-reminder>\n" },
+    {
+      type: "text",
+      text:
+        "<system-reminder>\nAs you answer the user's questions, you can use the following context:\n# claudeMd\n...\n</system-reminder>\n"
+    },
     { type: "text", text: "<system-reminder>The todo list is empty.</system-reminder>" },
     { type: "text", text: "list the files here", cache_control: { type: "ephemeral" } }
   ]
@@ -81,7 +106,11 @@ describe("a Claude-Code-like request", () => {
             role: "system",
             content: [
               { type: "text", text: "x-anthropic-billing-header: cc_version=2.1.0; cc_entrypoint=cli;" },
-              { type: "text", text: "You are Claude Code, Anthropic's official CLI for Claude.", cache_control: { type: "ephemeral" } },
+              {
+                type: "text",
+                text: "You are Claude Code, Anthropic's official CLI for Claude.",
+                cache_control: { type: "ephemeral" }
+              },
               {
                 type: "text",
                 text: "\nYou are an interactive CLI tool that helps users with software engineering tasks.",
@@ -92,7 +121,11 @@ describe("a Claude-Code-like request", () => {
           {
             role: "user",
             content: [
-              { type: "text", text: "<system-reminder>\nAs you answer the user's questions, you can use the following context:\n# claudeMd\n...\n</system-reminder>\n" },
+              {
+                type: "text",
+                text:
+                  "<system-reminder>\nAs you answer the user's questions, you can use the following context:\n# claudeMd\n...\n</system-reminder>\n"
+              },
               { type: "text", text: "<system-reminder>The todo list is empty.</system-reminder>" },
               { type: "text", text: "list the files here", cache_control: { type: "ephemeral" } }
             ]
@@ -129,7 +162,9 @@ describe("a Claude-Code-like request", () => {
 })
 
 describe("the request Claude Code sent (test/fixtures/claude-code/messages-request.json)", () => {
-  const fixture = JSON.parse(readFileSync(new URL("../../fixtures/claude-code/messages-request.json", import.meta.url), "utf8")) as {
+  const fixture = JSON.parse(
+    readFileSync(new URL("../../fixtures/claude-code/messages-request.json", import.meta.url), "utf8")
+  ) as {
     readonly headers: Record<string, string>
     readonly body: Json
   }
@@ -178,7 +213,12 @@ describe("turns", () => {
             content: [
               { type: "text", text: "Here you are." },
               { type: "tool_result", tool_use_id: "toolu_01", content: "18C" },
-              { type: "tool_result", tool_use_id: "toolu_02", content: [{ type: "text", text: "station unreachable" }], is_error: true }
+              {
+                type: "tool_result",
+                tool_use_id: "toolu_02",
+                content: [{ type: "text", text: "station unreachable" }],
+                is_error: true
+              }
             ]
           },
           { role: "user", content: [{ type: "tool_result", tool_use_id: "toolu_03" }] }
@@ -222,7 +262,11 @@ describe("turns", () => {
       expect(call.messages).toEqual([{
         role: "tool",
         tool_call_id: "toolu_01",
-        content: [{ type: "text", text: "a.txt" }, { type: "text", text: "b.txt", cache_control: { type: "ephemeral" } }]
+        content: [{ type: "text", text: "a.txt" }, {
+          type: "text",
+          text: "b.txt",
+          cache_control: { type: "ephemeral" }
+        }]
       }])
       expect(call.dropped).toEqual(["messages[0].content[0].content[1].image"])
     }))
@@ -274,7 +318,10 @@ describe("turns", () => {
           { role: "assistant", content: [{ type: "thinking", thinking: "hmm", signature: "s" }] }
         ]
       })
-      expect(call.messages[1]).toEqual({ role: "assistant", content: [{ type: "text", text: "Done.", cache_control: { type: "ephemeral" } }] })
+      expect(call.messages[1]).toEqual({
+        role: "assistant",
+        content: [{ type: "text", text: "Done.", cache_control: { type: "ephemeral" } }]
+      })
       expect(call.messages[3]).toMatchObject({ role: "assistant", content: null, reasoning_content: "hmm" })
     }))
 
@@ -285,7 +332,11 @@ describe("turns", () => {
         messages: [{
           role: "user",
           content: [
-            { type: "image", source: { type: "base64", media_type: "image/jpeg", data: "/9j/4AAQ" }, cache_control: { type: "ephemeral" } },
+            {
+              type: "image",
+              source: { type: "base64", media_type: "image/jpeg", data: "/9j/4AAQ" },
+              cache_control: { type: "ephemeral" }
+            },
             { type: "image", source: { type: "url", url: "https://upload.wikimedia.org/cat.jpg" } },
             { type: "text", text: "Compare them." }
           ]
@@ -294,7 +345,11 @@ describe("turns", () => {
       expect(call.messages).toEqual([{
         role: "user",
         content: [
-          { type: "image_url", image_url: { url: "data:image/jpeg;base64,/9j/4AAQ" }, cache_control: { type: "ephemeral" } },
+          {
+            type: "image_url",
+            image_url: { url: "data:image/jpeg;base64,/9j/4AAQ" },
+            cache_control: { type: "ephemeral" }
+          },
           { type: "image_url", image_url: { url: "https://upload.wikimedia.org/cat.jpg" } },
           { type: "text", text: "Compare them." }
         ]
@@ -342,7 +397,11 @@ describe("turns", () => {
           }
         ]
       })
-      expect(call.messages.map((m) => m.content)).toEqual([[{ type: "text", text: "s" }], "Summarise the attached.", "Found it."])
+      expect(call.messages.map((m) => m.content)).toEqual([
+        [{ type: "text", text: "s" }],
+        "Summarise the attached.",
+        "Found it."
+      ])
       expect(call.dropped).toEqual([
         "system[1].future_block",
         "messages[0].content[1].document",
@@ -373,7 +432,10 @@ describe("tools and tool choice", () => {
         ]
       })
       expect(call.tools).toEqual([
-        { type: "function", function: { name: "get_weather", description: weather.description, parameters: weather.input_schema } },
+        {
+          type: "function",
+          function: { name: "get_weather", description: weather.description, parameters: weather.input_schema }
+        },
         { type: "function", function: { name: "no_description", parameters: { type: "object" } } }
       ])
       expect(call.dropped).toEqual(["tools[1].web_search_20250305", "tools[3].bash_20250124"])
@@ -381,7 +443,10 @@ describe("tools and tool choice", () => {
 
   it.effect("only server tools: no tools at all", () =>
     Effect.gen(function*() {
-      const call = yield* decode({ ...minimal, tools: [{ type: "text_editor_20250728", name: "str_replace_based_edit_tool" }] })
+      const call = yield* decode({
+        ...minimal,
+        tools: [{ type: "text_editor_20250728", name: "str_replace_based_edit_tool" }]
+      })
       expect(call.tools).toBeUndefined()
     }))
 
@@ -390,8 +455,12 @@ describe("tools and tool choice", () => {
     ["any", { type: "any" }, "required", {}],
     ["tool", { type: "tool", name: "get_weather" }, { type: "function", function: { name: "get_weather" } }, {}],
     ["none", { type: "none" }, "none", {}],
-    ["auto without parallel calls", { type: "auto", disable_parallel_tool_use: true }, "auto", { parallel_tool_calls: false }],
-    ["any without parallel calls", { type: "any", disable_parallel_tool_use: true }, "required", { parallel_tool_calls: false }],
+    ["auto without parallel calls", { type: "auto", disable_parallel_tool_use: true }, "auto", {
+      parallel_tool_calls: false
+    }],
+    ["any without parallel calls", { type: "any", disable_parallel_tool_use: true }, "required", {
+      parallel_tool_calls: false
+    }],
     ["parallel calls allowed", { type: "auto", disable_parallel_tool_use: false }, "auto", {}]
   ]
   for (const [name, choice, expected, passthrough] of choices) {
@@ -451,13 +520,23 @@ describe("top-level fields", () => {
 
   it.effect("the gateway's own fields: read, never dropped, and left out of the native body", () =>
     Effect.gen(function*() {
-      const body = { ...minimal, svc_tool_ids: ["svc_web_search"], svc_pending_id: "pend_01", tags: ["team-a", "ci"], top_k: 3 }
+      const body = {
+        ...minimal,
+        svc_tool_ids: ["svc_web_search"],
+        svc_pending_id: "pend_01",
+        tags: ["team-a", "ci"],
+        top_k: 3
+      }
       const call = yield* decode(body, { "anthropic-version": "2023-06-01" })
       expect(call.svcToolIds).toEqual(["svc_web_search"])
       expect(call.svcPendingId).toBe("pend_01")
       expect(call.tags).toEqual(["team-a", "ci"])
       expect(call.dropped).toEqual(["top_k"])
-      expect(call.native).toEqual({ format: "anthropic", body: { ...minimal, top_k: 3 }, headers: { "anthropic-version": "2023-06-01" } })
+      expect(call.native).toEqual({
+        format: "anthropic",
+        body: { ...minimal, top_k: 3 },
+        headers: { "anthropic-version": "2023-06-01" }
+      })
     }))
 
   it.effect("the model as sent, a bare name's author named; stream off unless asked; usage always reported", () =>
@@ -485,14 +564,24 @@ describe("refused requests name the field", () => {
     ["model missing", { max_tokens: 5, messages: minimal.messages }, "model", "missing_required_parameter"],
     ["model empty", { ...minimal, model: "" }, "model", "invalid_value"],
     ["no messages", { ...minimal, messages: [] }, "messages", "invalid_value"],
-    ["a role Anthropic does not have", { ...minimal, messages: [{ role: "tool", content: "x" }] }, "messages[0].role", "invalid_value"],
+    [
+      "a role Anthropic does not have",
+      { ...minimal, messages: [{ role: "tool", content: "x" }] },
+      "messages[0].role",
+      "invalid_value"
+    ],
     [
       "a block without a type",
       { ...minimal, messages: [{ role: "user", content: [{ text: "x" }] }] },
       "messages[0].content[0].type",
       "missing_required_parameter"
     ],
-    ["a text block without text", { ...minimal, messages: [{ role: "user", content: [{ type: "text" }] }] }, "messages[0].content[0].text", "missing_required_parameter"],
+    [
+      "a text block without text",
+      { ...minimal, messages: [{ role: "user", content: [{ type: "text" }] }] },
+      "messages[0].content[0].text",
+      "missing_required_parameter"
+    ],
     [
       "a tool result without its tool_use_id",
       { ...minimal, messages: [{ role: "user", content: [{ type: "tool_result", content: "x" }] }] },
@@ -507,13 +596,25 @@ describe("refused requests name the field", () => {
     ],
     [
       "a tool use without a name",
-      { ...minimal, messages: [{ role: "user", content: "x" }, { role: "assistant", content: [{ type: "tool_use", id: "t", input: {} }] }] },
+      {
+        ...minimal,
+        messages: [{ role: "user", content: "x" }, {
+          role: "assistant",
+          content: [{ type: "tool_use", id: "t", input: {} }]
+        }]
+      },
       "messages[1].content[0].name",
       "missing_required_parameter"
     ],
     [
       "a tool use whose input is not an object",
-      { ...minimal, messages: [{ role: "user", content: "x" }, { role: "assistant", content: [{ type: "tool_use", id: "t", name: "f", input: "{}" }] }] },
+      {
+        ...minimal,
+        messages: [{ role: "user", content: "x" }, {
+          role: "assistant",
+          content: [{ type: "tool_use", id: "t", name: "f", input: "{}" }]
+        }]
+      },
       "messages[1].content[0].input",
       "invalid_value"
     ],
@@ -525,19 +626,67 @@ describe("refused requests name the field", () => {
     ],
     [
       "a base64 image without data",
-      { ...minimal, messages: [{ role: "user", content: [{ type: "image", source: { type: "base64", media_type: "image/png" } }] }] },
+      {
+        ...minimal,
+        messages: [{ role: "user", content: [{ type: "image", source: { type: "base64", media_type: "image/png" } }] }]
+      },
       "messages[0].content[0].source.data",
       "invalid_value"
     ],
-    ["a system block without text", { ...minimal, system: [{ type: "text", text: 1 }] }, "system[0].text", "invalid_value"],
-    ["a tool without a name", { ...minimal, tools: [{ input_schema: { type: "object" } }] }, "tools[0].name", "missing_required_parameter"],
-    ["a custom tool without input_schema", { ...minimal, tools: [{ name: "f" }] }, "tools[0].input_schema", "missing_required_parameter"],
-    ["a custom tool whose input_schema is not an object", { ...minimal, tools: [{ name: "f", input_schema: "object" }] }, "tools[0].input_schema", "invalid_value"],
-    ["a tool whose description is not a string", { ...minimal, tools: [{ name: "f", input_schema: {}, description: 3 }] }, "tools[0].description", "invalid_value"],
-    ["a client tool named svc_", { ...minimal, tools: [{ name: "svc_web_search", input_schema: {} }] }, "tools[0].name", "reserved_tool_name"],
-    ["an unknown tool_choice type", { ...minimal, tool_choice: { type: "required" } }, "tool_choice.type", "invalid_value"],
-    ["tool_choice tool without a name", { ...minimal, tool_choice: { type: "tool" } }, "tool_choice.name", "missing_required_parameter"],
-    ["disable_parallel_tool_use not a boolean", { ...minimal, tool_choice: { type: "auto", disable_parallel_tool_use: "yes" } }, "tool_choice.disable_parallel_tool_use", "invalid_value"],
+    [
+      "a system block without text",
+      { ...minimal, system: [{ type: "text", text: 1 }] },
+      "system[0].text",
+      "invalid_value"
+    ],
+    [
+      "a tool without a name",
+      { ...minimal, tools: [{ input_schema: { type: "object" } }] },
+      "tools[0].name",
+      "missing_required_parameter"
+    ],
+    [
+      "a custom tool without input_schema",
+      { ...minimal, tools: [{ name: "f" }] },
+      "tools[0].input_schema",
+      "missing_required_parameter"
+    ],
+    [
+      "a custom tool whose input_schema is not an object",
+      { ...minimal, tools: [{ name: "f", input_schema: "object" }] },
+      "tools[0].input_schema",
+      "invalid_value"
+    ],
+    [
+      "a tool whose description is not a string",
+      { ...minimal, tools: [{ name: "f", input_schema: {}, description: 3 }] },
+      "tools[0].description",
+      "invalid_value"
+    ],
+    [
+      "a client tool named svc_",
+      { ...minimal, tools: [{ name: "svc_web_search", input_schema: {} }] },
+      "tools[0].name",
+      "reserved_tool_name"
+    ],
+    [
+      "an unknown tool_choice type",
+      { ...minimal, tool_choice: { type: "required" } },
+      "tool_choice.type",
+      "invalid_value"
+    ],
+    [
+      "tool_choice tool without a name",
+      { ...minimal, tool_choice: { type: "tool" } },
+      "tool_choice.name",
+      "missing_required_parameter"
+    ],
+    [
+      "disable_parallel_tool_use not a boolean",
+      { ...minimal, tool_choice: { type: "auto", disable_parallel_tool_use: "yes" } },
+      "tool_choice.disable_parallel_tool_use",
+      "invalid_value"
+    ],
     ["temperature not a number", { ...minimal, temperature: "hot" }, "temperature", "invalid_value"],
     ["stop_sequences not strings", { ...minimal, stop_sequences: [1] }, "stop_sequences[0]", "invalid_value"],
     ["metadata.user_id not a string", { ...minimal, metadata: { user_id: 7 } }, "metadata.user_id", "invalid_value"],
@@ -561,6 +710,8 @@ describe("refused requests name the field", () => {
 
   it.effect("max_tokens missing says so the way the API does", () =>
     Effect.gen(function*() {
-      expect((yield* refusal({ model: "m", messages: minimal.messages })).message).toBe("Missing required parameter: 'max_tokens'.")
+      expect((yield* refusal({ model: "m", messages: minimal.messages })).message).toBe(
+        "Missing required parameter: 'max_tokens'."
+      )
     }))
 })

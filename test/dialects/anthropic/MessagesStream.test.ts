@@ -48,10 +48,14 @@ describe("a chat-completions upstream's chunks", () => {
     chunk({ role: "assistant", content: "" }),
     chunk({ content: "Checking" }),
     chunk({ content: " both." }),
-    chunk({ tool_calls: [{ index: 0, id: "call_a", type: "function", function: { name: "get_weather", arguments: "" } }] }),
+    chunk({
+      tool_calls: [{ index: 0, id: "call_a", type: "function", function: { name: "get_weather", arguments: "" } }]
+    }),
     chunk({ tool_calls: [{ index: 0, function: { arguments: "{\"city\":" } }] }),
     chunk({ tool_calls: [{ index: 0, function: { arguments: "\"Paris\"}" } }] }),
-    chunk({ tool_calls: [{ index: 1, id: "call_b", type: "function", function: { name: "get_time", arguments: "{}" } }] }),
+    chunk({
+      tool_calls: [{ index: 1, id: "call_b", type: "function", function: { name: "get_time", arguments: "{}" } }]
+    }),
     chunk({}, "tool_calls"),
     usageChunk(usage(130, 21, 100))
   ]
@@ -86,9 +90,16 @@ describe("a chat-completions upstream's chunks", () => {
 
   it.effect("finish reasons become Anthropic's stop reasons", () =>
     Effect.gen(function*() {
-      const cases = [["stop", "end_turn"], ["length", "max_tokens"], ["tool_calls", "tool_use"], ["content_filter", "refusal"]] as const
+      const cases = [["stop", "end_turn"], ["length", "max_tokens"], ["tool_calls", "tool_use"], [
+        "content_filter",
+        "refusal"
+      ]] as const
       for (const [finish, stop] of cases) {
-        const { frames } = yield* encode({ identity, batches: [chunk({ content: "x" }), chunk({}, finish)], final: outcomeOf(usage(1, 1)) })
+        const { frames } = yield* encode({
+          identity,
+          batches: [chunk({ content: "x" }), chunk({}, finish)],
+          final: outcomeOf(usage(1, 1))
+        })
         expect(events(frames).at(-2)?.data["delta"]).toEqual({ stop_reason: stop, stop_sequence: null })
       }
     }))
@@ -97,7 +108,10 @@ describe("a chat-completions upstream's chunks", () => {
     Effect.gen(function*() {
       const { frames } = yield* encode({
         identity,
-        batches: [chunk({ content: "1, 2, 3" }), chunk({}, "stop", { format: "anthropic", stop_reason: "stop_sequence", stop_sequence: "4" })],
+        batches: [
+          chunk({ content: "1, 2, 3" }),
+          chunk({}, "stop", { format: "anthropic", stop_reason: "stop_sequence", stop_sequence: "4" })
+        ],
         final: outcomeOf(usage(5, 4))
       })
       expect(events(frames).at(-2)?.data["delta"]).toEqual({ stop_reason: "stop_sequence", stop_sequence: "4" })
@@ -133,13 +147,22 @@ describe("usage", () => {
     Effect.gen(function*() {
       const call = callWith([
         { role: "user", content: "x".repeat(401) },
-        { role: "assistant", content: null, tool_calls: [{ id: "t", type: "function", function: { name: "abcd", arguments: "{}" } }] },
+        {
+          role: "assistant",
+          content: null,
+          tool_calls: [{ id: "t", type: "function", function: { name: "abcd", arguments: "{}" } }]
+        },
         { role: "tool", tool_call_id: "t", content: [{ type: "text", text: "12345678" }] }
       ])
       // 401 + 4 + 2 + 8 = 415 characters
       expect(estimateInputTokens(call)).toBe(104)
       expect(estimateInputTokens(callWith([{ role: "user", content: "" }]))).toBe(1)
-      const { frames } = yield* encode({ identity, call, batches: [chunk({ content: "a" })], final: outcomeOf(usage(500, 1)) })
+      const { frames } = yield* encode({
+        identity,
+        call,
+        batches: [chunk({ content: "a" })],
+        final: outcomeOf(usage(500, 1))
+      })
       expect((events(frames)[0]!.data["message"] as Record<string, unknown>)["usage"]).toEqual({
         input_tokens: 104,
         output_tokens: 0,
@@ -174,7 +197,10 @@ describe("the gateway's own fields on message_delta", () => {
       const runs = [{ id: "svc_web_search", outcome: "ok" as const, round: 1 }]
       const { frames } = yield* encode({
         identity,
-        batches: [chunk({ tool_calls: [{ index: 0, id: "call_1", function: { name: "get_weather", arguments: "{}" } }] }), chunk({}, "tool_calls")],
+        batches: [
+          chunk({ tool_calls: [{ index: 0, id: "call_1", function: { name: "get_weather", arguments: "{}" } }] }),
+          chunk({}, "tool_calls")
+        ],
         final: outcomeOf(usage(20, 5), { svcPendingId: "pend_01abc", toolRuns: runs })
       })
       expect(frames.at(-2)).toBe(
@@ -184,7 +210,11 @@ describe("the gateway's own fields on message_delta", () => {
 
   it.effect("absent when the request had none", () =>
     Effect.gen(function*() {
-      const { frames } = yield* encode({ identity, batches: [chunk({ content: "a" }, "stop")], final: outcomeOf(usage(1, 1)) })
+      const { frames } = yield* encode({
+        identity,
+        batches: [chunk({ content: "a" }, "stop")],
+        final: outcomeOf(usage(1, 1))
+      })
       const delta = events(frames).at(-2)!.data
       expect(Object.keys(delta)).toEqual(["type", "delta", "usage"])
     }))
@@ -211,7 +241,11 @@ describe("the block state machine", () => {
         { type: "content_block_delta", index: 0, delta: { type: "thinking_delta", thinking: "first" } },
         { type: "content_block_delta", index: 0, delta: { type: "signature_delta", signature: "sig-1" } },
         { type: "content_block_stop", index: 0 },
-        { type: "content_block_start", index: 1, content_block: { type: "redacted_thinking", data: "EmwKAhgBEgy3va3pzix" } },
+        {
+          type: "content_block_start",
+          index: 1,
+          content_block: { type: "redacted_thinking", data: "EmwKAhgBEgy3va3pzix" }
+        },
         { type: "content_block_stop", index: 1 },
         { type: "content_block_start", index: 2, content_block: { type: "thinking", thinking: "", signature: "" } },
         { type: "content_block_delta", index: 2, delta: { type: "thinking_delta", thinking: "second" } },
@@ -227,7 +261,10 @@ describe("the block state machine", () => {
     Effect.gen(function*() {
       const { frames } = yield* encode({
         identity,
-        batches: [chunk({ tool_calls: [{ index: 0, function: { name: "f", arguments: "{}" } }] }), chunk({}, "tool_calls")],
+        batches: [
+          chunk({ tool_calls: [{ index: 0, function: { name: "f", arguments: "{}" } }] }),
+          chunk({}, "tool_calls")
+        ],
         final: outcomeOf(usage(1, 1))
       })
       const start = events(frames).find((e) => e.event === "content_block_start")!.data
@@ -248,7 +285,11 @@ describe("the block state machine", () => {
         identity,
         batches: [{
           model: "m",
-          choices: [{ index: 1, delta: { content: "other" }, finish_reason: null }, { index: 0, delta: { content: "mine" }, finish_reason: null }],
+          choices: [{ index: 1, delta: { content: "other" }, finish_reason: null }, {
+            index: 0,
+            delta: { content: "mine" },
+            finish_reason: null
+          }],
           usage: undefined,
           extra: {}
         }],

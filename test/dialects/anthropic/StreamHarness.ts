@@ -42,7 +42,8 @@ export const callWith = (messages: ChatCall["messages"]): ChatCall => ({
   passthrough: {}
 })
 
-const isBatch = (item: CompletionChunk | ReadonlyArray<CompletionChunk>): item is ReadonlyArray<CompletionChunk> => Array.isArray(item)
+const isBatch = (item: CompletionChunk | ReadonlyArray<CompletionChunk>): item is ReadonlyArray<CompletionChunk> =>
+  Array.isArray(item)
 
 export interface Encoded {
   /** What each pull of the encoder answered, flattened: each element one or more frames. */
@@ -81,7 +82,9 @@ export const encode = (options: {
   })
 
 /** The event names and the data of each frame, for assertions on structure. */
-export const events = (frames: ReadonlyArray<string>): Array<{ readonly event: string; readonly data: Record<string, unknown> }> =>
+export const events = (
+  frames: ReadonlyArray<string>
+): Array<{ readonly event: string; readonly data: Record<string, unknown> }> =>
   frames.map((frame) => {
     const match = /^event: (\S+)\ndata: (.*)\n\n$/s.exec(frame)
     if (match === null) throw new Error(`not an SSE frame: ${JSON.stringify(frame)}`)

@@ -8,7 +8,9 @@ import { readFileSync } from "node:fs"
 import { describe, expect, it } from "vitest"
 import { parseResponsesCall } from "../../../src/dialects/responses/ResponsesRequest.ts"
 
-const body = JSON.parse(readFileSync(new URL("../../fixtures/codex/responses-request.json", import.meta.url), "utf8")) as Record<string, unknown>
+const body = JSON.parse(
+  readFileSync(new URL("../../fixtures/codex/responses-request.json", import.meta.url), "utf8")
+) as Record<string, unknown>
 
 describe("a captured Codex request", () => {
   const call = Effect.runSync(parseResponsesCall(body, {}))
@@ -23,7 +25,15 @@ describe("a captured Codex request", () => {
   })
 
   it("its function tools in the model; namespace and web_search dropped by name, with the fields chat has no name for", () => {
-    expect(call.tools?.map((tool) => tool.function.name)).toEqual(["exec_command", "write_stdin", "request_user_input", "view_image", "get_goal", "create_goal", "update_goal"])
+    expect(call.tools?.map((tool) => tool.function.name)).toEqual([
+      "exec_command",
+      "write_stdin",
+      "request_user_input",
+      "view_image",
+      "get_goal",
+      "create_goal",
+      "update_goal"
+    ])
     expect(call.dropped).toEqual(["include", "client_metadata", "tools[4].namespace", "tools[8].web_search"])
     expect(call.toolChoice).toBe("auto")
     expect(call.passthrough).toEqual({ parallel_tool_calls: true, prompt_cache_key: body["prompt_cache_key"] })

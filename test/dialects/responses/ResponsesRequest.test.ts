@@ -26,8 +26,20 @@ describe("decoding", () => {
     const call = decode({
       model: "a/b",
       input: [
-        { role: "user", content: [{ type: "input_text", text: "Look" }, { type: "input_image", image_url: "data:image/png;base64,AA", detail: "low" }, { type: "input_file", file_id: "f" }] },
-        { type: "reasoning", id: "rs_1", summary: [{ type: "summary_text", text: "One." }, { type: "summary_text", text: "Two." }], encrypted_content: "enc" },
+        {
+          role: "user",
+          content: [{ type: "input_text", text: "Look" }, {
+            type: "input_image",
+            image_url: "data:image/png;base64,AA",
+            detail: "low"
+          }, { type: "input_file", file_id: "f" }]
+        },
+        {
+          type: "reasoning",
+          id: "rs_1",
+          summary: [{ type: "summary_text", text: "One." }, { type: "summary_text", text: "Two." }],
+          encrypted_content: "enc"
+        },
         { type: "message", role: "assistant", content: [{ type: "output_text", text: "Checking." }] },
         { type: "function_call", call_id: "call_1", name: "ls", arguments: "{}" },
         { type: "function_call_output", call_id: "call_1", output: [{ type: "input_text", text: "a.txt" }] },
@@ -36,7 +48,13 @@ describe("decoding", () => {
       ]
     })
     expect(call.messages).toEqual([
-      { role: "user", content: [{ type: "text", text: "Look" }, { type: "image_url", image_url: { url: "data:image/png;base64,AA", detail: "low" } }] },
+      {
+        role: "user",
+        content: [{ type: "text", text: "Look" }, {
+          type: "image_url",
+          image_url: { url: "data:image/png;base64,AA", detail: "low" }
+        }]
+      },
       {
         role: "assistant",
         content: "Checking.",
@@ -62,7 +80,10 @@ describe("decoding", () => {
       safety_identifier: "u1",
       store: true,
       truncation: "auto",
-      tools: [{ type: "function", name: "ls", parameters: { type: "object" }, strict: true }, { type: "custom", name: "apply_patch" }],
+      tools: [{ type: "function", name: "ls", parameters: { type: "object" }, strict: true }, {
+        type: "custom",
+        name: "apply_patch"
+      }],
       tool_choice: { type: "function", name: "ls" }
     })
     expect(call.maxTokens).toBe(99)
@@ -74,7 +95,10 @@ describe("decoding", () => {
       verbosity: "low",
       response_format: { type: "json_schema", json_schema: { name: "r", schema: { type: "object" }, strict: true } }
     })
-    expect(call.tools).toEqual([{ type: "function", function: { name: "ls", parameters: { type: "object" }, strict: true } }])
+    expect(call.tools).toEqual([{
+      type: "function",
+      function: { name: "ls", parameters: { type: "object" }, strict: true }
+    }])
     expect(call.toolChoice).toEqual({ type: "function", function: { name: "ls" } })
     expect(call.dropped).toEqual(["truncation", "store", "tools[1].custom"])
   })
@@ -97,18 +121,73 @@ describe("refusals name the field", () => {
     ["no input", { model: "a/b" }, "input", "Missing required parameter"],
     ["an empty input", { model: "a/b", input: [] }, "input", "at least 1 item"],
     ["an item that is not an object", { model: "a/b", input: ["x"] }, "input[0]", "input item"],
-    ["an item without a type or role", { model: "a/b", input: [{ content: "x" }] }, "input[0].type", "Missing required parameter"],
-    ["a message of an unknown role", { model: "a/b", input: [{ role: "bot", content: "x" }] }, "input[0].role", "Expected one of"],
-    ["a message without content", { model: "a/b", input: [{ role: "user" }] }, "input[0].content", "Missing required parameter"],
-    ["a function call without call_id", { model: "a/b", input: [{ type: "function_call", name: "ls" }] }, "input[0].call_id", "Missing required parameter"],
-    ["a function call with arguments that are not a string", { model: "a/b", input: [{ type: "function_call", call_id: "c", name: "ls", arguments: {} }] }, "input[0].arguments", "Expected a string"],
-    ["a call output without output", { model: "a/b", input: [{ type: "function_call_output", call_id: "c" }] }, "input[0].output", "Missing required parameter"],
-    ["a tool named svc_", { model: "a/b", input: "x", tools: [{ type: "function", name: "svc_mine" }] }, "tools[0].name", "reserved"],
-    ["a function tool without a name", { model: "a/b", input: "x", tools: [{ type: "function" }] }, "tools[0].name", "Missing required parameter"],
+    [
+      "an item without a type or role",
+      { model: "a/b", input: [{ content: "x" }] },
+      "input[0].type",
+      "Missing required parameter"
+    ],
+    [
+      "a message of an unknown role",
+      { model: "a/b", input: [{ role: "bot", content: "x" }] },
+      "input[0].role",
+      "Expected one of"
+    ],
+    [
+      "a message without content",
+      { model: "a/b", input: [{ role: "user" }] },
+      "input[0].content",
+      "Missing required parameter"
+    ],
+    [
+      "a function call without call_id",
+      { model: "a/b", input: [{ type: "function_call", name: "ls" }] },
+      "input[0].call_id",
+      "Missing required parameter"
+    ],
+    [
+      "a function call with arguments that are not a string",
+      { model: "a/b", input: [{ type: "function_call", call_id: "c", name: "ls", arguments: {} }] },
+      "input[0].arguments",
+      "Expected a string"
+    ],
+    [
+      "a call output without output",
+      { model: "a/b", input: [{ type: "function_call_output", call_id: "c" }] },
+      "input[0].output",
+      "Missing required parameter"
+    ],
+    [
+      "a tool named svc_",
+      { model: "a/b", input: "x", tools: [{ type: "function", name: "svc_mine" }] },
+      "tools[0].name",
+      "reserved"
+    ],
+    [
+      "a function tool without a name",
+      { model: "a/b", input: "x", tools: [{ type: "function" }] },
+      "tools[0].name",
+      "Missing required parameter"
+    ],
     ["an unknown tool choice", { model: "a/b", input: "x", tool_choice: "always" }, "tool_choice", "Expected"],
-    ["max_output_tokens below 1", { model: "a/b", input: "x", max_output_tokens: 0 }, "max_output_tokens", "Expected an integer >= 1"],
-    ["previous_response_id", { model: "a/b", input: "x", previous_response_id: "resp_1" }, "previous_response_id", "the gateway keeps no responses"],
-    ["conversation", { model: "a/b", input: "x", conversation: "conv_1" }, "conversation", "the gateway keeps no responses"]
+    [
+      "max_output_tokens below 1",
+      { model: "a/b", input: "x", max_output_tokens: 0 },
+      "max_output_tokens",
+      "Expected an integer >= 1"
+    ],
+    [
+      "previous_response_id",
+      { model: "a/b", input: "x", previous_response_id: "resp_1" },
+      "previous_response_id",
+      "the gateway keeps no responses"
+    ],
+    [
+      "conversation",
+      { model: "a/b", input: "x", conversation: "conv_1" },
+      "conversation",
+      "the gateway keeps no responses"
+    ]
   ]
   for (const [label, body, param, message] of cases) {
     it(label, () => {

@@ -29,7 +29,16 @@ const call: ChatCall = {
   native: { format: "openai-responses", body: { model: "openai/gpt-5", input: "hi", stream: true }, headers: {} }
 }
 const usage = { promptTokens: 10, completionTokens: 8, totalTokens: 18, cachedTokens: 4, reasoningTokens: 3 }
-const outcome = (): Outcome => ({ usage, attempts: 1, rounds: 1, toolRuns: [], svcPendingId: undefined, provider: "p", model: "m", dropped: [] })
+const outcome = (): Outcome => ({
+  usage,
+  attempts: 1,
+  rounds: 1,
+  toolRuns: [],
+  svcPendingId: undefined,
+  provider: "p",
+  model: "m",
+  dropped: []
+})
 
 const chunkOf = (delta: Record<string, unknown>, finish: string | null = null): CompletionChunk => ({
   model: "m",
@@ -42,12 +51,17 @@ const chunkOf = (delta: Record<string, unknown>, finish: string | null = null): 
 const encode = (chunks: ReadonlyArray<CompletionChunk>): Array<Record<string, unknown>> => {
   const frames: Array<string> = []
   const pull = encodeResponseStream(identity, call, pullOnce(chunks), outcome)
-  Effect.runSync(Effect.catchCause(Effect.forever(Effect.map(pull, (batch) => void frames.push(...batch))), () => Effect.void))
+  Effect.runSync(
+    Effect.catchCause(Effect.forever(Effect.map(pull, (batch) => void frames.push(...batch))), () => Effect.void)
+  )
   return frames.join("").split("\n\n").filter((frame) => frame !== "").map((frame) => {
     const [head, data] = frame.split("\n")
     const json = JSON.parse(data!.slice(6)) as Record<string, unknown>
     expect(head).toBe(`event: ${String(json["type"])}`)
-    return JSON.parse(JSON.stringify(json).replace(/"(rs|msg|fc)_[0-9A-Za-z]{24}"/g, "\"$1_id\"")) as Record<string, unknown>
+    return JSON.parse(JSON.stringify(json).replace(/"(rs|msg|fc)_[0-9A-Za-z]{24}"/g, "\"$1_id\"")) as Record<
+      string,
+      unknown
+    >
   })
 }
 
@@ -61,30 +75,117 @@ describe("the Responses stream", () => {
       chunkOf({ content: "check." }),
       chunkOf({ tool_calls: [{ index: 0, id: "call_a", type: "function", function: { name: "ls", arguments: "" } }] }),
       chunkOf({ tool_calls: [{ index: 0, function: { arguments: "{}" } }] }),
-      chunkOf({ tool_calls: [{ index: 1, id: "call_b", type: "function", function: { name: "pwd", arguments: "{}" } }] }, "tool_calls")
+      chunkOf({
+        tool_calls: [{ index: 1, id: "call_b", type: "function", function: { name: "pwd", arguments: "{}" } }]
+      }, "tool_calls")
     ])
     expect(events.map((event) => event["sequence_number"])).toEqual(events.map((_, i) => i))
     const strip = events.map(({ sequence_number: _, response: __, ...rest }) => rest)
-    const reasoning = { id: "rs_id", type: "reasoning", summary: [{ type: "summary_text", text: "Thinking." }], encrypted_content: "enc-1" }
-    const message = { id: "msg_id", type: "message", status: "completed", role: "assistant", content: [{ type: "output_text", text: "Let me check.", annotations: [] }] }
-    const callA = { id: "fc_id", type: "function_call", status: "completed", arguments: "{}", call_id: "call_a", name: "ls" }
+    const reasoning = {
+      id: "rs_id",
+      type: "reasoning",
+      summary: [{ type: "summary_text", text: "Thinking." }],
+      encrypted_content: "enc-1"
+    }
+    const message = {
+      id: "msg_id",
+      type: "message",
+      status: "completed",
+      role: "assistant",
+      content: [{ type: "output_text", text: "Let me check.", annotations: [] }]
+    }
+    const callA = {
+      id: "fc_id",
+      type: "function_call",
+      status: "completed",
+      arguments: "{}",
+      call_id: "call_a",
+      name: "ls"
+    }
     const callB = { ...callA, call_id: "call_b", name: "pwd" }
     expect(strip).toEqual([
       { type: "response.created" },
       { type: "response.in_progress" },
       { type: "response.output_item.added", output_index: 0, item: { id: "rs_id", type: "reasoning", summary: [] } },
-      { type: "response.reasoning_summary_part.added", item_id: "rs_id", output_index: 0, summary_index: 0, part: { type: "summary_text", text: "" } },
-      { type: "response.reasoning_summary_text.delta", item_id: "rs_id", output_index: 0, summary_index: 0, delta: "Think" },
-      { type: "response.reasoning_summary_text.delta", item_id: "rs_id", output_index: 0, summary_index: 0, delta: "ing." },
-      { type: "response.reasoning_summary_text.done", item_id: "rs_id", output_index: 0, summary_index: 0, text: "Thinking." },
-      { type: "response.reasoning_summary_part.done", item_id: "rs_id", output_index: 0, summary_index: 0, part: { type: "summary_text", text: "Thinking." } },
+      {
+        type: "response.reasoning_summary_part.added",
+        item_id: "rs_id",
+        output_index: 0,
+        summary_index: 0,
+        part: { type: "summary_text", text: "" }
+      },
+      {
+        type: "response.reasoning_summary_text.delta",
+        item_id: "rs_id",
+        output_index: 0,
+        summary_index: 0,
+        delta: "Think"
+      },
+      {
+        type: "response.reasoning_summary_text.delta",
+        item_id: "rs_id",
+        output_index: 0,
+        summary_index: 0,
+        delta: "ing."
+      },
+      {
+        type: "response.reasoning_summary_text.done",
+        item_id: "rs_id",
+        output_index: 0,
+        summary_index: 0,
+        text: "Thinking."
+      },
+      {
+        type: "response.reasoning_summary_part.done",
+        item_id: "rs_id",
+        output_index: 0,
+        summary_index: 0,
+        part: { type: "summary_text", text: "Thinking." }
+      },
       { type: "response.output_item.done", output_index: 0, item: reasoning },
-      { type: "response.output_item.added", output_index: 1, item: { id: "msg_id", type: "message", status: "in_progress", role: "assistant", content: [] } },
-      { type: "response.content_part.added", item_id: "msg_id", output_index: 1, content_index: 0, part: { type: "output_text", text: "", annotations: [] } },
-      { type: "response.output_text.delta", item_id: "msg_id", output_index: 1, content_index: 0, delta: "Let me ", logprobs: [] },
-      { type: "response.output_text.delta", item_id: "msg_id", output_index: 1, content_index: 0, delta: "check.", logprobs: [] },
-      { type: "response.output_text.done", item_id: "msg_id", output_index: 1, content_index: 0, text: "Let me check.", logprobs: [] },
-      { type: "response.content_part.done", item_id: "msg_id", output_index: 1, content_index: 0, part: { type: "output_text", text: "Let me check.", annotations: [] } },
+      {
+        type: "response.output_item.added",
+        output_index: 1,
+        item: { id: "msg_id", type: "message", status: "in_progress", role: "assistant", content: [] }
+      },
+      {
+        type: "response.content_part.added",
+        item_id: "msg_id",
+        output_index: 1,
+        content_index: 0,
+        part: { type: "output_text", text: "", annotations: [] }
+      },
+      {
+        type: "response.output_text.delta",
+        item_id: "msg_id",
+        output_index: 1,
+        content_index: 0,
+        delta: "Let me ",
+        logprobs: []
+      },
+      {
+        type: "response.output_text.delta",
+        item_id: "msg_id",
+        output_index: 1,
+        content_index: 0,
+        delta: "check.",
+        logprobs: []
+      },
+      {
+        type: "response.output_text.done",
+        item_id: "msg_id",
+        output_index: 1,
+        content_index: 0,
+        text: "Let me check.",
+        logprobs: []
+      },
+      {
+        type: "response.content_part.done",
+        item_id: "msg_id",
+        output_index: 1,
+        content_index: 0,
+        part: { type: "output_text", text: "Let me check.", annotations: [] }
+      },
       { type: "response.output_item.done", output_index: 1, item: message },
       { type: "response.output_item.added", output_index: 2, item: { ...callA, status: "in_progress", arguments: "" } },
       { type: "response.function_call_arguments.delta", item_id: "fc_id", output_index: 2, delta: "{}" },
@@ -92,27 +193,61 @@ describe("the Responses stream", () => {
       { type: "response.output_item.done", output_index: 2, item: callA },
       { type: "response.output_item.added", output_index: 3, item: { ...callB, status: "in_progress", arguments: "" } },
       { type: "response.function_call_arguments.delta", item_id: "fc_id", output_index: 3, delta: "{}" },
-      { type: "response.function_call_arguments.done", item_id: "fc_id", output_index: 3, name: "pwd", arguments: "{}" },
+      {
+        type: "response.function_call_arguments.done",
+        item_id: "fc_id",
+        output_index: 3,
+        name: "pwd",
+        arguments: "{}"
+      },
       { type: "response.output_item.done", output_index: 3, item: callB },
       { type: "response.completed" }
     ])
-    expect(events[0]?.["response"]).toMatchObject({ id: "resp_1", object: "response", created_at: 100, status: "in_progress", model: "openai/gpt-5", output: [], usage: null })
+    expect(events[0]?.["response"]).toMatchObject({
+      id: "resp_1",
+      object: "response",
+      created_at: 100,
+      status: "in_progress",
+      model: "openai/gpt-5",
+      output: [],
+      usage: null
+    })
     expect(events.at(-1)?.["response"]).toMatchObject({
       id: "resp_1",
       status: "completed",
       output: [reasoning, message, callA, callB],
-      usage: { input_tokens: 10, input_tokens_details: { cached_tokens: 4 }, output_tokens: 8, output_tokens_details: { reasoning_tokens: 3 }, total_tokens: 18 }
+      usage: {
+        input_tokens: 10,
+        input_tokens_details: { cached_tokens: 4 },
+        output_tokens: 8,
+        output_tokens_details: { reasoning_tokens: 3 },
+        total_tokens: 18
+      }
     })
   })
 
   it("an answer cut by the token limit ends response.incomplete; an empty answer still starts and ends", () => {
     const cut = encode([chunkOf({ content: "Partial" }, "length")])
-    expect(cut.at(-1)).toMatchObject({ type: "response.incomplete", response: { status: "incomplete", incomplete_details: { reason: "max_output_tokens" } } })
-    expect(encode([]).map((event) => event["type"])).toEqual(["response.created", "response.in_progress", "response.completed"])
+    expect(cut.at(-1)).toMatchObject({
+      type: "response.incomplete",
+      response: { status: "incomplete", incomplete_details: { reason: "max_output_tokens" } }
+    })
+    expect(encode([]).map((event) => event["type"])).toEqual([
+      "response.created",
+      "response.in_progress",
+      "response.completed"
+    ])
   })
 
   it("a failure after the start: response.failed with the error's code and message", () => {
-    const frame = responsesStreamError({ status: 502, type: "upstream_error", code: "upstream_error", param: null, message: "upstream broke", extra: {} }, identity)
+    const frame = responsesStreamError({
+      status: 502,
+      type: "upstream_error",
+      code: "upstream_error",
+      param: null,
+      message: "upstream broke",
+      extra: {}
+    }, identity)
     expect(frame.startsWith("event: response.failed\ndata: ")).toBe(true)
     expect(JSON.parse(frame.slice(frame.indexOf("data: ") + 6))).toMatchObject({
       type: "response.failed",

@@ -9,7 +9,12 @@ import { Effect, Exit, Scope, Stream } from "effect"
 import { HttpClient, HttpClientResponse } from "effect/http"
 import type { HttpClientRequest } from "effect/http"
 import type { CompletionChunk } from "../../../src/kernel/ChatWire.ts"
-import { type AnthropicOptions, DEFAULT_BASE_URL, make, messagesUrl } from "../../../src/providers/anthropic/Anthropic.ts"
+import {
+  type AnthropicOptions,
+  DEFAULT_BASE_URL,
+  make,
+  messagesUrl
+} from "../../../src/providers/anthropic/Anthropic.ts"
 import { requestBody } from "../../../src/providers/anthropic/AnthropicRequest.ts"
 import type { ProviderCall } from "../../../src/providers/Provider.ts"
 import * as UpstreamHttpClient from "../../../src/providers/UpstreamHttpClient.ts"
@@ -43,12 +48,16 @@ const fakeClient = (respond: (request: HttpClientRequest.HttpClientRequest) => R
 }
 
 const providerWith = (client: HttpClient.HttpClient, overrides: Partial<AnthropicOptions> = {}) =>
-  make(optionsOf(overrides)).pipe(Effect.provide(UpstreamHttpClient.layer), Effect.provideService(HttpClient.HttpClient, client))
+  make(optionsOf(overrides)).pipe(
+    Effect.provide(UpstreamHttpClient.layer),
+    Effect.provideService(HttpClient.HttpClient, client)
+  )
 
 const bodyOf = (request: HttpClientRequest.HttpClientRequest): unknown =>
   request.body._tag === "Uint8Array" ? JSON.parse(new TextDecoder().decode(request.body.body)) : undefined
 
-const sseResponse = (body: string | ReadableStream<Uint8Array>) => new Response(body, { headers: { "content-type": "text/event-stream; charset=utf-8" } })
+const sseResponse = (body: string | ReadableStream<Uint8Array>) =>
+  new Response(body, { headers: { "content-type": "text/event-stream; charset=utf-8" } })
 
 /** A body delivered in pieces of `size` bytes, to cut SSE framing at every possible place. */
 const piecewise = (text: string, size: number) => {
@@ -133,8 +142,16 @@ describe("Anthropic with a fake HttpClient", () => {
       }))
       yield* provider.complete(call())
       const [native, fromModel] = fake.requests.map((r) => r.headers)
-      expect(native).toMatchObject({ "anthropic-version": "2023-06-01", "anthropic-beta": "interleaved-thinking-2025-05-14", "x-api-key": "sk-ant-test" })
-      expect(fromModel).toMatchObject({ "anthropic-version": "2024-01-01", "anthropic-beta": "configured-beta", "x-api-key": "sk-ant-test" })
+      expect(native).toMatchObject({
+        "anthropic-version": "2023-06-01",
+        "anthropic-beta": "interleaved-thinking-2025-05-14",
+        "x-api-key": "sk-ant-test"
+      })
+      expect(fromModel).toMatchObject({
+        "anthropic-version": "2024-01-01",
+        "anthropic-beta": "configured-beta",
+        "x-api-key": "sk-ant-test"
+      })
     }))
 
   it.effect("no API key: no x-api-key", () =>
@@ -150,11 +167,21 @@ describe("Anthropic with a fake HttpClient", () => {
       const fake = fakeClient(() => sseResponse(sseText(toolUseEvents)))
       const provider = yield* providerWith(fake.client)
       const chunks = yield* Stream.runCollect(providerStream(provider, call()))
-      expect(bodyOf(fake.requests[0]!)).toMatchObject({ model: "claude-opus-4-1-20250805", max_tokens: 4096, stream: true })
+      expect(bodyOf(fake.requests[0]!)).toMatchObject({
+        model: "claude-opus-4-1-20250805",
+        max_tokens: 4096,
+        stream: true
+      })
       assert.strictEqual(textOf(chunks), "Okay, let's check the weather for San Francisco, CA:")
       const last = chunks.at(-1)
       assert.deepStrictEqual(last?.choices, [{ index: 0, delta: {}, finish_reason: "tool_calls" }])
-      assert.deepStrictEqual(last?.usage, { promptTokens: 472, completionTokens: 89, totalTokens: 561, cachedTokens: 0, reasoningTokens: 0 })
+      assert.deepStrictEqual(last?.usage, {
+        promptTokens: 472,
+        completionTokens: 89,
+        totalTokens: 561,
+        cachedTokens: 0,
+        reasoningTokens: 0
+      })
     }))
 
   it.effect("open: SSE split at every byte boundary, with CRLF and multi-byte characters, gives the same chunks", () =>
@@ -167,7 +194,9 @@ describe("Anthropic with a fake HttpClient", () => {
         ...basicTextEvents.slice(5)
       ]
       const text = sseText(events).replaceAll("\n", "\r\n")
-      const whole = yield* Stream.runCollect(providerStream(yield* providerWith(fakeClient(() => sseResponse(text)).client), call()))
+      const whole = yield* Stream.runCollect(
+        providerStream(yield* providerWith(fakeClient(() => sseResponse(text)).client), call())
+      )
       assert.strictEqual(textOf(whole), "héllo wörld 🌍")
       for (const size of [1, 2, 3, 5, 7, 16, 64]) {
         const provider = yield* providerWith(fakeClient(() => sseResponse(piecewise(text, size))).client)
@@ -187,7 +216,11 @@ describe("Anthropic with a fake HttpClient", () => {
 
   it.effect("open: nothing is read after message_stop", () =>
     Effect.gen(function*() {
-      const text = sseText([...basicTextEvents, { type: "content_block_delta", index: 0, delta: { type: "text_delta", text: "after stop" } }])
+      const text = sseText([...basicTextEvents, {
+        type: "content_block_delta",
+        index: 0,
+        delta: { type: "text_delta", text: "after stop" }
+      }])
       const provider = yield* providerWith(fakeClient(() => sseResponse(text)).client)
       assert.strictEqual(textOf(yield* Stream.runCollect(providerStream(provider, call()))), "Hello!")
     }))
@@ -195,9 +228,11 @@ describe("Anthropic with a fake HttpClient", () => {
   describe("non-2xx answers become UpstreamStatus with Anthropic's type and message", () => {
     it.effect("a 429's retry-after is kept, in milliseconds, for the failover to honour", () =>
       Effect.gen(function*() {
-        const provider = yield* providerWith(fakeClient(() =>
-          Response.json(errorBody("rate_limit_error", "slow down"), { status: 429, headers: { "retry-after": "7" } })
-        ).client)
+        const provider = yield* providerWith(
+          fakeClient(() =>
+            Response.json(errorBody("rate_limit_error", "slow down"), { status: 429, headers: { "retry-after": "7" } })
+          ).client
+        )
         const error = yield* Effect.flip(provider.complete(call()))
         assert.strictEqual(error.reason._tag === "UpstreamStatus" ? error.reason.retryAfterMs : undefined, 7_000)
       }))
@@ -213,7 +248,9 @@ describe("Anthropic with a fake HttpClient", () => {
     for (const [status, type, message, retryable] of cases) {
       it.effect(`${status} ${type}`, () =>
         Effect.gen(function*() {
-          const provider = yield* providerWith(fakeClient(() => Response.json(errorBody(type, message), { status })).client)
+          const provider = yield* providerWith(
+            fakeClient(() => Response.json(errorBody(type, message), { status })).client
+          )
           for (const attempt of [provider.complete(call()), Stream.runDrain(providerStream(provider, call()))]) {
             const error = yield* Effect.flip(attempt)
             assert.strictEqual(error.provider, "anthropic")
@@ -225,9 +262,15 @@ describe("Anthropic with a fake HttpClient", () => {
 
     it.effect("a body that is not Anthropic's keeps its status", () =>
       Effect.gen(function*() {
-        const provider = yield* providerWith(fakeClient(() => new Response("<html>502 Bad Gateway</html>", { status: 502 })).client)
+        const provider = yield* providerWith(
+          fakeClient(() => new Response("<html>502 Bad Gateway</html>", { status: 502 })).client
+        )
         const error = yield* Effect.flip(provider.complete(call()))
-        assert.deepStrictEqual(plain(reasonOf(error)), { _tag: "UpstreamStatus", status: 502, message: "<html>502 Bad Gateway</html>" })
+        assert.deepStrictEqual(plain(reasonOf(error)), {
+          _tag: "UpstreamStatus",
+          status: 502,
+          message: "<html>502 Bad Gateway</html>"
+        })
         assert.isTrue(error.retryable)
       }))
   })
@@ -237,9 +280,16 @@ describe("Anthropic with a fake HttpClient", () => {
       const text = sseText([...basicTextEvents.slice(0, 4), overloadedEvent])
       const provider = yield* providerWith(fakeClient(() => sseResponse(text)).client)
       const received: Array<CompletionChunk> = []
-      const error = yield* Effect.flip(Stream.runForEach(providerStream(provider, call()), (c) => Effect.sync(() => received.push(c))))
+      const error = yield* Effect.flip(
+        Stream.runForEach(providerStream(provider, call()), (c) => Effect.sync(() => received.push(c)))
+      )
       assert.strictEqual(textOf(received), "Hello")
-      assert.deepStrictEqual(plain(reasonOf(error)), { _tag: "UpstreamStatus", status: 529, type: "overloaded_error", message: "Overloaded" })
+      assert.deepStrictEqual(plain(reasonOf(error)), {
+        _tag: "UpstreamStatus",
+        status: 529,
+        type: "overloaded_error",
+        message: "Overloaded"
+      })
       assert.isTrue(error.retryable)
     }))
 
@@ -247,30 +297,46 @@ describe("Anthropic with a fake HttpClient", () => {
     Effect.gen(function*() {
       const provider = yield* providerWith(fakeClient(() => sseResponse(sseText(basicTextEvents.slice(0, 7)))).client)
       const error = yield* Effect.flip(Stream.runDrain(providerStream(provider, call())))
-      assert.deepStrictEqual(plain(reasonOf(error)), { _tag: "UpstreamUnreachable", message: "upstream stream ended before message_stop" })
+      assert.deepStrictEqual(plain(reasonOf(error)), {
+        _tag: "UpstreamUnreachable",
+        message: "upstream stream ended before message_stop"
+      })
       assert.isTrue(error.retryable)
     }))
 
   it.effect("open: an event that is not JSON is UpstreamBadResponse", () =>
     Effect.gen(function*() {
-      const provider = yield* providerWith(fakeClient(() => sseResponse(sseText([basicTextEvents[0]!, "{\"type\":"]))).client)
-      assert.strictEqual(reasonOf(yield* Effect.flip(Stream.runDrain(providerStream(provider, call()))))._tag, "UpstreamBadResponse")
+      const provider = yield* providerWith(
+        fakeClient(() => sseResponse(sseText([basicTextEvents[0]!, "{\"type\":"]))).client
+      )
+      assert.strictEqual(
+        reasonOf(yield* Effect.flip(Stream.runDrain(providerStream(provider, call()))))._tag,
+        "UpstreamBadResponse"
+      )
     }))
 
   it.effect("open: a JSON answer instead of SSE is reported as what it is", () =>
     Effect.gen(function*() {
-      const errorProvider = yield* providerWith(fakeClient(() => Response.json(errorBody("overloaded_error", "Overloaded"))).client)
-      assert.deepStrictEqual(plain(reasonOf(yield* Effect.flip(Stream.runDrain(providerStream(errorProvider, call()))))), {
-        _tag: "UpstreamStatus",
-        status: 529,
-        type: "overloaded_error",
-        message: "Overloaded"
-      })
+      const errorProvider = yield* providerWith(
+        fakeClient(() => Response.json(errorBody("overloaded_error", "Overloaded"))).client
+      )
+      assert.deepStrictEqual(
+        plain(reasonOf(yield* Effect.flip(Stream.runDrain(providerStream(errorProvider, call()))))),
+        {
+          _tag: "UpstreamStatus",
+          status: 529,
+          type: "overloaded_error",
+          message: "Overloaded"
+        }
+      )
       const messageProvider = yield* providerWith(fakeClient(() => Response.json(textMessage)).client)
-      assert.deepStrictEqual(plain(reasonOf(yield* Effect.flip(Stream.runDrain(providerStream(messageProvider, call()))))), {
-        _tag: "UpstreamBadResponse",
-        message: "upstream answered a streaming request with JSON, not SSE"
-      })
+      assert.deepStrictEqual(
+        plain(reasonOf(yield* Effect.flip(Stream.runDrain(providerStream(messageProvider, call()))))),
+        {
+          _tag: "UpstreamBadResponse",
+          message: "upstream answered a streaming request with JSON, not SSE"
+        }
+      )
     }))
 
   it.effect("complete: a 2xx body that is not a message is UpstreamBadResponse", () =>

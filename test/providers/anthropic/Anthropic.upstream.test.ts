@@ -13,7 +13,15 @@ import { anthropicError, anthropicMessage, anthropicUsage } from "../../utils/Fa
 import { type FakeUpstream, reply, startFakeUpstream } from "../../utils/FakeUpstream.ts"
 import { providerStream } from "../../utils/PullStreams.ts"
 import { plain, reasonOf } from "../OpenAiFixtures.ts"
-import { basicTextEvents, call, nativeCall, optionsOf, overloadedEvent, thinkingEvents, toolUseEvents } from "./AnthropicFixtures.ts"
+import {
+  basicTextEvents,
+  call,
+  nativeCall,
+  optionsOf,
+  overloadedEvent,
+  thinkingEvents,
+  toolUseEvents
+} from "./AnthropicFixtures.ts"
 
 /** The transport the app runs, with a connect timeout no test reaches. */
 const undici = UpstreamTransport.layerUndici({ connectTimeout: Duration.seconds(10) })
@@ -54,7 +62,14 @@ describe("Anthropic against a fake Anthropic server", () => {
           },
           finish_reason: "stop"
         })
-        assert.deepStrictEqual(completion.usage, { promptTokens: 13, completionTokens: 2, totalTokens: 15, cachedTokens: 4, reasoningTokens: 0, cacheWriteTokens: 1 })
+        assert.deepStrictEqual(completion.usage, {
+          promptTokens: 13,
+          completionTokens: 2,
+          totalTokens: 15,
+          cachedTokens: 4,
+          reasoningTokens: 0,
+          cacheWriteTokens: 1
+        })
         assert.strictEqual(completion.model, "claude-fake-1")
 
         const sent = upstream.last()
@@ -88,9 +103,14 @@ describe("Anthropic against a fake Anthropic server", () => {
       const provider = yield* providerFor(upstream)
       const chunks = yield* Stream.runCollect(providerStream(provider, call()))
       assert.strictEqual(textOf(chunks), "Okay, let's check the weather for San Francisco, CA:")
-      const args = chunks.flatMap((c) => c.choices[0]?.delta.tool_calls ?? []).map((t) => t.function?.arguments ?? "").join("")
+      const args = chunks.flatMap((c) => c.choices[0]?.delta.tool_calls ?? []).map((t) => t.function?.arguments ?? "")
+        .join("")
       assert.deepStrictEqual(JSON.parse(args), { location: "San Francisco, CA", unit: "fahrenheit" })
-      assert.deepStrictEqual(chunks.at(-1)?.native, { format: "anthropic", stop_reason: "tool_use", stop_sequence: null })
+      assert.deepStrictEqual(chunks.at(-1)?.native, {
+        format: "anthropic",
+        stop_reason: "tool_use",
+        stop_sequence: null
+      })
       assert.strictEqual(chunks.at(-1)?.choices[0]?.finish_reason, "tool_calls")
       assert.strictEqual(upstream.last().body["stream"], true)
       assert.isFalse(upstream.last().closedByClient())
@@ -108,10 +128,13 @@ describe("Anthropic against a fake Anthropic server", () => {
         messages: [{ role: "user", content: "What is 27 * 453?" }]
       }
       const provider = yield* providerFor(upstream)
-      const chunks = yield* Stream.runCollect(providerStream(provider, nativeCall(clientBody, {
-        "anthropic-version": "2023-06-01",
-        "anthropic-beta": "interleaved-thinking-2025-05-14,context-1m-2025-08-07"
-      })))
+      const chunks = yield* Stream.runCollect(providerStream(
+        provider,
+        nativeCall(clientBody, {
+          "anthropic-version": "2023-06-01",
+          "anthropic-beta": "interleaved-thinking-2025-05-14,context-1m-2025-08-07"
+        })
+      ))
       assert.strictEqual(textOf(chunks), "27 * 453 = 12,231")
       const sent = upstream.last()
       assert.deepStrictEqual(sent.body, { ...clientBody, model: "claude-opus-4-1-20250805" })
@@ -125,9 +148,16 @@ describe("Anthropic against a fake Anthropic server", () => {
       upstream.handle(() => reply.sse([...basicTextEvents.slice(0, 4), overloadedEvent], { named: true, end: "hang" }))
       const provider = yield* providerFor(upstream)
       const received: Array<CompletionChunk> = []
-      const error = yield* Effect.flip(Stream.runForEach(providerStream(provider, call()), (c) => Effect.sync(() => received.push(c))))
+      const error = yield* Effect.flip(
+        Stream.runForEach(providerStream(provider, call()), (c) => Effect.sync(() => received.push(c)))
+      )
       assert.strictEqual(textOf(received), "Hello")
-      assert.deepStrictEqual(plain(reasonOf(error)), { _tag: "UpstreamStatus", status: 529, type: "overloaded_error", message: "Overloaded" })
+      assert.deepStrictEqual(plain(reasonOf(error)), {
+        _tag: "UpstreamStatus",
+        status: 529,
+        type: "overloaded_error",
+        message: "Overloaded"
+      })
       assert.isTrue(error.retryable)
       // the body the server kept open is aborted
       assert.isTrue(yield* Effect.promise(() => upstream.last().waitForClientClose(2000)))
@@ -140,7 +170,9 @@ describe("Anthropic against a fake Anthropic server", () => {
       for (const end of ["end", "destroy"] as const) {
         upstream.handle(() => reply.sse(basicTextEvents.slice(0, -1), { named: true, end }))
         const received: Array<CompletionChunk> = []
-        const error = yield* Effect.flip(Stream.runForEach(providerStream(provider, call()), (c) => Effect.sync(() => received.push(c))))
+        const error = yield* Effect.flip(
+          Stream.runForEach(providerStream(provider, call()), (c) => Effect.sync(() => received.push(c)))
+        )
         assert.strictEqual(textOf(received), "Hello!", end)
         const reason = reasonOf(error)
         assert.strictEqual(reason._tag, "UpstreamUnreachable", end)

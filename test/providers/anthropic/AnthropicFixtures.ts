@@ -28,8 +28,7 @@ export const nativeCall = (
   headers: Readonly<Record<string, string>>,
   overrides: Partial<ProviderCall> = {},
   clientTurns = 1
-): ProviderCall =>
-  call({ ...overrides, native: { request: { format: "anthropic", body, headers }, clientTurns } })
+): ProviderCall => call({ ...overrides, native: { request: { format: "anthropic", body, headers }, clientTurns } })
 
 export const optionsOf = (overrides: Partial<AnthropicOptions> = {}): AnthropicOptions => ({
   name: "anthropic",
@@ -72,7 +71,12 @@ export const toolUseMessage = {
   model: "claude-opus-4-1-20250805",
   content: [
     { type: "text", text: "I'll check the current weather in San Francisco for you." },
-    { type: "tool_use", id: "toolu_01A09q90qw90lq917835lq9", name: "get_weather", input: { location: "San Francisco, CA", unit: "celsius" } }
+    {
+      type: "tool_use",
+      id: "toolu_01A09q90qw90lq917835lq9",
+      name: "get_weather",
+      input: { location: "San Francisco, CA", unit: "celsius" }
+    }
   ],
   stop_reason: "tool_use",
   stop_sequence: null,
@@ -102,7 +106,11 @@ export const redactedThinkingMessage = {
   id: "msg_01Redacted",
   content: [
     { type: "thinking", thinking: "Let me analyze this step by step...", signature: "sig_a" },
-    { type: "redacted_thinking", data: "EmwKAhgBEgy3va3pzix/LafPsn4aDFIT2Xlxh0L5L8rLVyIwxtE3rAFBa8cr3qpPkNRj2YfWXGmKDxH4mPnZ5sQ7vB5URj2pLmN3kF8/dW5hR7xJ0aP1oLs9yTcMnKVf2wRpEGjH9XZaBt4UvDcPrQ..." },
+    {
+      type: "redacted_thinking",
+      data:
+        "EmwKAhgBEgy3va3pzix/LafPsn4aDFIT2Xlxh0L5L8rLVyIwxtE3rAFBa8cr3qpPkNRj2YfWXGmKDxH4mPnZ5sQ7vB5URj2pLmN3kF8/dW5hR7xJ0aP1oLs9yTcMnKVf2wRpEGjH9XZaBt4UvDcPrQ..."
+    },
     { type: "text", text: "Based on my analysis..." }
   ]
 }
@@ -111,7 +119,19 @@ export const redactedThinkingMessage = {
 
 /** "Basic streaming request". */
 export const basicTextEvents: ReadonlyArray<Event> = [
-  { type: "message_start", message: { id: "msg_1nZdL29xx5MUA1yADyHTEsnR8uuvGzszyY", type: "message", role: "assistant", content: [], model: "claude-opus-4-1-20250805", stop_reason: null, stop_sequence: null, usage: { input_tokens: 25, output_tokens: 1 } } },
+  {
+    type: "message_start",
+    message: {
+      id: "msg_1nZdL29xx5MUA1yADyHTEsnR8uuvGzszyY",
+      type: "message",
+      role: "assistant",
+      content: [],
+      model: "claude-opus-4-1-20250805",
+      stop_reason: null,
+      stop_sequence: null,
+      usage: { input_tokens: 25, output_tokens: 1 }
+    }
+  },
   { type: "content_block_start", index: 0, content_block: { type: "text", text: "" } },
   { type: "ping" },
   { type: "content_block_delta", index: 0, delta: { type: "text_delta", text: "Hello" } },
@@ -125,19 +145,63 @@ const textDeltas = (index: number, pieces: ReadonlyArray<string>): Array<Event> 
   pieces.map((text) => ({ type: "content_block_delta", index, delta: { type: "text_delta", text } }))
 
 const jsonDeltas = (index: number, pieces: ReadonlyArray<string>): Array<Event> =>
-  pieces.map((partial_json) => ({ type: "content_block_delta", index, delta: { type: "input_json_delta", partial_json } }))
+  pieces.map((partial_json) => ({
+    type: "content_block_delta",
+    index,
+    delta: { type: "input_json_delta", partial_json }
+  }))
 
 export const toolUseText = "Okay, let's check the weather for San Francisco, CA:"
-export const toolUseArguments = ["", "{\"location\":", " \"San", " Francisc", "o,", " CA\"", ", ", "\"unit\": \"fah", "renheit\"}"]
+export const toolUseArguments = [
+  "",
+  "{\"location\":",
+  " \"San",
+  " Francisc",
+  "o,",
+  " CA\"",
+  ", ",
+  "\"unit\": \"fah",
+  "renheit\"}"
+]
 
 /** "Streaming request with tool use": text, then a tool use whose input arrives as partial JSON. */
 export const toolUseEvents: ReadonlyArray<Event> = [
-  { type: "message_start", message: { id: "msg_014p7gG3wDgGV9EUtLvnow3U", type: "message", role: "assistant", model: "claude-opus-4-1-20250805", stop_sequence: null, usage: { input_tokens: 472, output_tokens: 2 }, content: [], stop_reason: null } },
+  {
+    type: "message_start",
+    message: {
+      id: "msg_014p7gG3wDgGV9EUtLvnow3U",
+      type: "message",
+      role: "assistant",
+      model: "claude-opus-4-1-20250805",
+      stop_sequence: null,
+      usage: { input_tokens: 472, output_tokens: 2 },
+      content: [],
+      stop_reason: null
+    }
+  },
   { type: "content_block_start", index: 0, content_block: { type: "text", text: "" } },
   { type: "ping" },
-  ...textDeltas(0, ["Okay", ",", " let", "'s", " check", " the", " weather", " for", " San", " Francisco", ",", " CA", ":"]),
+  ...textDeltas(0, [
+    "Okay",
+    ",",
+    " let",
+    "'s",
+    " check",
+    " the",
+    " weather",
+    " for",
+    " San",
+    " Francisco",
+    ",",
+    " CA",
+    ":"
+  ]),
   { type: "content_block_stop", index: 0 },
-  { type: "content_block_start", index: 1, content_block: { type: "tool_use", id: "toolu_01T1x1fJ34qAmk2tNTrN7Up6", name: "get_weather", input: {} } },
+  {
+    type: "content_block_start",
+    index: 1,
+    content_block: { type: "tool_use", id: "toolu_01T1x1fJ34qAmk2tNTrN7Up6", name: "get_weather", input: {} }
+  },
   ...jsonDeltas(1, toolUseArguments),
   { type: "content_block_stop", index: 1 },
   { type: "message_delta", delta: { stop_reason: "tool_use", stop_sequence: null }, usage: { output_tokens: 89 } },
@@ -156,9 +220,24 @@ export const thinkingSignature = "EqQBCgIYAhIM1gbcDa9GJwZA2b3hGgxBdjrkzLoky3dl1p
 
 /** "Streaming request with extended thinking" (its message_start and message_delta carry no usage). */
 export const thinkingEvents: ReadonlyArray<Event> = [
-  { type: "message_start", message: { id: "msg_01...", type: "message", role: "assistant", content: [], model: "claude-opus-4-1-20250805", stop_reason: null, stop_sequence: null } },
+  {
+    type: "message_start",
+    message: {
+      id: "msg_01...",
+      type: "message",
+      role: "assistant",
+      content: [],
+      model: "claude-opus-4-1-20250805",
+      stop_reason: null,
+      stop_sequence: null
+    }
+  },
   { type: "content_block_start", index: 0, content_block: { type: "thinking", thinking: "" } },
-  ...thinkingText.map((thinking) => ({ type: "content_block_delta", index: 0, delta: { type: "thinking_delta", thinking } })),
+  ...thinkingText.map((thinking) => ({
+    type: "content_block_delta",
+    index: 0,
+    delta: { type: "thinking_delta", thinking }
+  })),
   { type: "content_block_delta", index: 0, delta: { type: "signature_delta", signature: thinkingSignature } },
   { type: "content_block_stop", index: 0 },
   { type: "content_block_start", index: 1, content_block: { type: "text", text: "" } },
@@ -173,28 +252,84 @@ export const thinkingEvents: ReadonlyArray<Event> = [
  * own blocks, and the final `message_delta` restates the input usage.
  */
 export const webSearchEvents: ReadonlyArray<Event> = [
-  { type: "message_start", message: { id: "msg_01G...", type: "message", role: "assistant", model: "claude-opus-4-1-20250805", content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: 2679, cache_creation_input_tokens: 0, cache_read_input_tokens: 0, output_tokens: 3 } } },
+  {
+    type: "message_start",
+    message: {
+      id: "msg_01G...",
+      type: "message",
+      role: "assistant",
+      model: "claude-opus-4-1-20250805",
+      content: [],
+      stop_reason: null,
+      stop_sequence: null,
+      usage: { input_tokens: 2679, cache_creation_input_tokens: 0, cache_read_input_tokens: 0, output_tokens: 3 }
+    }
+  },
   { type: "content_block_start", index: 0, content_block: { type: "text", text: "" } },
   ...textDeltas(0, ["I'll check", " the current weather in New York City for you"]),
   { type: "ping" },
   ...textDeltas(0, ["."]),
   { type: "content_block_stop", index: 0 },
-  { type: "content_block_start", index: 1, content_block: { type: "server_tool_use", id: "srvtoolu_014hJH82Qum7Td6UV8gDXThB", name: "web_search", input: {} } },
+  {
+    type: "content_block_start",
+    index: 1,
+    content_block: { type: "server_tool_use", id: "srvtoolu_014hJH82Qum7Td6UV8gDXThB", name: "web_search", input: {} }
+  },
   ...jsonDeltas(1, ["", "{\"query", "\":", " \"weather", " NY", "C to", "day\"}"]),
   { type: "content_block_stop", index: 1 },
-  { type: "content_block_start", index: 2, content_block: { type: "web_search_tool_result", tool_use_id: "srvtoolu_014hJH82Qum7Td6UV8gDXThB", content: [{ type: "web_search_result", title: "Weather in New York City in May 2025", url: "https://world-weather.info/forecast/usa/new_york/may-2025/", encrypted_content: "Ev0DCioIAxgCIiQ3NmU4ZmI4OC1k...", page_age: null }] } },
+  {
+    type: "content_block_start",
+    index: 2,
+    content_block: {
+      type: "web_search_tool_result",
+      tool_use_id: "srvtoolu_014hJH82Qum7Td6UV8gDXThB",
+      content: [{
+        type: "web_search_result",
+        title: "Weather in New York City in May 2025",
+        url: "https://world-weather.info/forecast/usa/new_york/may-2025/",
+        encrypted_content: "Ev0DCioIAxgCIiQ3NmU4ZmI4OC1k...",
+        page_age: null
+      }]
+    }
+  },
   { type: "content_block_stop", index: 2 },
   { type: "content_block_start", index: 3, content_block: { type: "text", text: "" } },
   ...textDeltas(3, ["Here's the current weather information for New York", " City."]),
   { type: "content_block_stop", index: 3 },
-  { type: "message_delta", delta: { stop_reason: "end_turn", stop_sequence: null }, usage: { input_tokens: 10682, cache_creation_input_tokens: 0, cache_read_input_tokens: 0, output_tokens: 510, server_tool_use: { web_search_requests: 1 } } },
+  {
+    type: "message_delta",
+    delta: { stop_reason: "end_turn", stop_sequence: null },
+    usage: {
+      input_tokens: 10682,
+      cache_creation_input_tokens: 0,
+      cache_read_input_tokens: 0,
+      output_tokens: 510,
+      server_tool_use: { web_search_requests: 1 }
+    }
+  },
   { type: "message_stop" }
 ]
 
 /** A redacted thinking block streamed: it arrives whole in its start. */
 export const redactedThinkingEvents: ReadonlyArray<Event> = [
-  { type: "message_start", message: { id: "msg_02", type: "message", role: "assistant", content: [], model: "claude-3-7-sonnet-20250219", stop_reason: null, stop_sequence: null, usage: { input_tokens: 12, cache_read_input_tokens: 100, cache_creation_input_tokens: 40, output_tokens: 1 } } },
-  { type: "content_block_start", index: 0, content_block: { type: "redacted_thinking", data: "EmwKAhgBEgy3va3pzix..." } },
+  {
+    type: "message_start",
+    message: {
+      id: "msg_02",
+      type: "message",
+      role: "assistant",
+      content: [],
+      model: "claude-3-7-sonnet-20250219",
+      stop_reason: null,
+      stop_sequence: null,
+      usage: { input_tokens: 12, cache_read_input_tokens: 100, cache_creation_input_tokens: 40, output_tokens: 1 }
+    }
+  },
+  {
+    type: "content_block_start",
+    index: 0,
+    content_block: { type: "redacted_thinking", data: "EmwKAhgBEgy3va3pzix..." }
+  },
   { type: "content_block_stop", index: 0 },
   { type: "content_block_start", index: 1, content_block: { type: "text", text: "" } },
   { type: "content_block_delta", index: 1, delta: { type: "text_delta", text: "Done." } },

@@ -5,8 +5,8 @@
  * the model, stream, appended tools and turns), and the headers.
  */
 import { describe, expect, it } from "@effect/vitest"
-import type { ChatMessage, ToolDefinition } from "../../../src/kernel/ChatWire.ts"
 import type { ToolChoice } from "../../../src/kernel/ChatCall.ts"
+import type { ChatMessage, ToolDefinition } from "../../../src/kernel/ChatWire.ts"
 import {
   ANTHROPIC_VERSION,
   countTokensBody,
@@ -23,7 +23,11 @@ const fn = (name: string, extra: Partial<ToolDefinition["function"]> = {}): Tool
   function: { name, parameters: { type: "object", properties: {} }, ...extra }
 })
 
-const toolCall = (id: string, name: string, args: string) => ({ id, type: "function" as const, function: { name, arguments: args } })
+const toolCall = (id: string, name: string, args: string) => ({
+  id,
+  type: "function" as const,
+  function: { name, arguments: args }
+})
 
 describe("max_tokens", () => {
   const cases: ReadonlyArray<readonly [string, number | undefined, Record<string, unknown>, number]> = [
@@ -31,7 +35,12 @@ describe("max_tokens", () => {
     ["the call's", 77, {}, 77],
     ["passthrough max_completion_tokens when the call has none", undefined, { max_completion_tokens: 55 }, 55],
     ["the call's over max_completion_tokens", 77, { max_completion_tokens: 55 }, 77],
-    ["a max_completion_tokens that is not a number is ignored", undefined, { max_completion_tokens: "9" }, DEFAULT_MAX_TOKENS]
+    [
+      "a max_completion_tokens that is not a number is ignored",
+      undefined,
+      { max_completion_tokens: "9" },
+      DEFAULT_MAX_TOKENS
+    ]
   ]
   for (const [label, maxTokens, passthrough, expected] of cases) {
     it(label, () => expect(requestBody(call({ maxTokens, passthrough }), false)["max_tokens"]).toBe(expected))
@@ -50,12 +59,18 @@ describe("system: every system and developer message, wherever it is", () => {
     ],
     [
       "text parts with a cache breakpoint stay blocks",
-      [{ role: "system", content: [{ type: "text", text: "Long doc", cache_control: { type: "ephemeral" } }] }, { role: "user", content: "hi" }],
+      [{ role: "system", content: [{ type: "text", text: "Long doc", cache_control: { type: "ephemeral" } }] }, {
+        role: "user",
+        content: "hi"
+      }],
       [{ type: "text", text: "Long doc", cache_control: { type: "ephemeral" } }]
     ],
     [
       "parts and a string: blocks, the string one of them",
-      [{ role: "system", content: [{ type: "text", text: "a" }] }, { role: "system", content: "b" }, { role: "user", content: "hi" }],
+      [{ role: "system", content: [{ type: "text", text: "a" }] }, { role: "system", content: "b" }, {
+        role: "user",
+        content: "hi"
+      }],
       [{ type: "text", text: "a" }, { type: "text", text: "b" }]
     ],
     ["an empty string is no system", [{ role: "system", content: "" }, { role: "user", content: "hi" }], undefined]
@@ -80,7 +95,14 @@ describe("turns", () => {
       "tool results grouped into one user turn, before the user's text that follows; is_error kept",
       [
         { role: "user", content: "weather in SF and NYC?" },
-        { role: "assistant", content: null, tool_calls: [toolCall("t1", "get_weather", "{\"location\":\"SF\"}"), toolCall("t2", "get_weather", "{\"location\":\"NYC\"}")] },
+        {
+          role: "assistant",
+          content: null,
+          tool_calls: [
+            toolCall("t1", "get_weather", "{\"location\":\"SF\"}"),
+            toolCall("t2", "get_weather", "{\"location\":\"NYC\"}")
+          ]
+        },
         { role: "tool", tool_call_id: "t1", content: "15 degrees" },
         { role: "tool", tool_call_id: "t2", content: "timeout", is_error: true },
         { role: "user", content: "and tomorrow?" }
@@ -106,13 +128,23 @@ describe("turns", () => {
     ],
     [
       "a tool result with parts keeps text and images as blocks",
-      [{ role: "tool", tool_call_id: "t1", content: [{ type: "text", text: "chart:" }, { type: "image_url", image_url: { url: "data:image/png;base64,iVBORw0KGgo=" } }] }],
+      [{
+        role: "tool",
+        tool_call_id: "t1",
+        content: [{ type: "text", text: "chart:" }, {
+          type: "image_url",
+          image_url: { url: "data:image/png;base64,iVBORw0KGgo=" }
+        }]
+      }],
       [{
         role: "user",
         content: [{
           type: "tool_result",
           tool_use_id: "t1",
-          content: [{ type: "text", text: "chart:" }, { type: "image", source: { type: "base64", media_type: "image/png", data: "iVBORw0KGgo=" } }]
+          content: [{ type: "text", text: "chart:" }, {
+            type: "image",
+            source: { type: "base64", media_type: "image/png", data: "iVBORw0KGgo=" }
+          }]
         }]
       }]
     ],
@@ -121,7 +153,11 @@ describe("turns", () => {
       [{
         role: "user",
         content: [
-          { type: "image_url", image_url: { url: "data:image/jpeg;base64,/9j/4AAQ" }, cache_control: { type: "ephemeral" } },
+          {
+            type: "image_url",
+            image_url: { url: "data:image/jpeg;base64,/9j/4AAQ" },
+            cache_control: { type: "ephemeral" }
+          },
           { type: "image_url", image_url: { url: "https://upload.wikimedia.org/a.jpg", detail: "high" } },
           { type: "text", text: "Compare them." }
         ]
@@ -129,7 +165,11 @@ describe("turns", () => {
       [{
         role: "user",
         content: [
-          { type: "image", source: { type: "base64", media_type: "image/jpeg", data: "/9j/4AAQ" }, cache_control: { type: "ephemeral" } },
+          {
+            type: "image",
+            source: { type: "base64", media_type: "image/jpeg", data: "/9j/4AAQ" },
+            cache_control: { type: "ephemeral" }
+          },
           { type: "image", source: { type: "url", url: "https://upload.wikimedia.org/a.jpg" } },
           { type: "text", text: "Compare them." }
         ]
@@ -143,7 +183,10 @@ describe("turns", () => {
           role: "assistant",
           content: "Let me check.",
           reasoning_content: "plan",
-          thinking_blocks: [{ type: "thinking", thinking: "plan", signature: "sig" }, { type: "redacted_thinking", data: "xyz" }],
+          thinking_blocks: [{ type: "thinking", thinking: "plan", signature: "sig" }, {
+            type: "redacted_thinking",
+            data: "xyz"
+          }],
           tool_calls: [toolCall("t1", "f", "not json"), toolCall("t2", "f", "[1]")]
         }
       ],
@@ -164,7 +207,10 @@ describe("turns", () => {
     [
       "an assistant turn of text alone is a string; consecutive ones merge",
       [{ role: "user", content: "hi" }, { role: "assistant", content: "Hel" }, { role: "assistant", content: "lo" }],
-      [{ role: "user", content: "hi" }, { role: "assistant", content: [{ type: "text", text: "Hel" }, { type: "text", text: "lo" }] }]
+      [{ role: "user", content: "hi" }, {
+        role: "assistant",
+        content: [{ type: "text", text: "Hel" }, { type: "text", text: "lo" }]
+      }]
     ],
     [
       "an empty assistant turn is left out, and the user turns around it merge",
@@ -180,7 +226,10 @@ describe("turns", () => {
 describe("tools and tool choice", () => {
   it("function tools as custom tools: description optional, parameters defaulted, cache_control kept", () => {
     const tools: ReadonlyArray<ToolDefinition> = [
-      { type: "function", function: { name: "get_weather", description: weatherTool.description, parameters: weatherTool.input_schema } },
+      {
+        type: "function",
+        function: { name: "get_weather", description: weatherTool.description, parameters: weatherTool.input_schema }
+      },
       { type: "function", function: { name: "ping" }, cache_control: { type: "ephemeral" } }
     ]
     expect(requestBody(call({ tools }), false)["tools"]).toEqual([
@@ -191,14 +240,22 @@ describe("tools and tool choice", () => {
 
   const cases: ReadonlyArray<readonly [string, ToolChoice | undefined, Record<string, unknown>, unknown]> = [
     ["no choice", undefined, {}, undefined],
-    ["no choice, parallel_tool_calls false: auto without parallel use", undefined, { parallel_tool_calls: false }, { type: "auto", disable_parallel_tool_use: true }],
+    ["no choice, parallel_tool_calls false: auto without parallel use", undefined, { parallel_tool_calls: false }, {
+      type: "auto",
+      disable_parallel_tool_use: true
+    }],
     ["parallel_tool_calls true is the API's default", "auto", { parallel_tool_calls: true }, { type: "auto" }],
     ["none (the tools stay: earlier tool_use blocks need them)", "none", {}, { type: "none" }],
     ["auto", "auto", {}, { type: "auto" }],
     ["required is any", "required", {}, { type: "any" }],
-    ["required without parallel use", "required", { parallel_tool_calls: false }, { type: "any", disable_parallel_tool_use: true }],
+    ["required without parallel use", "required", { parallel_tool_calls: false }, {
+      type: "any",
+      disable_parallel_tool_use: true
+    }],
     ["a named function is tool", { type: "function", function: { name: "f" } }, {}, { type: "tool", name: "f" }],
-    ["a named function without parallel use", { type: "function", function: { name: "f" } }, { parallel_tool_calls: false }, { type: "tool", name: "f", disable_parallel_tool_use: true }]
+    ["a named function without parallel use", { type: "function", function: { name: "f" } }, {
+      parallel_tool_calls: false
+    }, { type: "tool", name: "f", disable_parallel_tool_use: true }]
   ]
   for (const [label, toolChoice, passthrough, expected] of cases) {
     it(label, () => {
@@ -224,7 +281,12 @@ describe("passthrough fields under Anthropic's names", () => {
     ["temperature and top_p as they are", { temperature: 0.3, top_p: 0.9 }, { temperature: 0.3, top_p: 0.9 }],
     ["user as metadata.user_id", { user: "u-1" }, { metadata: { user_id: "u-1" } }],
     ["null values are not sent", { stop: null, temperature: null, top_p: null }, {}],
-    ["fields Anthropic has none for are not sent", { seed: 7, n: 2, response_format: { type: "json_object" }, frequency_penalty: 1 }, {}]
+    ["fields Anthropic has none for are not sent", {
+      seed: 7,
+      n: 2,
+      response_format: { type: "json_object" },
+      frequency_penalty: 1
+    }, {}]
   ]
   for (const [label, passthrough, expected] of cases) {
     it(label, () =>
@@ -240,18 +302,40 @@ describe("passthrough fields under Anthropic's names", () => {
 
 describe("the documented tool-use request, written from the gateway's model", () => {
   it("is the request the documentation shows", () => {
-    const body = requestBody(call({
-      maxTokens: 1024,
-      messages: [
-        { role: "system", content: "You are a weather bot." },
-        { role: "user", content: [{ type: "image_url", image_url: { url: "data:image/png;base64,iVBORw0KGgo=" } }, { type: "text", text: "What's the weather like in San Francisco?" }] },
-        { role: "assistant", content: "Let me check.", tool_calls: [toolCall("toolu_01A09q90qw90lq917835lq9", "get_weather", "{\"location\":\"San Francisco, CA\"}")] },
-        { role: "tool", tool_call_id: "toolu_01A09q90qw90lq917835lq9", content: "15 degrees" }
-      ],
-      tools: [{ type: "function", function: { name: weatherTool.name, description: weatherTool.description, parameters: weatherTool.input_schema } }],
-      toolChoice: "required",
-      passthrough: { stop: ["###"], temperature: 0.2 }
-    }), false)
+    const body = requestBody(
+      call({
+        maxTokens: 1024,
+        messages: [
+          { role: "system", content: "You are a weather bot." },
+          {
+            role: "user",
+            content: [{ type: "image_url", image_url: { url: "data:image/png;base64,iVBORw0KGgo=" } }, {
+              type: "text",
+              text: "What's the weather like in San Francisco?"
+            }]
+          },
+          {
+            role: "assistant",
+            content: "Let me check.",
+            tool_calls: [
+              toolCall("toolu_01A09q90qw90lq917835lq9", "get_weather", "{\"location\":\"San Francisco, CA\"}")
+            ]
+          },
+          { role: "tool", tool_call_id: "toolu_01A09q90qw90lq917835lq9", content: "15 degrees" }
+        ],
+        tools: [{
+          type: "function",
+          function: {
+            name: weatherTool.name,
+            description: weatherTool.description,
+            parameters: weatherTool.input_schema
+          }
+        }],
+        toolChoice: "required",
+        passthrough: { stop: ["###"], temperature: 0.2 }
+      }),
+      false
+    )
     expect(body).toEqual({
       model: "claude-opus-4-1-20250805",
       max_tokens: 1024,
@@ -261,9 +345,26 @@ describe("the documented tool-use request, written from the gateway's model", ()
       stop_sequences: ["###"],
       temperature: 0.2,
       messages: [
-        { role: "user", content: [{ type: "image", source: { type: "base64", media_type: "image/png", data: "iVBORw0KGgo=" } }, { type: "text", text: "What's the weather like in San Francisco?" }] },
-        { role: "assistant", content: [{ type: "text", text: "Let me check." }, { type: "tool_use", id: "toolu_01A09q90qw90lq917835lq9", name: "get_weather", input: { location: "San Francisco, CA" } }] },
-        { role: "user", content: [{ type: "tool_result", tool_use_id: "toolu_01A09q90qw90lq917835lq9", content: "15 degrees" }] }
+        {
+          role: "user",
+          content: [{ type: "image", source: { type: "base64", media_type: "image/png", data: "iVBORw0KGgo=" } }, {
+            type: "text",
+            text: "What's the weather like in San Francisco?"
+          }]
+        },
+        {
+          role: "assistant",
+          content: [{ type: "text", text: "Let me check." }, {
+            type: "tool_use",
+            id: "toolu_01A09q90qw90lq917835lq9",
+            name: "get_weather",
+            input: { location: "San Francisco, CA" }
+          }]
+        },
+        {
+          role: "user",
+          content: [{ type: "tool_result", tool_use_id: "toolu_01A09q90qw90lq917835lq9", content: "15 degrees" }]
+        }
       ],
       stream: false
     })
@@ -289,28 +390,57 @@ describe("dropped(call)", () => {
     "service_tier"
   ]
   for (const key of openAiOnly) {
-    it(`${key} is named`, () => expect(droppedFields(call({ passthrough: { [key]: 1, temperature: 0 } }))).toEqual([key]))
+    it(`${key} is named`, () =>
+      expect(droppedFields(call({ passthrough: { [key]: 1, temperature: 0 } }))).toEqual([key]))
   }
 
   it("what is mapped is not named", () =>
     expect(droppedFields(call({
-      passthrough: { stop: "x", temperature: 1, top_p: 1, user: "u", parallel_tool_calls: false, max_completion_tokens: 5 }
+      passthrough: {
+        stop: "x",
+        temperature: 1,
+        top_p: 1,
+        user: "u",
+        parallel_tool_calls: false,
+        max_completion_tokens: 5
+      }
     }))).toEqual([]))
 
   it("several, in the order they came", () =>
-    expect(droppedFields(call({ passthrough: { seed: 1, stop: "x", n: 2, response_format: {} } }))).toEqual(["seed", "n", "response_format"]))
+    expect(droppedFields(call({ passthrough: { seed: 1, stop: "x", n: 2, response_format: {} } }))).toEqual([
+      "seed",
+      "n",
+      "response_format"
+    ]))
 
   it("content parts the Messages API has no block for", () => {
-    expect(droppedFields(call({ messages: [{ role: "user", content: [{ type: "input_audio", input_audio: {} }] }] }))).toEqual([DROPPED_PARTS])
-    // an image in a system prompt: Anthropic's system takes text only
-    expect(droppedFields(call({ messages: [{ role: "system", content: [{ type: "image_url", image_url: { url: "https://x/a.png" } }] }] })))
+    expect(droppedFields(call({ messages: [{ role: "user", content: [{ type: "input_audio", input_audio: {} }] }] })))
       .toEqual([DROPPED_PARTS])
-    expect(droppedFields(call({ messages: [{ role: "user", content: [{ type: "text", text: "a" }, { type: "image_url", image_url: { url: "https://x/a.png" } }] }] })))
+    // an image in a system prompt: Anthropic's system takes text only
+    expect(
+      droppedFields(
+        call({
+          messages: [{ role: "system", content: [{ type: "image_url", image_url: { url: "https://x/a.png" } }] }]
+        })
+      )
+    )
+      .toEqual([DROPPED_PARTS])
+    expect(
+      droppedFields(
+        call({
+          messages: [{
+            role: "user",
+            content: [{ type: "text", text: "a" }, { type: "image_url", image_url: { url: "https://x/a.png" } }]
+          }]
+        })
+      )
+    )
       .toEqual([])
   })
 
   it("the client's own Messages request drops nothing", () =>
-    expect(droppedFields(nativeCall({ model: "m", max_tokens: 1, messages: [] }, {}, { passthrough: { seed: 1 } }))).toEqual([]))
+    expect(droppedFields(nativeCall({ model: "m", max_tokens: 1, messages: [] }, {}, { passthrough: { seed: 1 } })))
+      .toEqual([]))
 })
 
 describe("the client's own Messages request (native)", () => {
@@ -323,7 +453,11 @@ describe("the client's own Messages request (native)", () => {
       { role: "user", content: [{ type: "text", text: "list files", cache_control: { type: "ephemeral" } }] }
     ],
     tools: [
-      { name: "Bash", description: "Run a command", input_schema: { type: "object", properties: { command: { type: "string" } } } },
+      {
+        name: "Bash",
+        description: "Run a command",
+        input_schema: { type: "object", properties: { command: { type: "string" } } }
+      },
       { type: "web_search_20250305", name: "web_search", max_uses: 5 }
     ],
     tool_choice: { type: "auto" },
@@ -333,7 +467,10 @@ describe("the client's own Messages request (native)", () => {
     top_k: 5,
     stream: true
   }
-  const headers = { "anthropic-version": "2023-06-01", "anthropic-beta": "claude-code-20250219,interleaved-thinking-2025-05-14" }
+  const headers = {
+    "anthropic-version": "2023-06-01",
+    "anthropic-beta": "claude-code-20250219,interleaved-thinking-2025-05-14"
+  }
   /** The call the core makes of it: the client's tools, then the shared ones. */
   const kernelTools: ReadonlyArray<ToolDefinition> = [
     fn("Bash"),
@@ -344,7 +481,10 @@ describe("the client's own Messages request (native)", () => {
 
   it("goes as it came, but the model, stream, and the shared tools appended", () => {
     for (const stream of [true, false]) {
-      const body = requestBody(nativeCall(clientBody, headers, { modelId: "claude-sonnet-4-5-20250929", tools: kernelTools }), stream)
+      const body = requestBody(
+        nativeCall(clientBody, headers, { modelId: "claude-sonnet-4-5-20250929", tools: kernelTools }),
+        stream
+      )
       expect(without(body, "model", "stream", "tools")).toEqual(without(clientBody, "model", "stream", "tools"))
       expect(body["model"]).toBe("claude-sonnet-4-5-20250929")
       expect(body["stream"]).toBe(stream)
@@ -357,7 +497,13 @@ describe("the client's own Messages request (native)", () => {
 
   it("the same object is not changed", () => {
     const before = JSON.stringify(clientBody)
-    requestBody(nativeCall(clientBody, headers, { tools: kernelTools, messages: [{ role: "user", content: "x" }, { role: "assistant", content: "y" }] }), false)
+    requestBody(
+      nativeCall(clientBody, headers, {
+        tools: kernelTools,
+        messages: [{ role: "user", content: "x" }, { role: "assistant", content: "y" }]
+      }),
+      false
+    )
     expect(JSON.stringify(clientBody)).toBe(before)
   })
 
@@ -375,12 +521,18 @@ describe("the client's own Messages request (native)", () => {
         content: "Searching.",
         reasoning_content: "I should search.",
         thinking_blocks: [{ type: "thinking", thinking: "I should search.", signature: "sig_1" }],
-        tool_calls: [toolCall("toolu_1", "svc__search", "{\"q\":\"files\"}"), toolCall("toolu_2", "svc__search", "{\"q\":\"dirs\"}")]
+        tool_calls: [
+          toolCall("toolu_1", "svc__search", "{\"q\":\"files\"}"),
+          toolCall("toolu_2", "svc__search", "{\"q\":\"dirs\"}")
+        ]
       },
       { role: "tool", tool_call_id: "toolu_1", content: "a.ts" },
       { role: "tool", tool_call_id: "toolu_2", content: [{ type: "text", text: "src/" }] }
     ]
-    const body = requestBody(nativeCall(clientBody, headers, { messages: [{ role: "user", content: "list files" }, ...appended] }), true)
+    const body = requestBody(
+      nativeCall(clientBody, headers, { messages: [{ role: "user", content: "list files" }, ...appended] }),
+      true
+    )
     expect(body["messages"]).toEqual([
       ...clientBody.messages,
       {
@@ -404,9 +556,17 @@ describe("the client's own Messages request (native)", () => {
 
   it("an appended turn of the same role as the client's last merges into it (alternation)", () => {
     const body = requestBody(
-      nativeCall({ ...clientBody, messages: [{ role: "user", content: "a" }, { role: "assistant", content: "b" }] }, headers, {
-        messages: [{ role: "user", content: "a" }, { role: "assistant", content: "b" }, { role: "assistant", content: "c" }]
-      }, 2),
+      nativeCall(
+        { ...clientBody, messages: [{ role: "user", content: "a" }, { role: "assistant", content: "b" }] },
+        headers,
+        {
+          messages: [{ role: "user", content: "a" }, { role: "assistant", content: "b" }, {
+            role: "assistant",
+            content: "c"
+          }]
+        },
+        2
+      ),
       false
     )
     expect(body["messages"]).toEqual([
@@ -431,16 +591,23 @@ describe("the client's own Messages request (native)", () => {
 })
 
 describe("headers", () => {
-  const cases: ReadonlyArray<readonly [string, ReturnType<typeof call>, Record<string, string>, Record<string, string>]> = [
+  const cases: ReadonlyArray<
+    readonly [string, ReturnType<typeof call>, Record<string, string>, Record<string, string>]
+  > = [
     ["from the model: the default version, no beta", call(), {}, { "anthropic-version": ANTHROPIC_VERSION }],
-    ["the configured version and beta when the client sent none", call(), { "anthropic-version": "2024-01-01", "anthropic-beta": "b0" }, { "anthropic-version": "2024-01-01", "anthropic-beta": "b0" }],
+    ["the configured version and beta when the client sent none", call(), {
+      "anthropic-version": "2024-01-01",
+      "anthropic-beta": "b0"
+    }, { "anthropic-version": "2024-01-01", "anthropic-beta": "b0" }],
     [
       "the client's version and beta, forwarded",
       nativeCall({}, { "anthropic-version": "2023-01-01", "anthropic-beta": "context-1m-2025-08-07" }),
       { "anthropic-beta": "b0" },
       { "anthropic-version": "2023-01-01", "anthropic-beta": "context-1m-2025-08-07" }
     ],
-    ["a client without headers: the default version", nativeCall({}, {}), {}, { "anthropic-version": ANTHROPIC_VERSION }]
+    ["a client without headers: the default version", nativeCall({}, {}), {}, {
+      "anthropic-version": ANTHROPIC_VERSION
+    }]
   ]
   for (const [label, theCall, configured, expected] of cases) {
     it(label, () => expect(forwardedHeaders(theCall, configured)).toEqual(expected))
@@ -450,7 +617,16 @@ describe("headers", () => {
 
 describe("count_tokens", () => {
   it("the same body without max_tokens, stream, sampling or metadata", () =>
-    expect(countTokensBody(call({ maxTokens: 10, passthrough: { temperature: 1, stop: "x", user: "u" }, tools: [fn("f")], toolChoice: "auto" })))
+    expect(
+      countTokensBody(
+        call({
+          maxTokens: 10,
+          passthrough: { temperature: 1, stop: "x", user: "u" },
+          tools: [fn("f")],
+          toolChoice: "auto"
+        })
+      )
+    )
       .toEqual({
         model: "claude-opus-4-1-20250805",
         messages: [{ role: "user", content: "Hello" }],

@@ -6,7 +6,13 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Result } from "effect"
 import type { CompletionChunk, Usage } from "../../../src/kernel/ChatWire.ts"
-import { decodeError, decodeMessage, finishReason, streamDecoder, usageOf } from "../../../src/providers/anthropic/AnthropicResponse.ts"
+import {
+  decodeError,
+  decodeMessage,
+  finishReason,
+  streamDecoder,
+  usageOf
+} from "../../../src/providers/anthropic/AnthropicResponse.ts"
 import { ProviderError, UpstreamStatus } from "../../../src/providers/ProviderError.ts"
 import type { EventStep } from "../../../src/providers/SseChunks.ts"
 import {
@@ -105,7 +111,10 @@ describe("a whole message", () => {
   })
 
   it("text blocks are joined", () =>
-    expect(decoded({ ...textMessage, content: [{ type: "text", text: "a" }, { type: "text", text: "b" }] }).choices[0]?.message.content).toBe("ab"))
+    expect(
+      decoded({ ...textMessage, content: [{ type: "text", text: "a" }, { type: "text", text: "b" }] }).choices[0]
+        ?.message.content
+    ).toBe("ab"))
 
   it("a message without a model is the call's", () => {
     const { model: _model, ...rest } = textMessage
@@ -126,7 +135,11 @@ describe("a whole message", () => {
     ]
     for (const [stopReason, finish] of cases) {
       it(`${stopReason} -> ${finish}, and kept as it came in native`, () => {
-        const completion = decoded({ ...textMessage, stop_reason: stopReason, stop_sequence: stopReason === "stop_sequence" ? "###" : null })
+        const completion = decoded({
+          ...textMessage,
+          stop_reason: stopReason,
+          stop_sequence: stopReason === "stop_sequence" ? "###" : null
+        })
         expect(completion.choices[0]?.finish_reason).toBe(finish)
         expect(completion.native).toEqual({
           format: "anthropic",
@@ -141,10 +154,30 @@ describe("a whole message", () => {
   describe("usage", () => {
     const cases: ReadonlyArray<readonly [string, Record<string, unknown> | undefined, Usage]> = [
       ["input and output", { input_tokens: 10, output_tokens: 5 }, usage(10, 5)],
-      ["cache read and written count as prompt tokens", { input_tokens: 10, output_tokens: 5, cache_read_input_tokens: 100, cache_creation_input_tokens: 50 }, usage(160, 5, 100, 50)],
-      ["a cache write of 0 reported is kept", { input_tokens: 10, output_tokens: 5, cache_read_input_tokens: 0, cache_creation_input_tokens: 0 }, usage(10, 5, 0, 0)],
-      ["null cache fields count for nothing", { input_tokens: 3, output_tokens: 1, cache_read_input_tokens: null, cache_creation_input_tokens: null }, usage(3, 1)],
-      ["the newer cache_creation detail and server tool counts are ignored", { input_tokens: 3, output_tokens: 1, cache_creation: { ephemeral_5m_input_tokens: 0 }, server_tool_use: { web_search_requests: 1 } }, usage(3, 1)],
+      ["cache read and written count as prompt tokens", {
+        input_tokens: 10,
+        output_tokens: 5,
+        cache_read_input_tokens: 100,
+        cache_creation_input_tokens: 50
+      }, usage(160, 5, 100, 50)],
+      ["a cache write of 0 reported is kept", {
+        input_tokens: 10,
+        output_tokens: 5,
+        cache_read_input_tokens: 0,
+        cache_creation_input_tokens: 0
+      }, usage(10, 5, 0, 0)],
+      ["null cache fields count for nothing", {
+        input_tokens: 3,
+        output_tokens: 1,
+        cache_read_input_tokens: null,
+        cache_creation_input_tokens: null
+      }, usage(3, 1)],
+      ["the newer cache_creation detail and server tool counts are ignored", {
+        input_tokens: 3,
+        output_tokens: 1,
+        cache_creation: { ephemeral_5m_input_tokens: 0 },
+        server_tool_use: { web_search_requests: 1 }
+      }, usage(3, 1)],
       ["none", undefined, usage(0, 0)]
     ]
     for (const [label, anthropic, expected] of cases) {
@@ -162,10 +195,18 @@ describe("a whole message", () => {
       expect(failure(JSON.stringify({ id: "msg", type: "message" }))._tag).toBe("UpstreamBadResponse")
     })
 
-    const cases: ReadonlyArray<readonly [string, number]> = [["overloaded_error", 529], ["api_error", 500], ["rate_limit_error", 502], ["invalid_request_error", 502]]
+    const cases: ReadonlyArray<readonly [string, number]> = [["overloaded_error", 529], ["api_error", 500], [
+      "rate_limit_error",
+      502
+    ], ["invalid_request_error", 502]]
     for (const [type, status] of cases) {
       it(`an error body in a 200 (${type}) is that error, status ${status}`, () =>
-        expect(failure(JSON.stringify(errorBody(type, "m")))).toMatchObject({ _tag: "UpstreamStatus", status, type, message: "m" }))
+        expect(failure(JSON.stringify(errorBody(type, "m")))).toMatchObject({
+          _tag: "UpstreamStatus",
+          status,
+          type,
+          message: "m"
+        }))
     }
   })
 })
@@ -226,12 +267,20 @@ describe("a streamed message: the documented sequences", () => {
     expect(chunks).toEqual([
       start(usage(472, 2)),
       ...textPieces.map((content) => chunk({ content })),
-      chunk({ tool_calls: [{ index: 0, id: "toolu_01T1x1fJ34qAmk2tNTrN7Up6", type: "function", function: { name: "get_weather", arguments: "" } }] }),
+      chunk({
+        tool_calls: [{
+          index: 0,
+          id: "toolu_01T1x1fJ34qAmk2tNTrN7Up6",
+          type: "function",
+          function: { name: "get_weather", arguments: "" }
+        }]
+      }),
       ...toolUseArguments.map((piece) => chunk({ tool_calls: [{ index: 0, function: { arguments: piece } }] })),
       finish("tool_calls", "tool_use", usage(472, 89))
     ])
     expect(chunks.map((c) => c.choices[0]?.delta.content ?? "").join("")).toBe(toolUseText)
-    const args = chunks.flatMap((c) => c.choices[0]?.delta.tool_calls ?? []).map((t) => t.function?.arguments ?? "").join("")
+    const args = chunks.flatMap((c) => c.choices[0]?.delta.tool_calls ?? []).map((t) => t.function?.arguments ?? "")
+      .join("")
     expect(JSON.parse(args)).toEqual({ location: "San Francisco, CA", unit: "fahrenheit" })
   })
 
@@ -252,7 +301,9 @@ describe("a streamed message: the documented sequences", () => {
     expect(end).toBe("End")
     expect(chunks.some((c) => c.choices[0]?.delta.tool_calls !== undefined)).toBe(false)
     expect(chunks.map((c) => c.choices[0]?.delta.content ?? "").join(""))
-      .toBe("I'll check the current weather in New York City for you.Here's the current weather information for New York City.")
+      .toBe(
+        "I'll check the current weather in New York City for you.Here's the current weather information for New York City."
+      )
     expect(chunks[0]?.usage).toEqual(usage(2679, 3, 0, 0))
     expect(chunks.at(-1)).toEqual(finish("stop", "end_turn", usage(10682, 510, 0, 0)))
   })
@@ -288,18 +339,37 @@ describe("a streamed message: the documented sequences", () => {
 
   it("a message_delta's null cache fields do not replace message_start's numbers", () => {
     const { chunks } = run([
-      { type: "message_start", message: { model: MODEL, usage: { input_tokens: 5, cache_read_input_tokens: 7, output_tokens: 1 } } },
-      { type: "message_delta", delta: { stop_reason: "end_turn", stop_sequence: null }, usage: { output_tokens: 9, cache_read_input_tokens: null } }
+      {
+        type: "message_start",
+        message: { model: MODEL, usage: { input_tokens: 5, cache_read_input_tokens: 7, output_tokens: 1 } }
+      },
+      {
+        type: "message_delta",
+        delta: { stop_reason: "end_turn", stop_sequence: null },
+        usage: { output_tokens: 9, cache_read_input_tokens: null }
+      }
     ])
     expect(chunks.at(-1)?.usage).toEqual(usage(12, 9, 7))
   })
 
   it("a stop sequence is kept in native", () =>
-    expect(run([basicTextEvents[0]!, { type: "message_delta", delta: { stop_reason: "stop_sequence", stop_sequence: "###" }, usage: { output_tokens: 2 } }]).chunks.at(-1)?.native)
+    expect(
+      run([basicTextEvents[0]!, {
+        type: "message_delta",
+        delta: { stop_reason: "stop_sequence", stop_sequence: "###" },
+        usage: { output_tokens: 2 }
+      }]).chunks.at(-1)?.native
+    )
       .toEqual({ format: "anthropic", stop_reason: "stop_sequence", stop_sequence: "###" }))
 
   it("ping, content_block_stop and events the API may add later are skipped", () =>
-    expect(steps([{ type: "ping" }, { type: "content_block_stop", index: 0 }, { type: "message_new_thing" }, { type: "content_block_delta", index: 0, delta: { type: "citations_delta" } }]))
+    expect(
+      steps([{ type: "ping" }, { type: "content_block_stop", index: 0 }, { type: "message_new_thing" }, {
+        type: "content_block_delta",
+        index: 0,
+        delta: { type: "citations_delta" }
+      }])
+    )
       .toEqual([{ _tag: "Skip" }, { _tag: "Skip" }, { _tag: "Skip" }, { _tag: "Skip" }]))
 
   it("message_stop ends the answer", () => expect(steps([{ type: "message_stop" }])).toEqual([{ _tag: "End" }]))
@@ -321,23 +391,38 @@ describe("an error event", () => {
   ]
   for (const [type, status, retryable] of cases) {
     it(`${type}: status ${status}, its type and message kept, ${retryable ? "" : "not "}retryable`, () => {
-      const { chunks, end } = run([...basicTextEvents.slice(0, 4), { type: "error", error: { type, message: `the ${type}` } }, ...basicTextEvents.slice(4)])
+      const { chunks, end } = run([...basicTextEvents.slice(0, 4), {
+        type: "error",
+        error: { type, message: `the ${type}` }
+      }, ...basicTextEvents.slice(4)])
       expect(chunks.map((c) => c.choices[0]?.delta.content ?? "").join("")).toBe("Hello")
       expect(end).toBeInstanceOf(UpstreamStatus)
       expect(end).toMatchObject({ status, type, message: `the ${type}` })
-      expect(end !== "End" && end !== "open" && new ProviderError({ provider: "anthropic", reason: end }).retryable).toBe(retryable)
+      expect(end !== "End" && end !== "open" && new ProviderError({ provider: "anthropic", reason: end }).retryable)
+        .toBe(retryable)
     })
   }
 
   it("the documented overloaded error", () =>
-    expect(run([overloadedEvent]).end).toMatchObject({ _tag: "UpstreamStatus", status: 529, type: "overloaded_error", message: "Overloaded" }))
+    expect(run([overloadedEvent]).end).toMatchObject({
+      _tag: "UpstreamStatus",
+      status: 529,
+      type: "overloaded_error",
+      message: "Overloaded"
+    }))
 
-  it("without details: a bad response", () => expect(run([{ type: "error" }]).end).toMatchObject({ _tag: "UpstreamBadResponse" }))
+  it("without details: a bad response", () =>
+    expect(run([{ type: "error" }]).end).toMatchObject({ _tag: "UpstreamBadResponse" }))
 })
 
 describe("a non-2xx answer", () => {
   const cases: ReadonlyArray<readonly [number, string, string, boolean]> = [
-    [400, "invalid_request_error", "messages: roles must alternate between \"user\" and \"assistant\", but found multiple \"user\" roles in a row", false],
+    [
+      400,
+      "invalid_request_error",
+      "messages: roles must alternate between \"user\" and \"assistant\", but found multiple \"user\" roles in a row",
+      false
+    ],
     // the gateway's own key refused: another target may not share it
     [401, "authentication_error", "invalid x-api-key", true],
     [403, "permission_error", "Your API key does not have permission to use the specified resource.", true],
@@ -351,7 +436,12 @@ describe("a non-2xx answer", () => {
     it(`${status} ${type}: type and message as they came, ${retryable ? "fails over" : "does not fail over"}`, () => {
       const reason = decodeError(status, JSON.stringify(errorBody(type, message)))
       expect(reason).toBeInstanceOf(UpstreamStatus)
-      expect({ status: reason.status, type: reason.type, message: reason.message, code: reason.code }).toEqual({ status, type, message, code: undefined })
+      expect({ status: reason.status, type: reason.type, message: reason.message, code: reason.code }).toEqual({
+        status,
+        type,
+        message,
+        code: undefined
+      })
       expect(new ProviderError({ provider: "anthropic", reason }).retryable).toBe(retryable)
     })
   }
@@ -366,11 +456,18 @@ describe("a non-2xx answer", () => {
   })
 
   const bodies: ReadonlyArray<readonly [string, number, string, Record<string, unknown>]> = [
-    ["an HTML page", 502, "<html><body>Bad gateway</body></html>", { status: 502, message: "<html><body>Bad gateway</body></html>" }],
+    ["an HTML page", 502, "<html><body>Bad gateway</body></html>", {
+      status: 502,
+      message: "<html><body>Bad gateway</body></html>"
+    }],
     ["plain text, trimmed", 503, "  upstream connect error\n", { status: 503, message: "upstream connect error" }],
     ["an empty body", 504, "", { status: 504, message: "upstream returned 504" }],
     ["JSON without an error object", 500, "{\"detail\":\"boom\"}", { status: 500, message: "{\"detail\":\"boom\"}" }],
-    ["an error object without a message", 400, "{\"type\":\"error\",\"error\":{\"type\":\"invalid_request_error\"}}", { status: 400, type: "invalid_request_error", message: "upstream returned 400" }]
+    ["an error object without a message", 400, "{\"type\":\"error\",\"error\":{\"type\":\"invalid_request_error\"}}", {
+      status: 400,
+      type: "invalid_request_error",
+      message: "upstream returned 400"
+    }]
   ]
   for (const [label, status, text, expected] of bodies) {
     it(`not Anthropic's: ${label}`, () => expect(decodeError(status, text)).toMatchObject(expected))

@@ -53,18 +53,37 @@ describe("geminiSchema", () => {
       $defs: { Node: { type: "object", properties: { name: { type: "string" }, child: { $ref: "#/$defs/Node" } } } },
       properties: {
         tree: { $ref: "#/$defs/Node", description: "root" },
-        both: { allOf: [{ type: "object", properties: { x: { type: "string" } }, required: ["x"] }, { properties: { y: { type: "number" } } }] },
-        list: { type: "array", items: { type: "object", additionalProperties: { type: "string" }, properties: { k: { type: "string" } } } }
+        both: {
+          allOf: [{ type: "object", properties: { x: { type: "string" } }, required: ["x"] }, {
+            properties: { y: { type: "number" } }
+          }]
+        },
+        list: {
+          type: "array",
+          items: { type: "object", additionalProperties: { type: "string" }, properties: { k: { type: "string" } } }
+        }
       }
     })).toMatchObject({
       type: "object",
       properties: {
-        tree: { type: "object", description: "root", properties: { name: { type: "string" }, child: { type: "object", properties: { name: { type: "string" } } } } },
+        tree: {
+          type: "object",
+          description: "root",
+          properties: { name: { type: "string" }, child: { type: "object", properties: { name: { type: "string" } } } }
+        },
         both: { type: "object", properties: { x: { type: "string" }, y: { type: "number" } }, required: ["x"] },
         list: { type: "array", items: { type: "object", properties: { k: { type: "string" } } } }
       }
     })
-    expect(JSON.stringify(geminiSchema({ type: "object", $defs: { N: { type: "object", properties: { n: { $ref: "#/$defs/N" } } } }, properties: { n: { $ref: "#/$defs/N" } } }))).not.toContain("$ref")
+    expect(
+      JSON.stringify(
+        geminiSchema({
+          type: "object",
+          $defs: { N: { type: "object", properties: { n: { $ref: "#/$defs/N" } } } },
+          properties: { n: { $ref: "#/$defs/N" } }
+        })
+      )
+    ).not.toContain("$ref")
   })
 
   it("an object without properties means no parameters", () => {

@@ -64,7 +64,13 @@ describe("openai-responses against a fake OpenAI server", () => {
         }))
         assert.strictEqual(answer.choices[0]?.message.content, textResponse.output[0]!.content[0]!.text)
         assert.strictEqual(answer.choices[0]?.finish_reason, "stop")
-        assert.deepStrictEqual(answer.usage, { promptTokens: 36, completionTokens: 87, totalTokens: 123, cachedTokens: 0, reasoningTokens: 0 })
+        assert.deepStrictEqual(answer.usage, {
+          promptTokens: 36,
+          completionTokens: 87,
+          totalTokens: 123,
+          cachedTokens: 0,
+          reasoningTokens: 0
+        })
 
         const sent = upstream.last()
         assert.strictEqual(sent.method, "POST")
@@ -98,7 +104,13 @@ describe("openai-responses against a fake OpenAI server", () => {
       const chunks = yield* Stream.runCollect(providerStream(provider, call()))
       assert.strictEqual(textOf(chunks), "Hi there! How can I assist you today?")
       assert.strictEqual(chunks.at(-1)?.choices[0]?.finish_reason, "stop")
-      assert.deepStrictEqual(chunks.at(-1)?.usage, { promptTokens: 37, completionTokens: 11, totalTokens: 48, cachedTokens: 0, reasoningTokens: 0 })
+      assert.deepStrictEqual(chunks.at(-1)?.usage, {
+        promptTokens: 37,
+        completionTokens: 11,
+        totalTokens: 48,
+        cachedTokens: 0,
+        reasoningTokens: 0
+      })
       assert.strictEqual(upstream.last().body["stream"], true)
       assert.strictEqual(upstream.last().body["store"], false)
       assert.isFalse(upstream.last().closedByClient())
@@ -109,16 +121,35 @@ describe("openai-responses against a fake OpenAI server", () => {
       const upstream = yield* fakeOpenAi
       const provider = yield* responsesFor(upstream)
       upstream.handle(() => reply.sse(functionCallEvents(), { named: true, end: "end" }))
-      const calls = (yield* Stream.runCollect(providerStream(provider, call()))).flatMap((c) => c.choices[0]?.delta.tool_calls ?? [])
-      assert.deepStrictEqual(calls[0], { index: 0, id: "call_1234xyz", type: "function", function: { name: "get_weather", arguments: "" } })
-      assert.deepStrictEqual(JSON.parse(calls.map((c) => c.function?.arguments ?? "").join("")), { location: "Paris, France" })
+      const calls = (yield* Stream.runCollect(providerStream(provider, call()))).flatMap((c) =>
+        c.choices[0]?.delta.tool_calls ?? []
+      )
+      assert.deepStrictEqual(calls[0], {
+        index: 0,
+        id: "call_1234xyz",
+        type: "function",
+        function: { name: "get_weather", arguments: "" }
+      })
+      assert.deepStrictEqual(JSON.parse(calls.map((c) => c.function?.arguments ?? "").join("")), {
+        location: "Paris, France"
+      })
 
       upstream.handle(() => reply.sse(reasoningEvents(), { named: true, end: "end" }))
-      const chunks = yield* Stream.runCollect(providerStream(provider, call({ passthrough: { reasoning_effort: "medium" } })))
-      const signature = chunks.flatMap((c) => (c.choices[0]?.delta["reasoning_signature"] === undefined ? [] : [c.choices[0].delta["reasoning_signature"]]))
+      const chunks = yield* Stream.runCollect(
+        providerStream(provider, call({ passthrough: { reasoning_effort: "medium" } }))
+      )
+      const signature = chunks.flatMap((
+        c
+      ) => (c.choices[0]?.delta["reasoning_signature"] === undefined
+        ? []
+        : [c.choices[0].delta["reasoning_signature"]])
+      )
       assert.deepStrictEqual(signature, [reasoningItem.encrypted_content])
       assert.strictEqual(textOf(chunks), "The capital of France is Paris.")
-      expect(upstream.last().body).toMatchObject({ reasoning: { effort: "medium", summary: "auto" }, include: ["reasoning.encrypted_content"] })
+      expect(upstream.last().body).toMatchObject({
+        reasoning: { effort: "medium", summary: "auto" },
+        include: ["reasoning.encrypted_content"]
+      })
     }).pipe(Effect.provide(undici)))
 
   it.live("a Codex request reaches the server as it came but for the model, streamed or whole", () =>
@@ -139,7 +170,12 @@ describe("openai-responses against a fake OpenAI server", () => {
       const upstream = yield* fakeOpenAi
       const provider = yield* responsesFor(upstream)
       const opening = textEvents().slice(0, 6)
-      upstream.handle(() => reply.sse([...opening, errorEvent("server_is_overloaded", "The server is overloaded.")], { named: true, end: "hang" }))
+      upstream.handle(() =>
+        reply.sse([...opening, errorEvent("server_is_overloaded", "The server is overloaded.")], {
+          named: true,
+          end: "hang"
+        })
+      )
       const overloaded = yield* collectUntilFailure(providerStream(provider, call()))
       assert.strictEqual(textOf(overloaded.received), "Hi there")
       assert.deepStrictEqual(plain(reasonOf(overloaded.error)), {
@@ -152,10 +188,16 @@ describe("openai-responses against a fake OpenAI server", () => {
       // the body the server kept open is aborted
       assert.isTrue(yield* Effect.promise(() => upstream.last().waitForClientClose(2000)))
 
-      upstream.handle(() => reply.sse([...opening, failedEvent("invalid_prompt", "Invalid prompt: flagged.")], { named: true, end: "end" }))
+      upstream.handle(() =>
+        reply.sse([...opening, failedEvent("invalid_prompt", "Invalid prompt: flagged.")], { named: true, end: "end" })
+      )
       const refused = yield* collectUntilFailure(providerStream(provider, call()))
       assert.strictEqual(textOf(refused.received), "Hi there")
-      expect(reasonOf(refused.error)).toMatchObject({ status: 400, code: "invalid_prompt", message: "Invalid prompt: flagged." })
+      expect(reasonOf(refused.error)).toMatchObject({
+        status: 400,
+        code: "invalid_prompt",
+        message: "Invalid prompt: flagged."
+      })
       assert.isFalse(refused.error.retryable)
     }).pipe(Effect.provide(undici)))
 
@@ -181,14 +223,27 @@ describe("openai-responses against a fake OpenAI server", () => {
       const cases = [
         [429, "requests", "rate_limit_exceeded", "Rate limit reached for gpt-5.", true],
         [500, "server_error", null, "The server had an error while processing your request.", true],
-        [400, "invalid_request_error", "unsupported_parameter", "Unsupported parameter: 'temperature' is not supported with this model.", false],
+        [
+          400,
+          "invalid_request_error",
+          "unsupported_parameter",
+          "Unsupported parameter: 'temperature' is not supported with this model.",
+          false
+        ],
         [401, "invalid_request_error", "invalid_api_key", "Incorrect API key provided.", true]
       ] as const
       for (const [status, type, code, message, retryable] of cases) {
         upstream.handle(() => reply.error(status, message, { type, code }))
         for (const attempt of [provider.complete(call()), Stream.runDrain(providerStream(provider, call()))]) {
           const error = yield* Effect.flip(attempt)
-          assert.deepStrictEqual(plain(reasonOf(error)), { _tag: "UpstreamStatus", status, type, message, code, param: null })
+          assert.deepStrictEqual(plain(reasonOf(error)), {
+            _tag: "UpstreamStatus",
+            status,
+            type,
+            message,
+            code,
+            param: null
+          })
           assert.strictEqual(error.retryable, retryable)
         }
       }
@@ -198,12 +253,17 @@ describe("openai-responses against a fake OpenAI server", () => {
     Effect.gen(function*() {
       const upstream = yield* fakeOpenAi
       const provider = yield* responsesFor(upstream)
-      upstream.handle(() => reply.json({ error: { message: "Rate limit reached.", type: "requests", code: "rate_limit_exceeded" } }))
+      upstream.handle(() =>
+        reply.json({ error: { message: "Rate limit reached.", type: "requests", code: "rate_limit_exceeded" } })
+      )
       const limited = yield* Effect.flip(Stream.runDrain(providerStream(provider, call())))
       expect(reasonOf(limited)).toMatchObject({ _tag: "UpstreamStatus", status: 429, message: "Rate limit reached." })
       upstream.handle(() => reply.json(textResponse))
       const whole = yield* Effect.flip(Stream.runDrain(providerStream(provider, call())))
-      expect(reasonOf(whole)).toMatchObject({ _tag: "UpstreamBadResponse", message: "upstream answered a streaming request with JSON, not SSE" })
+      expect(reasonOf(whole)).toMatchObject({
+        _tag: "UpstreamBadResponse",
+        message: "upstream answered a streaming request with JSON, not SSE"
+      })
     }).pipe(Effect.provide(undici)))
 
   it.live("a consumer that stops early aborts the upstream request", () =>
@@ -223,7 +283,9 @@ describe("openai, OpenAI itself, against a fake OpenAI server", () => {
       const upstream = yield* fakeOpenAi
       upstream.handle((request) =>
         request.path.endsWith("/responses")
-          ? request.body["stream"] === true ? reply.sse(textEvents(), { named: true, end: "end" }) : reply.json(textResponse)
+          ? request.body["stream"] === true
+            ? reply.sse(textEvents(), { named: true, end: "end" })
+            : reply.json(textResponse)
           : request.body["stream"] === true
           ? reply.sse(textStream(["chat ", "answer"]))
           : reply.json(completion({ content: "chat answer" }))
@@ -239,7 +301,12 @@ describe("openai, OpenAI itself, against a fake OpenAI server", () => {
       const chat = call({ passthrough: { seed: 3 } })
       assert.strictEqual((yield* provider.complete(chat)).choices[0]?.message.content, "chat answer")
       assert.strictEqual(upstream.last().path, "/v1/chat/completions")
-      assert.deepStrictEqual(upstream.last().body, { seed: 3, model: "gpt-5", messages: [{ role: "user", content: "Hello" }], stream: false })
+      assert.deepStrictEqual(upstream.last().body, {
+        seed: 3,
+        model: "gpt-5",
+        messages: [{ role: "user", content: "Hello" }],
+        stream: false
+      })
       assert.strictEqual(textOf(yield* Stream.runCollect(providerStream(provider, chat))), "chat answer")
       assert.strictEqual(upstream.last().path, "/v1/chat/completions")
       expect(upstream.last().body).toMatchObject({ stream: true, stream_options: { include_usage: true } })
@@ -247,7 +314,12 @@ describe("openai, OpenAI itself, against a fake OpenAI server", () => {
       assert.deepStrictEqual(provider.dropped?.(chat), [])
 
       // an Anthropic client's call is a chat call too (its native request is not this format)
-      const anthropic = call({ native: { request: { format: "anthropic", body: { model: "x", max_tokens: 5, messages: [] }, headers: {} }, clientTurns: 1 } })
+      const anthropic = call({
+        native: {
+          request: { format: "anthropic", body: { model: "x", max_tokens: 5, messages: [] }, headers: {} },
+          clientTurns: 1
+        }
+      })
       yield* provider.complete(anthropic)
       assert.strictEqual(upstream.last().path, "/v1/chat/completions")
 
@@ -255,7 +327,9 @@ describe("openai, OpenAI itself, against a fake OpenAI server", () => {
       yield* provider.complete(nativeCall(codexBody, { modelId: "gpt-5-codex" }))
       assert.strictEqual(upstream.last().path, "/v1/responses")
       assert.deepStrictEqual(upstream.last().body, { ...codexBody, model: "gpt-5-codex", stream: false })
-      const streamed = yield* Stream.runCollect(providerStream(provider, nativeCall(codexBody, { modelId: "gpt-5-codex" })))
+      const streamed = yield* Stream.runCollect(
+        providerStream(provider, nativeCall(codexBody, { modelId: "gpt-5-codex" }))
+      )
       assert.strictEqual(textOf(streamed), "Hi there! How can I assist you today?")
       assert.strictEqual(upstream.last().path, "/v1/responses")
       assert.deepStrictEqual(upstream.last().body, { ...codexBody, model: "gpt-5-codex" })
@@ -265,7 +339,9 @@ describe("openai, OpenAI itself, against a fake OpenAI server", () => {
   it.live("its models are OpenAI's own list", () =>
     Effect.gen(function*() {
       const upstream = yield* fakeOpenAi
-      upstream.handle(() => reply.json({ object: "list", data: [{ id: "gpt-5", object: "model" }, { id: "o3-pro", object: "model" }] }))
+      upstream.handle(() =>
+        reply.json({ object: "list", data: [{ id: "gpt-5", object: "model" }, { id: "o3-pro", object: "model" }] })
+      )
       const provider = yield* makeOpenAi(optionsOf({ baseUrl: `${upstream.url}/v1` }))
       assert.deepStrictEqual(yield* provider.listModels!, ["gpt-5", "o3-pro"])
       assert.strictEqual(upstream.last().method, "GET")

@@ -28,7 +28,8 @@ export const nativeCall = (
   body: Readonly<Record<string, unknown>>,
   overrides: Partial<ProviderCall> = {},
   clientTurns = 1
-): ProviderCall => call({ ...overrides, native: { request: { format: "openai-responses", body, headers: {} }, clientTurns } })
+): ProviderCall =>
+  call({ ...overrides, native: { request: { format: "openai-responses", body, headers: {} }, clientTurns } })
 
 export const optionsOf = (overrides: Partial<OpenAiCompatibleOptions> = {}): OpenAiCompatibleOptions => ({
   name: "openai",
@@ -49,10 +50,23 @@ export const codexBody = {
   model: "openai/gpt-5-codex",
   instructions: "You are Codex, based on GPT-5. You are running as a coding agent in the Codex CLI.",
   input: [
-    { type: "message", role: "developer", content: [{ type: "input_text", text: "<permissions instructions>workspace-write</permissions instructions>" }] },
-    { type: "message", role: "user", content: [{ type: "input_text", text: "<environment_context>\n  <cwd>/work</cwd>\n</environment_context>" }] },
+    {
+      type: "message",
+      role: "developer",
+      content: [{ type: "input_text", text: "<permissions instructions>workspace-write</permissions instructions>" }]
+    },
+    {
+      type: "message",
+      role: "user",
+      content: [{ type: "input_text", text: "<environment_context>\n  <cwd>/work</cwd>\n</environment_context>" }]
+    },
     { type: "message", role: "user", content: [{ type: "input_text", text: "list the files" }] },
-    { type: "reasoning", summary: [{ type: "summary_text", text: "**Listing the files**" }], content: null, encrypted_content: "gAAAAABo-encrypted-1" },
+    {
+      type: "reasoning",
+      summary: [{ type: "summary_text", text: "**Listing the files**" }],
+      content: null,
+      encrypted_content: "gAAAAABo-encrypted-1"
+    },
     { type: "function_call", name: "exec_command", arguments: "{\"cmd\":\"ls\"}", call_id: "call_ls" },
     { type: "function_call_output", call_id: "call_ls", output: "a.txt\nb.txt" },
     { type: "tool_search_call", id: "tsc_1", status: "completed", query: "git" }
@@ -63,10 +77,20 @@ export const codexBody = {
       name: "exec_command",
       description: "Runs a command in a PTY, returning output or a session ID for ongoing interaction.",
       strict: false,
-      parameters: { type: "object", properties: { cmd: { type: "string" } }, required: ["cmd"], additionalProperties: false }
+      parameters: {
+        type: "object",
+        properties: { cmd: { type: "string" } },
+        required: ["cmd"],
+        additionalProperties: false
+      }
     },
     { type: "web_search", external_web_access: false },
-    { type: "namespace", name: "mcp__docs", description: "Docs server", tools: [{ type: "function", name: "search", parameters: { type: "object" } }] },
+    {
+      type: "namespace",
+      name: "mcp__docs",
+      description: "Docs server",
+      tools: [{ type: "function", name: "search", parameters: { type: "object" } }]
+    },
     { type: "tool_search", max_results: 8 }
   ],
   tool_choice: "auto",
@@ -144,7 +168,13 @@ export const functionCallResponse = {
     arguments: "{\"location\":\"Paris, France\"}",
     status: "completed"
   }],
-  usage: { input_tokens: 291, input_tokens_details: { cached_tokens: 256 }, output_tokens: 23, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: 314 }
+  usage: {
+    input_tokens: 291,
+    input_tokens_details: { cached_tokens: 256 },
+    output_tokens: 23,
+    output_tokens_details: { reasoning_tokens: 0 },
+    total_tokens: 314
+  }
 }
 
 export const reasoningItem = {
@@ -176,7 +206,13 @@ export const reasoningResponse = {
   reasoning: { effort: "medium", summary: "detailed" },
   store: false,
   output: [reasoningItem, reasoningAnswer],
-  usage: { input_tokens: 13, input_tokens_details: { cached_tokens: 0 }, output_tokens: 143, output_tokens_details: { reasoning_tokens: 128 }, total_tokens: 156 }
+  usage: {
+    input_tokens: 13,
+    input_tokens_details: { cached_tokens: 0 },
+    output_tokens: 143,
+    output_tokens_details: { reasoning_tokens: 128 },
+    total_tokens: 156
+  }
 }
 
 /** The reasoning guide's answer cut by `max_output_tokens` while still reasoning. */
@@ -189,14 +225,29 @@ export const incompleteResponse = {
   incomplete_details: { reason: "max_output_tokens" },
   model: "o4-mini-2025-04-16",
   output: [{ id: "rs_cut", type: "reasoning", summary: [] }],
-  usage: { input_tokens: 75, input_tokens_details: { cached_tokens: 0 }, output_tokens: 300, output_tokens_details: { reasoning_tokens: 300 }, total_tokens: 375 }
+  usage: {
+    input_tokens: 75,
+    input_tokens_details: { cached_tokens: 0 },
+    output_tokens: 300,
+    output_tokens_details: { reasoning_tokens: 300 },
+    total_tokens: 375
+  }
 }
 
 // --- streams ---------------------------------------------------------------------------------------
 
 let sequence = 0
-const event = (type: string, data: Readonly<Record<string, unknown>> = {}): Event => ({ type, sequence_number: sequence++, ...data })
-const inProgress = (response: Readonly<Record<string, unknown>>) => ({ ...response, status: "in_progress", output: [], usage: null })
+const event = (type: string, data: Readonly<Record<string, unknown>> = {}): Event => ({
+  type,
+  sequence_number: sequence++,
+  ...data
+})
+const inProgress = (response: Readonly<Record<string, unknown>>) => ({
+  ...response,
+  status: "in_progress",
+  output: [],
+  usage: null
+})
 
 const streamedId = "msg_67c9fdcf37fc8190ba82116e33fb28c507b8b0ad4e5eb654"
 const streamedMessage = {
@@ -225,7 +276,10 @@ export const textEvents = (): ReadonlyArray<Event> => {
   return [
     event("response.created", { response: inProgress(streamedResponse) }),
     event("response.in_progress", { response: inProgress(streamedResponse) }),
-    event("response.output_item.added", { output_index: 0, item: { ...streamedMessage, status: "in_progress", content: [] } }),
+    event("response.output_item.added", {
+      output_index: 0,
+      item: { ...streamedMessage, status: "in_progress", content: [] }
+    }),
     event("response.content_part.added", { ...at, part: { type: "output_text", text: "", annotations: [] } }),
     ...["Hi", " there", "!", " How", " can", " I", " assist", " you", " today", "?"].map((delta) =>
       event("response.output_text.delta", { ...at, delta, logprobs: [] })
@@ -237,7 +291,14 @@ export const textEvents = (): ReadonlyArray<Event> => {
   ]
 }
 
-const callItem = { type: "function_call", id: "fc_1234xyz", call_id: "call_1234xyz", name: "get_weather", arguments: "{\"location\":\"Paris, France\"}", status: "completed" }
+const callItem = {
+  type: "function_call",
+  id: "fc_1234xyz",
+  call_id: "call_1234xyz",
+  name: "get_weather",
+  arguments: "{\"location\":\"Paris, France\"}",
+  status: "completed"
+}
 
 /** The function-calling guide's streamed `get_weather` call. */
 export const functionCallEvents = (): ReadonlyArray<Event> => {
@@ -247,8 +308,14 @@ export const functionCallEvents = (): ReadonlyArray<Event> => {
   return [
     event("response.created", { response: inProgress(response) }),
     event("response.in_progress", { response: inProgress(response) }),
-    event("response.output_item.added", { response_id: "resp_1234xyz", output_index: 0, item: { ...callItem, arguments: "", status: "in_progress" } }),
-    ...["{\"", "location", "\":\"", "Paris", ",", " France", "\"}"].map((delta) => event("response.function_call_arguments.delta", { ...at, delta })),
+    event("response.output_item.added", {
+      response_id: "resp_1234xyz",
+      output_index: 0,
+      item: { ...callItem, arguments: "", status: "in_progress" }
+    }),
+    ...["{\"", "location", "\":\"", "Paris", ",", " France", "\"}"].map((delta) =>
+      event("response.function_call_arguments.delta", { ...at, delta })
+    ),
     event("response.function_call_arguments.done", { ...at, arguments: callItem.arguments }),
     event("response.output_item.done", { response_id: "resp_1234xyz", output_index: 0, item: callItem }),
     event("response.completed", { response })
@@ -266,13 +333,32 @@ export const reasoningEvents = (): ReadonlyArray<Event> => {
   return [
     event("response.created", { response: inProgress(response) }),
     event("response.in_progress", { response: inProgress(response) }),
-    event("response.output_item.added", { output_index: 0, item: { id: reasoningItem.id, type: "reasoning", summary: [] } }),
-    event("response.reasoning_summary_part.added", { ...rs, summary_index: 0, part: { type: "summary_text", text: "" } }),
-    event("response.reasoning_summary_text.delta", { ...rs, summary_index: 0, delta: "**Answering a simple question**\n\n" }),
-    event("response.reasoning_summary_text.delta", { ...rs, summary_index: 0, delta: "I'm looking at a straightforward question." }),
+    event("response.output_item.added", {
+      output_index: 0,
+      item: { id: reasoningItem.id, type: "reasoning", summary: [] }
+    }),
+    event("response.reasoning_summary_part.added", {
+      ...rs,
+      summary_index: 0,
+      part: { type: "summary_text", text: "" }
+    }),
+    event("response.reasoning_summary_text.delta", {
+      ...rs,
+      summary_index: 0,
+      delta: "**Answering a simple question**\n\n"
+    }),
+    event("response.reasoning_summary_text.delta", {
+      ...rs,
+      summary_index: 0,
+      delta: "I'm looking at a straightforward question."
+    }),
     event("response.reasoning_summary_text.done", { ...rs, summary_index: 0, text: first!.text }),
     event("response.reasoning_summary_part.done", { ...rs, summary_index: 0, part: first }),
-    event("response.reasoning_summary_part.added", { ...rs, summary_index: 1, part: { type: "summary_text", text: "" } }),
+    event("response.reasoning_summary_part.added", {
+      ...rs,
+      summary_index: 1,
+      part: { type: "summary_text", text: "" }
+    }),
     event("response.reasoning_summary_text.delta", { ...rs, summary_index: 1, delta: second!.text }),
     event("response.reasoning_summary_text.done", { ...rs, summary_index: 1, text: second!.text }),
     event("response.reasoning_summary_part.done", { ...rs, summary_index: 1, part: second }),

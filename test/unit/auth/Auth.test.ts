@@ -5,14 +5,14 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Layer } from "effect"
-import { TestClock } from "effect/testing"
 import { SqlError } from "effect/sql"
-import { ChangeFeed } from "../../../src/store/ChangeFeed.ts"
+import { TestClock } from "effect/testing"
 import { Auth, bearerToken } from "../../../src/auth/Auth.ts"
 import { GatewayConfig } from "../../../src/Config.ts"
-import { hashSecret } from "../../../src/keys/ApiKeySecret.ts"
-import { ApiKeys, type KeyRecord } from "../../../src/keys/ApiKeys.ts"
 import { NO_LIMITS } from "../../../src/kernel/Limits.ts"
+import { ApiKeys, type KeyRecord } from "../../../src/keys/ApiKeys.ts"
+import { hashSecret } from "../../../src/keys/ApiKeySecret.ts"
+import { ChangeFeed } from "../../../src/store/ChangeFeed.ts"
 import { makeTestLayer } from "../../utils/TestLayer.ts"
 
 const record = (id: string, overrides: Partial<KeyRecord> = {}): KeyRecord => ({
@@ -233,17 +233,28 @@ describe("Auth in a store outage", () => {
     const fake = makeFakeKeys()
     let down = false
     const layer = Auth.layer.pipe(
-      Layer.provide(makeTestLayer(ApiKeys)({
-        findByHash: (hash) =>
-          Effect.suspend(() => {
-            fake.lookups.push(hash)
-            return down
-              ? Effect.fail(new SqlError.SqlError({ reason: new SqlError.ConnectionError({ cause: new Error("ECONNREFUSED"), message: "connection refused" }) }))
-              : Effect.succeed(fake.byHash.get(hash))
-          }),
-        markUsed: () => {}
-      })),
-      Layer.provide(GatewayConfig.layerFrom({ GATEWAY_KEY_CACHE_TTL: "20 millis", GATEWAY_KEY_STALE_MAX: "300 millis", ...env })),
+      Layer.provide(
+        makeTestLayer(ApiKeys)({
+          findByHash: (hash) =>
+            Effect.suspend(() => {
+              fake.lookups.push(hash)
+              return down
+                ? Effect.fail(
+                  new SqlError.SqlError({
+                    reason: new SqlError.ConnectionError({
+                      cause: new Error("ECONNREFUSED"),
+                      message: "connection refused"
+                    })
+                  })
+                )
+                : Effect.succeed(fake.byHash.get(hash))
+            }),
+          markUsed: () => {}
+        })
+      ),
+      Layer.provide(
+        GatewayConfig.layerFrom({ GATEWAY_KEY_CACHE_TTL: "20 millis", GATEWAY_KEY_STALE_MAX: "300 millis", ...env })
+      ),
       Layer.provide(ChangeFeed.layerLocal)
     )
     return { fake, layer, takeDown: () => void (down = true), bringUp: () => void (down = false) }
@@ -257,7 +268,11 @@ describe("Auth in a store outage", () => {
       store.takeDown()
       yield* TestClock.adjust("40 millis")
       assert.strictEqual(yield* outcome(auth, `Bearer ${SECRETS.valid}`), "ok", "a known key still works")
-      assert.strictEqual(yield* outcome(auth, `Bearer ${SECRETS.revoked}`), "RevokedKey", "a revocation known before still applies")
+      assert.strictEqual(
+        yield* outcome(auth, `Bearer ${SECRETS.revoked}`),
+        "RevokedKey",
+        "a revocation known before still applies"
+      )
       const unknown = yield* Effect.flip(auth.authenticate(`Bearer ${SECRETS.other}`))
       assert.strictEqual(unknown._tag, "SqlError")
       // the store is asked about a stale key at most once a second, not on every request

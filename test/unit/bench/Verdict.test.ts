@@ -30,7 +30,11 @@ describe("the guard's verdict", () => {
   })
 
   it("more than 15 % fewer requests a second fails; 15 % exactly does not", () => {
-    const slower = judge({ mode: "stream", concurrency: 16 }, [round([800, 3], [1000, 3]), round([840, 3], [1000, 3]), round([820, 3], [1000, 3])], tolerances)
+    const slower = judge({ mode: "stream", concurrency: 16 }, [
+      round([800, 3], [1000, 3]),
+      round([840, 3], [1000, 3]),
+      round([820, 3], [1000, 3])
+    ], tolerances)
     assert.deepStrictEqual(slower.failures, ["streamed c=16: RPS 18.0 % below the baseline's (at most 15 %)"])
     const edge = judge({ mode: "stream", concurrency: 16 }, [round([850, 3], [1000, 3])], tolerances)
     assert.deepStrictEqual(edge.failures, [])
@@ -46,7 +50,10 @@ describe("the guard's verdict", () => {
   })
 
   it("p50 more than 0.05 ms above the baseline's fails at c=1", () => {
-    const verdict = judge({ mode: "non-stream", concurrency: 1 }, [round([2000, 0.56], [2100, 0.5]), round([2000, 0.57], [2100, 0.5])], tolerances)
+    const verdict = judge({ mode: "non-stream", concurrency: 1 }, [
+      round([2000, 0.56], [2100, 0.5]),
+      round([2000, 0.57], [2100, 0.5])
+    ], tolerances)
     assert.strictEqual(verdict.failures.length, 1)
     assert.match(verdict.failures[0]!, /^whole c=1: p50 0\.065 ms above the baseline's/)
   })

@@ -6,19 +6,18 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Layer, Stream } from "effect"
+import { GatewayConfig } from "../../../src/Config.ts"
+import { ChatCompletions, type ChatContext, toProviderCall } from "../../../src/core/ChatCompletions.ts"
 import type { Caller } from "../../../src/kernel/Caller.ts"
-import { type ChatContext, ChatCompletions, toProviderCall } from "../../../src/core/ChatCompletions.ts"
-import { fromChunkPull } from "../../utils/PullStreams.ts"
 import type { ChatCall } from "../../../src/kernel/ChatCall.ts"
 import type { CompletionChunk } from "../../../src/kernel/ChatWire.ts"
-import { GatewayConfig } from "../../../src/Config.ts"
 import { Metrics } from "../../../src/observability/Metrics.ts"
 import { ProviderError } from "../../../src/providers/ProviderError.ts"
 import { CutOutputs } from "../../../src/tools/CutOutputs.ts"
 import { PendingCalls } from "../../../src/tools/PendingCalls.ts"
-import { ToolRegistry } from "../../../src/tools/ToolRegistry.ts"
 import { Policy } from "../../../src/tools/Policy.ts"
-import { makeTestLayer } from "../../utils/TestLayer.ts"
+import { ToolRegistry } from "../../../src/tools/ToolRegistry.ts"
+import { fromChunkPull } from "../../utils/PullStreams.ts"
 import {
   chunkOf,
   completionOf,
@@ -27,6 +26,7 @@ import {
   scriptedProvider,
   upstreamFailure
 } from "../../utils/ScriptedProvider.ts"
+import { makeTestLayer } from "../../utils/TestLayer.ts"
 
 const call = (overrides: Partial<ChatCall> = {}): ChatCall => ({
   model: "openai/gpt-4o",
@@ -44,8 +44,20 @@ const call = (overrides: Partial<ChatCall> = {}): ChatCall => ({
   ...overrides
 })
 
-const caller: Caller = { keyId: "key_1", keyName: "k", orgId: "org_1", allowedSvcToolIds: null, logContent: false, compression: null }
-const context = (overrides: Partial<ChatCall> = {}): ChatContext => ({ call: call(overrides), caller, requestId: "req-1", compression: "safe" })
+const caller: Caller = {
+  keyId: "key_1",
+  keyName: "k",
+  orgId: "org_1",
+  allowedSvcToolIds: null,
+  logContent: false,
+  compression: null
+}
+const context = (overrides: Partial<ChatCall> = {}): ChatContext => ({
+  call: call(overrides),
+  caller,
+  requestId: "req-1",
+  compression: "safe"
+})
 
 /**
  * ChatCompletions over the given fakes; `openai/gpt-4o` falls back to `groq/llama` then `local/echo`.
@@ -129,7 +141,9 @@ describe("ChatCompletions.complete", () => {
 
   it.effect("does not fail over on a non-retryable error (upstream 400): the client gets it", () =>
     Effect.gen(function*() {
-      const openai = scriptedProvider("openai", { complete: [Effect.fail(upstreamFailure("openai", 400, "bad temperature"))] })
+      const openai = scriptedProvider("openai", {
+        complete: [Effect.fail(upstreamFailure("openai", 400, "bad temperature"))]
+      })
       const groq = scriptedProvider("groq", { complete: [Effect.succeed(completionOf("unused"))] })
       const error = yield* Effect.flip(complete([openai, groq]))
       assert.strictEqual(reasonOf(error), "openai:UpstreamStatus")
@@ -183,7 +197,9 @@ describe("ChatCompletions.stream", () => {
 
   it.effect("the first chunk is kept: the client sees every chunk of the stream that answered", () =>
     Effect.gen(function*() {
-      const openai = scriptedProvider("openai", { stream: [Stream.make(chunkOf("a"), chunkOf("b"), chunkOf("c", "stop"))] })
+      const openai = scriptedProvider("openai", {
+        stream: [Stream.make(chunkOf("a"), chunkOf("b"), chunkOf("c", "stop"))]
+      })
       const result = yield* openStream([openai])
       assert.strictEqual(result.outcome().attempts, 1)
       const { error, seen } = yield* drain(fromChunkPull(result.chunks))
@@ -226,12 +242,20 @@ describe("ChatCompletions.stream", () => {
 describe("toProviderCall", () => {
   const options = { continuous_usage_stats: true }
   const cases: ReadonlyArray<readonly [string, Partial<ChatCall>, Record<string, unknown>]> = [
-    ["streaming with extras: passthrough gets stream_options", { stream: true, streamOptions: options, passthrough: { seed: 1 } }, {
+    ["streaming with extras: passthrough gets stream_options", {
+      stream: true,
+      streamOptions: options,
+      passthrough: { seed: 1 }
+    }, {
       seed: 1,
       stream_options: options
     }],
-    ["not streaming: extras are not sent", { stream: false, streamOptions: options, passthrough: { seed: 1 } }, { seed: 1 }],
-    ["streaming without extras: no stream_options", { stream: true, streamOptions: {}, passthrough: { seed: 1 } }, { seed: 1 }],
+    ["not streaming: extras are not sent", { stream: false, streamOptions: options, passthrough: { seed: 1 } }, {
+      seed: 1
+    }],
+    ["streaming without extras: no stream_options", { stream: true, streamOptions: {}, passthrough: { seed: 1 } }, {
+      seed: 1
+    }],
     ["nothing to pass", {}, {}]
   ]
   for (const [label, overrides, passthrough] of cases) {
@@ -251,7 +275,14 @@ describe("toProviderCall", () => {
 
   it("maps the model fields and never mutates the call's passthrough", () => {
     const tools = [{ type: "function" as const, function: { name: "f" } }]
-    const chat = call({ tools, toolChoice: "auto", maxTokens: 12, stream: true, streamOptions: options, passthrough: { stop: ["x"] } })
+    const chat = call({
+      tools,
+      toolChoice: "auto",
+      maxTokens: 12,
+      stream: true,
+      streamOptions: options,
+      passthrough: { stop: ["x"] }
+    })
     const out = toProviderCall(chat, { modelId: "m", requestId: "r" })
     assert.deepStrictEqual([out.tools, out.toolChoice, out.maxTokens], [tools, "auto", 12])
     assert.deepStrictEqual(chat.passthrough, { stop: ["x"] })

@@ -30,7 +30,11 @@ const backup = target("backup")
 const status = (provider: string, code: number, retryAfterMs?: number) =>
   new ProviderError({
     provider,
-    reason: new UpstreamStatus({ status: code, message: `status ${code}`, ...(retryAfterMs === undefined ? {} : { retryAfterMs }) })
+    reason: new UpstreamStatus({
+      status: code,
+      message: `status ${code}`,
+      ...(retryAfterMs === undefined ? {} : { retryAfterMs })
+    })
   })
 
 type Script = Array<ProviderError | "ok">
@@ -51,7 +55,12 @@ const scripted = (scripts: Record<string, Script>) => {
 const rules: RetryRules = { retries: 2, backoffMs: 100, retryAfterMaxMs: 10_000, deadlineMs: 30_000 }
 
 const counted = () => {
-  const seen = { errors: 0, retries: [] as Array<string>, failovers: [] as Array<string>, rejected: [] as Array<string> }
+  const seen = {
+    errors: 0,
+    retries: [] as Array<string>,
+    failovers: [] as Array<string>,
+    rejected: [] as Array<string>
+  }
   const metrics: FailoverMetrics = {
     providerError: () => void seen.errors++,
     retry: (t) => void seen.retries.push(t),
@@ -129,7 +138,9 @@ describe("withFailover: one target's retries", () => {
         primary: [status("primary", 503, 200), status("primary", 503, 200)],
         backup: ["ok"]
       })
-      const fiber = yield* Effect.forkChild(withFailover([primary, backup], attempt, { rules: { ...rules, deadlineMs: 300 } }))
+      const fiber = yield* Effect.forkChild(
+        withFailover([primary, backup], attempt, { rules: { ...rules, deadlineMs: 300 } })
+      )
       yield* TestClock.adjust("200 millis")
       const answered = yield* Fiber.join(fiber)
       // the second wait would end at 400 ms, past the 300 ms deadline
@@ -156,8 +167,14 @@ describe("withFailover: one target's retries", () => {
 
 describe("withFailover: failures that move on at once, or reach the client", () => {
   const atOnce: ReadonlyArray<readonly [string, ProviderError]> = [
-    ["connection refused", new ProviderError({ provider: "primary", reason: new UpstreamUnreachable({ message: "ECONNREFUSED" }) })],
-    ["first-byte timeout", new ProviderError({ provider: "primary", reason: new UpstreamTimeout({ phase: "first_byte" }) })],
+    [
+      "connection refused",
+      new ProviderError({ provider: "primary", reason: new UpstreamUnreachable({ message: "ECONNREFUSED" }) })
+    ],
+    [
+      "first-byte timeout",
+      new ProviderError({ provider: "primary", reason: new UpstreamTimeout({ phase: "first_byte" }) })
+    ],
     ["501", status("primary", 501)]
   ]
   for (const [name, error] of atOnce) {
@@ -205,7 +222,10 @@ describe("the circuit breaker per target", () => {
       const metrics = yield* Metrics
       const noRetry = { rules: { ...rules, retries: 0 }, guard }
       const down = () => status("primary", 503)
-      const { attempt, calls } = scripted({ primary: [down(), down(), down(), "ok"], backup: ["ok", "ok", "ok", "ok", "ok"] })
+      const { attempt, calls } = scripted({
+        primary: [down(), down(), down(), "ok"],
+        backup: ["ok", "ok", "ok", "ok", "ok"]
+      })
       for (let i = 0; i < 3; i++) yield* withFailover([primary, backup], attempt, noRetry)
       assert.deepStrictEqual(calls.filter((c) => c === "primary").length, 3)
       yield* Effect.yieldNow
@@ -271,14 +291,20 @@ describe("the circuit breaker per target", () => {
       yield* Effect.flip(withFailover([primary], attempt, noRetry))
       assert.deepStrictEqual(seen, { admits: 1, records: 1 }, "the failure is recorded")
       yield* withFailover([primary], attempt, noRetry)
-      assert.deepStrictEqual(seen, { admits: 2, records: 2 }, "the next call goes through the breaker and resets the streak")
+      assert.deepStrictEqual(
+        seen,
+        { admits: 2, records: 2 },
+        "the next call goes through the breaker and resets the streak"
+      )
       yield* withFailover([primary], attempt, noRetry)
       yield* withFailover([primary], attempt, noRetry)
       assert.deepStrictEqual(seen, { admits: 2, records: 2 }, "healthy again")
-    }).pipe(Effect.provide(TargetBreaker.layer({ failures: 3, cooldown: Duration.seconds(30) }).pipe(
-      Layer.provide(layer),
-      Layer.provideMerge(Metrics.layer)
-    )))
+    }).pipe(Effect.provide(
+      TargetBreaker.layer({ failures: 3, cooldown: Duration.seconds(30) }).pipe(
+        Layer.provide(layer),
+        Layer.provideMerge(Metrics.layer)
+      )
+    ))
   })
 
   it.effect("failures with successes between them do not add up to an opening", () =>
@@ -301,18 +327,22 @@ describe("the circuit breaker per target", () => {
       yield* withFailover([primary], attempt, noRetry)
       yield* withFailover([primary], attempt, noRetry)
       assert.deepStrictEqual(seen, { admits: 2, records: 2 })
-    }).pipe(Effect.provide(TargetBreaker.layer({ failures: 3, cooldown: Duration.seconds(30), shared: true }).pipe(
-      Layer.provide(layer),
-      Layer.provideMerge(Metrics.layer)
-    )))
+    }).pipe(Effect.provide(
+      TargetBreaker.layer({ failures: 3, cooldown: Duration.seconds(30), shared: true }).pipe(
+        Layer.provide(layer),
+        Layer.provideMerge(Metrics.layer)
+      )
+    ))
   })
 
   it.effect("failures 0 turns breakers off", () =>
     Effect.gen(function*() {
       const { guard } = yield* TargetBreaker
       assert.isUndefined(guard)
-    }).pipe(Effect.provide(TargetBreaker.layer({ failures: 0, cooldown: Duration.seconds(1) }).pipe(
-      Layer.provide(CircuitBreaker.layerStoreMemory()),
-      Layer.provide(Metrics.layer)
-    ))))
+    }).pipe(Effect.provide(
+      TargetBreaker.layer({ failures: 0, cooldown: Duration.seconds(1) }).pipe(
+        Layer.provide(CircuitBreaker.layerStoreMemory()),
+        Layer.provide(Metrics.layer)
+      )
+    )))
 })

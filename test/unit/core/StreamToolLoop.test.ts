@@ -6,9 +6,9 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Stream } from "effect"
+import type { LoopSettings } from "../../../src/core/ToolLoop.ts"
 import { type ChatMessage, type CompletionChunk, type ToolCallDelta } from "../../../src/kernel/ChatWire.ts"
 import { streamWithTools } from "../../utils/PullStreams.ts"
-import type { LoopSettings } from "../../../src/core/ToolLoop.ts"
 import {
   echoTool,
   failingTool,
@@ -46,11 +46,18 @@ const runRounds = (rounds: ReadonlyArray<ReadonlyArray<CompletionChunk>>, overri
     const seen: Array<CompletionChunk> = []
     const result = yield* Effect.result(Stream.runForEach(chunks, (chunk) => Effect.sync(() => seen.push(chunk))))
     const summary = progress()
-    return { seen, error: result._tag === "Failure" ? result.failure : undefined, summary, histories, saved: pending.saved }
+    return {
+      seen,
+      error: result._tag === "Failure" ? result.failure : undefined,
+      summary,
+      histories,
+      saved: pending.saved
+    }
   })
 
 const choicesOf = (seen: ReadonlyArray<CompletionChunk>) => seen.flatMap((chunk) => chunk.choices)
-const textOf = (seen: ReadonlyArray<CompletionChunk>) => choicesOf(seen).map((choice) => choice.delta.content ?? "").join("")
+const textOf = (seen: ReadonlyArray<CompletionChunk>) =>
+  choicesOf(seen).map((choice) => choice.delta.content ?? "").join("")
 const finishesOf = (seen: ReadonlyArray<CompletionChunk>) =>
   choicesOf(seen).flatMap((choice) => (typeof choice.finish_reason === "string" ? [choice.finish_reason] : []))
 const rolesOf = (seen: ReadonlyArray<CompletionChunk>) =>
@@ -111,7 +118,11 @@ describe("streamWithTools", () => {
         {
           role: "assistant",
           content: "Checking. ",
-          tool_calls: [{ id: "s1", type: "function", function: { name: "svc_echo", arguments: "{\"text\":\"hello\"}" } }]
+          tool_calls: [{
+            id: "s1",
+            type: "function",
+            function: { name: "svc_echo", arguments: "{\"text\":\"hello\"}" }
+          }]
         },
         { role: "tool", tool_call_id: "s1", content: "{\"echo\":\"hello\"}" }
       ]])
@@ -216,7 +227,11 @@ describe("streamWithTools", () => {
       assert.deepStrictEqual(saved.map((entry) => entry.state), [{
         clientToolCallIds: ["k1", "k2"],
         priorTurns: [],
-        sharedToolCalls: [{ id: "s1", type: "function", function: { name: "svc_echo", arguments: "{\"text\":\"x\"}" } }],
+        sharedToolCalls: [{
+          id: "s1",
+          type: "function",
+          function: { name: "svc_echo", arguments: "{\"text\":\"x\"}" }
+        }],
         sharedResults: [{ tool_call_id: "s1", content: "{\"echo\":\"x\"}" }],
         injectedToolIds: ["svc_echo", "svc_fails"],
         turn: { content: "On it.", callOrder: ["s1", "k1", "k2"] }

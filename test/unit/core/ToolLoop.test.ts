@@ -6,8 +6,8 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Fiber } from "effect"
 import { TestClock } from "effect/testing"
-import type { ChatMessage, Completion, ToolCall, Usage } from "../../../src/kernel/ChatWire.ts"
 import { completeWithTools, type LoopSettings, type ModelAnswer } from "../../../src/core/ToolLoop.ts"
+import type { ChatMessage, Completion, ToolCall, Usage } from "../../../src/kernel/ChatWire.ts"
 import { upstreamFailure } from "../../utils/ScriptedProvider.ts"
 import {
   callOf,
@@ -48,7 +48,9 @@ const scripted = (answers: ReadonlyArray<ModelAnswer>) => {
     Effect.suspend(() => {
       histories.push(history)
       const next = answers[histories.length - 1]
-      return next === undefined ? Effect.die(new Error("the model was called more often than scripted")) : Effect.succeed(next)
+      return next === undefined
+        ? Effect.die(new Error("the model was called more often than scripted"))
+        : Effect.succeed(next)
     })
   return { histories, callModel }
 }
@@ -166,14 +168,20 @@ describe("completeWithTools", () => {
       const fiber = yield* Effect.forkChild(completeWithTools(settings, question, model.callModel))
       // one second of clock is enough for both: they ran at the same time
       yield* TestClock.adjust("1 second")
-      assert.isDefined(fiber.pollUnsafe(), "the loop did not finish after 1 s of clock: the calls ran one after the other")
+      assert.isDefined(
+        fiber.pollUnsafe(),
+        "the loop did not finish after 1 s of clock: the calls ran one after the other"
+      )
       const outcome = yield* Fiber.join(fiber)
       assert.strictEqual(contentOf(outcome.completion), "both done")
       assert.deepStrictEqual(model.histories[1]?.slice(2), [
         { role: "tool", tool_call_id: "s1", content: "A" },
         { role: "tool", tool_call_id: "s2", content: "B" }
       ])
-      assert.deepStrictEqual(outcome.toolRuns.map((entry) => [entry.id, entry.round]), [["svc_slow_a", 1], ["svc_slow_b", 1]])
+      assert.deepStrictEqual(outcome.toolRuns.map((entry) => [entry.id, entry.round]), [["svc_slow_a", 1], [
+        "svc_slow_b",
+        1
+      ]])
     }))
 
   it.effect("a call to a svc_ tool that was not injected is answered not_allowed, and the loop goes on", () =>

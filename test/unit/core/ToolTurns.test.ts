@@ -4,7 +4,6 @@
  * continues (in the right assistant message, results after the client's own, idempotent).
  */
 import { assert, describe, it } from "@effect/vitest"
-import type { ChatMessage, ToolDefinition } from "../../../src/kernel/ChatWire.ts"
 import {
   assistantTurn,
   isSharedCall,
@@ -13,6 +12,7 @@ import {
   toolResultMessages,
   upstreamTools
 } from "../../../src/core/ToolTurns.ts"
+import type { ChatMessage, ToolDefinition } from "../../../src/kernel/ChatWire.ts"
 import type { PendingState } from "../../../src/tools/PendingCalls.ts"
 import { callOf, echoTool } from "../../utils/ToolFixtures.ts"
 
@@ -32,8 +32,14 @@ describe("upstreamTools", () => {
     const shared = [echoTool("svc_a"), echoTool("svc_b")]
     assert.deepStrictEqual(upstreamTools([clientTool], shared), [
       clientTool,
-      { type: "function", function: { name: "svc_a", description: "echoes (svc_a)", parameters: shared[0]!.jsonSchema } },
-      { type: "function", function: { name: "svc_b", description: "echoes (svc_b)", parameters: shared[1]!.jsonSchema } }
+      {
+        type: "function",
+        function: { name: "svc_a", description: "echoes (svc_a)", parameters: shared[0]!.jsonSchema }
+      },
+      {
+        type: "function",
+        function: { name: "svc_b", description: "echoes (svc_b)", parameters: shared[1]!.jsonSchema }
+      }
     ])
   })
 
@@ -62,7 +68,9 @@ describe("partitionCalls", () => {
 
   it("the prefix is exactly svc_, case-sensitive", () => {
     assert.isTrue(isSharedCall("svc_x"))
-    for (const name of ["SVC_x", "svc-x", "svcx", "my_svc_x", undefined]) assert.isFalse(isSharedCall(name), String(name))
+    for (const name of ["SVC_x", "svc-x", "svcx", "my_svc_x", undefined]) {
+      assert.isFalse(isSharedCall(name), String(name))
+    }
   })
 })
 
@@ -129,7 +137,9 @@ describe("restorePending", () => {
 
   it("the model's turn as it was: its content (null stays null, not the client's empty text) and its calls and results in its order", () => {
     const withTurn: PendingState = { ...pending, turn: { content: null, callOrder: ["s1", "k1", "s2", "k2"] } }
-    const fromAnthropic = continued.map((message) => (message.role === "assistant" ? { ...message, content: "" } : message))
+    const fromAnthropic = continued.map((
+      message
+    ) => (message.role === "assistant" ? { ...message, content: "" } : message))
     assert.deepStrictEqual(restorePending(fromAnthropic, withTurn), [
       continued[0]!,
       continued[1]!,

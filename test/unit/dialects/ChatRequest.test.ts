@@ -4,8 +4,8 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
-import type { ChatCall } from "../../../src/kernel/ChatCall.ts"
 import { parseChatCall } from "../../../src/dialects/openai/ChatRequest.ts"
+import type { ChatCall } from "../../../src/kernel/ChatCall.ts"
 
 const minimal = { model: "openai/gpt-4o-mini", messages: [{ role: "user", content: "hi" }] }
 
@@ -173,11 +173,23 @@ describe("parseChatCall refuses", () => {
     ["max_tokens as a string", { ...minimal, max_tokens: "10" }, "max_tokens"],
     ["stream \"yes\"", { ...minimal, stream: "yes" }, "stream"],
     ["stream_options that is not an object", { ...minimal, stream_options: true }, "stream_options"],
-    ["include_usage that is not a boolean", { ...minimal, stream_options: { include_usage: "yes" } }, "stream_options.include_usage"],
+    [
+      "include_usage that is not a boolean",
+      { ...minimal, stream_options: { include_usage: "yes" } },
+      "stream_options.include_usage"
+    ],
     ["tool_choice \"any\"", { ...minimal, tool_choice: "any" }, "tool_choice"],
-    ["a named tool_choice without a name", { ...minimal, tool_choice: { type: "function", function: {} } }, "tool_choice.function.name"],
+    [
+      "a named tool_choice without a name",
+      { ...minimal, tool_choice: { type: "function", function: {} } },
+      "tool_choice.function.name"
+    ],
     ["a tool of another type", { ...minimal, tools: [{ ...weatherTool, type: "retrieval" }] }, "tools[0].type"],
-    ["a tool without a name", { ...minimal, tools: [{ type: "function", function: { name: "" } }] }, "tools[0].function.name"],
+    [
+      "a tool without a name",
+      { ...minimal, tools: [{ type: "function", function: { name: "" } }] },
+      "tools[0].function.name"
+    ],
     ["svc_tool_ids that is not an array", { ...minimal, svc_tool_ids: "web_search" }, "svc_tool_ids"],
     ["svc_tool_ids with a non-string", { ...minimal, svc_tool_ids: ["a", 1] }, "svc_tool_ids[1]"],
     ["svc_pending_id that is not a string", { ...minimal, svc_pending_id: 12 }, "svc_pending_id"],

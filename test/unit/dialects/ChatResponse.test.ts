@@ -6,8 +6,8 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Stream } from "effect"
 import { renderCompletion, renderFrames, type ResponseIdentity } from "../../../src/dialects/openai/ChatResponse.ts"
-import { fromChunkPull, renderChunks, streamPull } from "../../utils/PullStreams.ts"
 import type { ChunkChoice, Completion, CompletionChunk, Usage } from "../../../src/kernel/ChatWire.ts"
+import { fromChunkPull, renderChunks, streamPull } from "../../utils/PullStreams.ts"
 
 const identity: ResponseIdentity = { id: "chatcmpl-test", created: 1_700_000_000, model: "team/fast" }
 
@@ -29,7 +29,13 @@ const wireUsage = (u: Usage) => ({
   completion_tokens_details: { reasoning_tokens: u.reasoningTokens }
 })
 
-const zeroUsage = wireUsage({ promptTokens: 0, completionTokens: 0, totalTokens: 0, cachedTokens: 0, reasoningTokens: 0 })
+const zeroUsage = wireUsage({
+  promptTokens: 0,
+  completionTokens: 0,
+  totalTokens: 0,
+  cachedTokens: 0,
+  reasoningTokens: 0
+})
 
 const choice = (index: number, delta: ChunkChoice["delta"], finish_reason: string | null = null): ChunkChoice => ({
   index,
@@ -55,7 +61,12 @@ describe("renderCompletion", () => {
   it("wraps the completion in the client's identity, with usage on the wire and extras kept", () => {
     const completion: Completion = {
       model: "gpt-4o-2024-08-06",
-      choices: [{ index: 0, message: { role: "assistant", content: "hello", refusal: null }, finish_reason: "stop", logprobs: null }],
+      choices: [{
+        index: 0,
+        message: { role: "assistant", content: "hello", refusal: null },
+        finish_reason: "stop",
+        logprobs: null
+      }],
       usage: usage(10, 5),
       extra: { system_fingerprint: "fp_1", service_tier: "default" }
     }
@@ -103,8 +114,15 @@ describe("renderChunks", () => {
 
   it.effect("keeps tool-call deltas and top-level extras", () =>
     Effect.gen(function*() {
-      const toolCall = { index: 0, id: "call_1", type: "function" as const, function: { name: "f", arguments: "{\"a\"" } }
-      const out = yield* render([chunk([choice(0, { tool_calls: [toolCall] })], undefined, { system_fingerprint: "fp" })], false)
+      const toolCall = {
+        index: 0,
+        id: "call_1",
+        type: "function" as const,
+        function: { name: "f", arguments: "{\"a\"" }
+      }
+      const out = yield* render([
+        chunk([choice(0, { tool_calls: [toolCall] })], undefined, { system_fingerprint: "fp" })
+      ], false)
       assert.deepStrictEqual(out, [
         { ...envelope, system_fingerprint: "fp", choices: [choice(0, { role: "assistant", tool_calls: [toolCall] })] }
       ])
@@ -151,11 +169,15 @@ describe("renderChunks", () => {
     Effect.gen(function*() {
       for (const includeUsage of [true, false]) {
         const seen: Array<Usage> = []
-        yield* render([
-          chunk([choice(0, { content: "a" })]),
-          chunk([choice(0, {}, "stop")], usage(3, 2)),
-          chunk([], usage(3, 4))
-        ], includeUsage, (u) => seen.push(u))
+        yield* render(
+          [
+            chunk([choice(0, { content: "a" })]),
+            chunk([choice(0, {}, "stop")], usage(3, 2)),
+            chunk([], usage(3, 4))
+          ],
+          includeUsage,
+          (u) => seen.push(u)
+        )
         assert.deepStrictEqual(seen.at(-1), usage(3, 4))
         assert.deepStrictEqual(seen, [usage(3, 2), usage(3, 4)])
       }
@@ -201,16 +223,43 @@ describe("renderFrames", () => {
     Effect.gen(function*() {
       const frames = yield* Effect.scoped(Effect.flatMap(Effect.scope, (scope) =>
         Effect.flatMap(streamPull(Stream.fromIterable(chunks))(scope), (pull) =>
-          Stream.runCollect(fromChunkPull(renderFrames(pull, { identity: id, includeUsage: true, trailer: () => ({ svc_pending_id: "p" }) }))))
-      ))
-      const objects = yield* Stream.runCollect(renderChunks(id, true, Stream.fromIterable(chunks), undefined, () => ({ svc_pending_id: "p" })))
-      return { frames: [...frames], expected: [...objects.map((o) => `data: ${JSON.stringify(o)}\n\n`), "data: [DONE]\n\n"] }
+          Stream.runCollect(
+            fromChunkPull(
+              renderFrames(pull, { identity: id, includeUsage: true, trailer: () => ({ svc_pending_id: "p" }) })
+            )
+          ))))
+      const objects = yield* Stream.runCollect(
+        renderChunks(id, true, Stream.fromIterable(chunks), undefined, () => ({ svc_pending_id: "p" }))
+      )
+      return {
+        frames: [...frames],
+        expected: [
+          ...objects.map((o) =>
+            `data: ${JSON.stringify(o)}\n\n`
+          ),
+          "data: [DONE]\n\n"
+        ]
+      }
     })
 
   it.effect("the text of a plain delta is written around its envelope: the same bytes as serialising it, for any text", () =>
     Effect.gen(function*() {
-      const texts = ["plain", "", "quote \" and \\ backslash", "line\nbreak\ttab\r", "é 中文 🎉", "\u2028\u2029", "\u0000\u001f", "</script>", "{\"json\":1}"]
-      const chunks = [chunk([choice(0, { role: "assistant", content: "" })]), ...texts.map((content) => chunk([choice(0, { content })])), chunk([choice(0, {}, "stop")])]
+      const texts = [
+        "plain",
+        "",
+        "quote \" and \\ backslash",
+        "line\nbreak\ttab\r",
+        "é 中文 🎉",
+        "\u2028\u2029",
+        "\u0000\u001f",
+        "</script>",
+        "{\"json\":1}"
+      ]
+      const chunks = [
+        chunk([choice(0, { role: "assistant", content: "" })]),
+        ...texts.map((content) => chunk([choice(0, { content })])),
+        chunk([choice(0, {}, "stop")])
+      ]
       const odd = { id: "chatcmpl-\"quoted\"", created: 1, model: "team/\u00e9\n" }
       for (const id of [identity, odd]) {
         const { expected, frames } = yield* bothWays(chunks, id)

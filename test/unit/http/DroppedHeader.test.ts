@@ -8,7 +8,8 @@ import { droppedHeader } from "../../../src/http/Pipeline.ts"
 import { startGateway, type TestGateway } from "../../utils/TestGateway.ts"
 
 describe("droppedHeader", () => {
-  it("lists short names as they are", () => expect(droppedHeader(["seed", "tools[0].cache_control"])).toBe("seed, tools[0].cache_control"))
+  it("lists short names as they are", () =>
+    expect(droppedHeader(["seed", "tools[0].cache_control"])).toBe("seed, tools[0].cache_control"))
 
   it("cuts a long name, and the whole list past 1 KiB with a count of the rest", () => {
     expect(droppedHeader(["k".repeat(100_000)])).toBe(`${"k".repeat(80)}...`)

@@ -5,7 +5,6 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import { SqlError } from "effect/sql"
-import { AdminError, Conflict, NotFound } from "../../../src/kernel/AdminError.ts"
 import {
   AuthError,
   ExpiredKey,
@@ -15,6 +14,7 @@ import {
   RevokedKey
 } from "../../../src/auth/AuthError.ts"
 import { type Described, describeError, type EdgeError } from "../../../src/http/ErrorResponse.ts"
+import { AdminError, Conflict, NotFound } from "../../../src/kernel/AdminError.ts"
 import * as Req from "../../../src/kernel/RequestError.ts"
 import {
   ProviderError,
@@ -61,41 +61,81 @@ const invalid = "invalid_request_error"
 describe("describeError: RequestError", () => {
   const rows: Record<Req.RequestError["reason"]["_tag"], Row> = {
     InvalidField: [Req.RequestError.invalidField("messages[0].role", "Invalid value for 'messages[0].role'."), {
-      status: 400, type: invalid, code: "invalid_value", param: "messages[0].role", says: ["messages[0].role"]
+      status: 400,
+      type: invalid,
+      code: "invalid_value",
+      param: "messages[0].role",
+      says: ["messages[0].role"]
     }],
     InvalidJson: [request(new Req.InvalidJson({ message: "Unexpected token } in JSON" })), {
-      status: 400, type: invalid, code: "invalid_json", says: ["Unexpected token"]
+      status: 400,
+      type: invalid,
+      code: "invalid_json",
+      says: ["Unexpected token"]
     }],
     BodyTooLarge: [request(new Req.BodyTooLarge({ limitBytes: 1024 })), {
-      status: 413, type: invalid, code: "request_too_large", says: ["1024"]
+      status: 413,
+      type: invalid,
+      code: "request_too_large",
+      says: ["1024"]
     }],
     ModelNotFound: [request(new Req.ModelNotFound({ model: "nobody/nothing" })), {
-      status: 404, type: invalid, code: "model_not_found", param: "model", says: ["nobody/nothing", "/v1/models", "routing file"]
+      status: 404,
+      type: invalid,
+      code: "model_not_found",
+      param: "model",
+      says: ["nobody/nothing", "/v1/models", "routing file"]
     }],
     RouteNotFound: [request(new Req.RouteNotFound({ method: "GET", path: "/v2/x" })), {
-      status: 404, type: invalid, code: "not_found", says: ["GET /v2/x"]
+      status: 404,
+      type: invalid,
+      code: "not_found",
+      says: ["GET /v2/x"]
     }],
-    MethodNotAllowed: [request(new Req.MethodNotAllowed({ method: "PUT", path: "/v1/models", allowed: ["GET", "HEAD"] })), {
-      status: 405, type: invalid, code: "method_not_allowed", says: ["PUT", "/v1/models", "GET or HEAD"]
-    }],
+    MethodNotAllowed: [
+      request(new Req.MethodNotAllowed({ method: "PUT", path: "/v1/models", allowed: ["GET", "HEAD"] })),
+      {
+        status: 405,
+        type: invalid,
+        code: "method_not_allowed",
+        says: ["PUT", "/v1/models", "GET or HEAD"]
+      }
+    ],
     InvalidSvcToolIds: [request(new Req.InvalidSvcToolIds({ invalid: [{ id: "web", why: "not activated" }] })), {
-      status: 400, type: invalid, code: "invalid_svc_tool_ids", param: "svc_tool_ids", says: ["'web' (not activated)"],
+      status: 400,
+      type: invalid,
+      code: "invalid_svc_tool_ids",
+      param: "svc_tool_ids",
+      says: ["'web' (not activated)"],
       extra: { invalid_svc_tool_ids: ["web"] }
     }],
     InvalidSvcPendingId: [request(new Req.InvalidSvcPendingId({ id: "pend_1" })), {
-      status: 400, type: invalid, code: "invalid_svc_pending_id", param: "svc_pending_id", says: ["pend_1"]
+      status: 400,
+      type: invalid,
+      code: "invalid_svc_pending_id",
+      param: "svc_pending_id",
+      says: ["pend_1"]
     }]
   }
   table(rows)
 
   it("an InvalidField keeps its own code", () =>
-    check([Req.RequestError.invalidField("model", "Missing required parameter: 'model'.", "missing_required_parameter"), {
-      status: 400, type: invalid, code: "missing_required_parameter", param: "model"
-    }]))
+    check([
+      Req.RequestError.invalidField("model", "Missing required parameter: 'model'.", "missing_required_parameter"),
+      {
+        status: 400,
+        type: invalid,
+        code: "missing_required_parameter",
+        param: "model"
+      }
+    ]))
 
   it("a body that is not an object names no param", () =>
     check([Req.RequestError.invalidField("", "The request body must be a JSON object.", "invalid_request_body"), {
-      status: 400, type: invalid, code: "invalid_request_body", param: null
+      status: 400,
+      type: invalid,
+      code: "invalid_request_body",
+      param: null
     }]))
 })
 
@@ -104,15 +144,34 @@ describe("describeError: AuthError", () => {
   const advice = "svc-gateway keys create"
   const rows: Record<AuthError["reason"]["_tag"], Row> = {
     MissingKey: [auth(new MissingKey()), {
-      status: 401, type: "authentication_error", code: "missing_api_key", says: ["Authorization: Bearer", advice]
+      status: 401,
+      type: "authentication_error",
+      code: "missing_api_key",
+      says: ["Authorization: Bearer", advice]
     }],
-    InvalidKey: [auth(new InvalidKey()), { status: 401, type: "authentication_error", code: "invalid_api_key", says: [advice] }],
+    InvalidKey: [auth(new InvalidKey()), {
+      status: 401,
+      type: "authentication_error",
+      code: "invalid_api_key",
+      says: [advice]
+    }],
     ExpiredKey: [auth(new ExpiredKey({ expiredAt: "2025-01-02T03:04:05.000Z" })), {
-      status: 401, type: "authentication_error", code: "expired_api_key", says: ["2025-01-02T03:04:05.000Z", advice]
+      status: 401,
+      type: "authentication_error",
+      code: "expired_api_key",
+      says: ["2025-01-02T03:04:05.000Z", advice]
     }],
-    RevokedKey: [auth(new RevokedKey()), { status: 401, type: "authentication_error", code: "revoked_api_key", says: [advice] }],
+    RevokedKey: [auth(new RevokedKey()), {
+      status: 401,
+      type: "authentication_error",
+      code: "revoked_api_key",
+      says: [advice]
+    }],
     InvalidAdminToken: [auth(new InvalidAdminToken()), {
-      status: 401, type: "authentication_error", code: "invalid_admin_token", says: ["GATEWAY_ADMIN_TOKEN"]
+      status: 401,
+      type: "authentication_error",
+      code: "invalid_admin_token",
+      says: ["GATEWAY_ADMIN_TOKEN"]
     }]
   }
   table(rows)
@@ -123,37 +182,79 @@ describe("describeError: ProviderError", () => {
   const upstream = "upstream_error"
   const rows: Record<ProviderError["reason"]["_tag"], Row> = {
     UpstreamStatus: [provider(new UpstreamStatus({ status: 503, message: "overloaded" })), {
-      status: 502, type: upstream, code: upstream, says: ["groq", "503", "overloaded"]
+      status: 502,
+      type: upstream,
+      code: upstream,
+      says: ["groq", "503", "overloaded"]
     }],
     UpstreamUnreachable: [provider(new UpstreamUnreachable({ message: "ECONNREFUSED" })), {
-      status: 502, type: upstream, code: "upstream_unreachable", says: ["groq", "ECONNREFUSED"]
+      status: 502,
+      type: upstream,
+      code: "upstream_unreachable",
+      says: ["groq", "ECONNREFUSED"]
     }],
     UpstreamBadResponse: [provider(new UpstreamBadResponse({ message: "not JSON" })), {
-      status: 502, type: upstream, code: "upstream_bad_response", says: ["groq", "not JSON"]
+      status: 502,
+      type: upstream,
+      code: "upstream_bad_response",
+      says: ["groq", "not JSON"]
     }],
     UpstreamTimeout: [provider(new UpstreamTimeout({ phase: "first_byte" })), {
-      status: 504, type: upstream, code: "upstream_timeout", says: ["groq", "first byte"]
+      status: 504,
+      type: upstream,
+      code: "upstream_timeout",
+      says: ["groq", "first byte"]
     }],
     ProviderUnavailable: [provider(new ProviderUnavailable({ message: "GROQ_API_KEY is not set" })), {
-      status: 503, type: upstream, code: "provider_unavailable", says: ["groq", "GROQ_API_KEY"]
+      status: 503,
+      type: upstream,
+      code: "provider_unavailable",
+      says: ["groq", "GROQ_API_KEY"]
     }],
     TargetOpen: [provider(new TargetOpen({ target: "groq/llama", retryAfterMs: 12_400 })), {
-      status: 503, type: upstream, code: "upstream_circuit_open", says: ["groq/llama", "13 s"]
+      status: 503,
+      type: upstream,
+      code: "upstream_circuit_open",
+      says: ["groq/llama", "13 s"]
     }]
   }
   table(rows)
 
   const statusRows: ReadonlyArray<readonly [UpstreamStatus, Expected]> = [
-    [new UpstreamStatus({ status: 400, message: "bad temperature", type: "invalid_request_error", code: "bad_param", param: "temperature" }), {
-      status: 400, type: invalid, code: "bad_param", param: "temperature", says: ["bad temperature"]
-    }],
+    [
+      new UpstreamStatus({
+        status: 400,
+        message: "bad temperature",
+        type: "invalid_request_error",
+        code: "bad_param",
+        param: "temperature"
+      }),
+      {
+        status: 400,
+        type: invalid,
+        code: "bad_param",
+        param: "temperature",
+        says: ["bad temperature"]
+      }
+    ],
     [new UpstreamStatus({ status: 404, message: "no such model" }), {
-      status: 404, type: invalid, code: null, says: ["no such model"]
+      status: 404,
+      type: invalid,
+      code: null,
+      says: ["no such model"]
     }],
     [new UpstreamStatus({ status: 429, message: "slow down", type: "rate_limit_error", code: null }), {
-      status: 429, type: "rate_limit_error", code: null, says: ["slow down"]
+      status: 429,
+      type: "rate_limit_error",
+      code: null,
+      says: ["slow down"]
     }],
-    [new UpstreamStatus({ status: 500, message: "oops" }), { status: 502, type: upstream, code: upstream, says: ["500"] }]
+    [new UpstreamStatus({ status: 500, message: "oops" }), {
+      status: 502,
+      type: upstream,
+      code: upstream,
+      says: ["500"]
+    }]
   ]
   for (const [reason, expected] of statusRows) {
     it(`an upstream ${reason.status} becomes ${expected.status}`, () => check([provider(reason), expected]))
@@ -168,16 +269,25 @@ describe("describeError: ProviderError", () => {
 describe("describeError: AdminError", () => {
   const rows: Record<AdminError["reason"]["_tag"], Row> = {
     NotFound: [AdminError.notFound("API key", "key_123"), {
-      status: 404, type: invalid, code: "not_found", says: ["API key", "key_123"]
+      status: 404,
+      type: invalid,
+      code: "not_found",
+      says: ["API key", "key_123"]
     }],
     Conflict: [new AdminError({ reason: new Conflict({ message: "name taken" }) }), {
-      status: 409, type: invalid, code: "conflict", says: ["name taken"]
+      status: 409,
+      type: invalid,
+      code: "conflict",
+      says: ["name taken"]
     }]
   }
   table(rows)
   it("NotFound built by hand reads the same", () =>
     check([new AdminError({ reason: new NotFound({ entity: "organization", id: "org_9" }) }), {
-      status: 404, type: invalid, code: "not_found", says: ["organization", "org_9"]
+      status: 404,
+      type: invalid,
+      code: "not_found",
+      says: ["organization", "org_9"]
     }]))
 })
 

@@ -29,7 +29,11 @@ const makeStore = () => {
 const OPTIONS: StaleCacheOptions = { ttl: "100 millis", staleMax: "1 second", retry: "200 millis" }
 
 /** Loads through the cache as its users do: the fresh value, else a load. */
-const get = (cache: Effect.Success<ReturnType<typeof makeStaleCache<string, number>>>, store: ReturnType<typeof makeStore>, key: string) =>
+const get = (
+  cache: Effect.Success<ReturnType<typeof makeStaleCache<string, number>>>,
+  store: ReturnType<typeof makeStore>,
+  key: string
+) =>
   Effect.suspend(() => {
     const hit = cache.fresh(key)
     return hit !== undefined ? Effect.succeed(hit) : cache.load(key, store.load(key))

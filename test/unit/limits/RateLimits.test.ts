@@ -72,7 +72,11 @@ describe("RateLimits", () => {
       assert.strictEqual(yield* admitted(rateLimits, who), "ok")
       yield* rateLimits.charge(who, 1)
       const refused = yield* Effect.flip(rateLimits.admit(who))
-      assert.deepStrictEqual([refused.reason.scope, refused.reason.kind, refused.reason.limit], ["org", "tokens_per_day", 1_000])
+      assert.deepStrictEqual([refused.reason.scope, refused.reason.kind, refused.reason.limit], [
+        "org",
+        "tokens_per_day",
+        1_000
+      ])
       assert.strictEqual(refused.reason.retryAfterMs, 14 * 3_600_000)
       yield* TestClock.adjust("14 hours")
       assert.strictEqual(yield* admitted(rateLimits, who), "ok")
@@ -97,8 +101,17 @@ describe("RateLimits", () => {
 describe("periodOf", () => {
   it("UTC days and calendar months, leap years included", () => {
     const at = Date.parse("2028-02-29T23:59:59Z")
-    assert.deepStrictEqual(periodOf("day", at), { start: Date.parse("2028-02-29T00:00:00Z"), end: Date.parse("2028-03-01T00:00:00Z") })
-    assert.deepStrictEqual(periodOf("month", at), { start: Date.parse("2028-02-01T00:00:00Z"), end: Date.parse("2028-03-01T00:00:00Z") })
-    assert.deepStrictEqual(periodOf("month", Date.parse("2026-12-31T12:00:00Z")).end, Date.parse("2027-01-01T00:00:00Z"))
+    assert.deepStrictEqual(periodOf("day", at), {
+      start: Date.parse("2028-02-29T00:00:00Z"),
+      end: Date.parse("2028-03-01T00:00:00Z")
+    })
+    assert.deepStrictEqual(periodOf("month", at), {
+      start: Date.parse("2028-02-01T00:00:00Z"),
+      end: Date.parse("2028-03-01T00:00:00Z")
+    })
+    assert.deepStrictEqual(
+      periodOf("month", Date.parse("2026-12-31T12:00:00Z")).end,
+      Date.parse("2027-01-01T00:00:00Z")
+    )
   })
 })

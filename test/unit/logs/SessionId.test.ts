@@ -68,7 +68,10 @@ describe("RequestEntry", () => {
 describe("spilled lines", () => {
   it("keep the session id", () => {
     assert.deepStrictEqual(parseLine(JSON.stringify(record)), Option.some(record))
-    assert.deepStrictEqual(parseLine(JSON.stringify({ ...record, sessionId: null })), Option.some({ ...record, sessionId: null }))
+    assert.deepStrictEqual(
+      parseLine(JSON.stringify({ ...record, sessionId: null })),
+      Option.some({ ...record, sessionId: null })
+    )
   })
 
   it("a line spilled before sessions were logged reads as no session", () => {

@@ -67,10 +67,17 @@ describe("makeRegistry.resolve of a bare model name (Claude Code's)", () => {
   it.effect("goes where a route matching the name sends it, model rewrite included", () =>
     Effect.gen(function*() {
       const providers = yield* registry({
-        routes: [{ match: "claude-haiku-*", provider: "local", model: "echo" }, { match: "claude-*", provider: "openai" }]
+        routes: [{ match: "claude-haiku-*", provider: "local", model: "echo" }, {
+          match: "claude-*",
+          provider: "openai"
+        }]
       }, [anthropic, openai, local])
-      assert.deepStrictEqual(show(yield* providers.resolve("claude-haiku-4-5", "anthropic")), ["local:echo@claude-haiku-4-5"])
-      assert.deepStrictEqual(show(yield* providers.resolve("claude-opus-4-1", "anthropic")), ["openai:claude-opus-4-1@claude-opus-4-1"])
+      assert.deepStrictEqual(show(yield* providers.resolve("claude-haiku-4-5", "anthropic")), [
+        "local:echo@claude-haiku-4-5"
+      ])
+      assert.deepStrictEqual(show(yield* providers.resolve("claude-opus-4-1", "anthropic")), [
+        "openai:claude-opus-4-1@claude-opus-4-1"
+      ])
     }))
 
   it.effect("without a default author a bare name is not found; with one, an unserved author is not found", () =>
@@ -123,7 +130,10 @@ describe("makeRegistry.resolve", () => {
   it.effect("an exact route with model rewrites the model id", () =>
     Effect.gen(function*() {
       const providers = yield* registry({
-        routes: [{ match: "team/fast", provider: "groq", model: "llama-3.1-8b-instant" }, { match: "team/*", provider: "openai" }]
+        routes: [{ match: "team/fast", provider: "groq", model: "llama-3.1-8b-instant" }, {
+          match: "team/*",
+          provider: "openai"
+        }]
       })
       assert.deepStrictEqual(yield* resolved(providers, "team/fast"), ["groq:llama-3.1-8b-instant@team/fast"])
       assert.deepStrictEqual(yield* resolved(providers, "team/smart"), ["openai:smart@team/smart"])
@@ -132,7 +142,10 @@ describe("makeRegistry.resolve", () => {
   it.effect("routes are tried in order, the first match wins, and they take precedence over author names", () =>
     Effect.gen(function*() {
       const providers = yield* registry({
-        routes: [{ match: "openai/gpt-4o", provider: "openrouter", model: "openai/gpt-4o" }, { match: "openai/*", provider: "groq" }]
+        routes: [{ match: "openai/gpt-4o", provider: "openrouter", model: "openai/gpt-4o" }, {
+          match: "openai/*",
+          provider: "groq"
+        }]
       })
       assert.deepStrictEqual(yield* resolved(providers, "openai/gpt-4o"), ["openrouter:openai/gpt-4o@openai/gpt-4o"])
       assert.deepStrictEqual(yield* resolved(providers, "openai/gpt-4o-mini"), ["groq:gpt-4o-mini@openai/gpt-4o-mini"])
@@ -140,7 +153,9 @@ describe("makeRegistry.resolve", () => {
 
   it.effect("glob characters other than * are literal", () =>
     Effect.gen(function*() {
-      const providers = yield* registry({ routes: [{ match: "a.b/*", provider: "groq" }, { match: "x+/*", provider: "groq" }] })
+      const providers = yield* registry({
+        routes: [{ match: "a.b/*", provider: "groq" }, { match: "x+/*", provider: "groq" }]
+      })
       assert.deepStrictEqual(yield* resolved(providers, "a.b/m"), ["groq:m@a.b/m"])
       yield* notFound(providers, "aXb/m")
       yield* notFound(providers, "xx/m")
@@ -149,7 +164,9 @@ describe("makeRegistry.resolve", () => {
   it.effect("an unknown author or a malformed address is ModelNotFound", () =>
     Effect.gen(function*() {
       const providers = yield* registry({})
-      for (const address of ["anthropic/claude-3", "gpt-4o", "openai/", "/gpt-4o", ""]) yield* notFound(providers, address)
+      for (const address of ["anthropic/claude-3", "gpt-4o", "openai/", "/gpt-4o", ""]) {
+        yield* notFound(providers, address)
+      }
     }))
 
   it.effect("a fallback chain resolves to the primary then each backup, in order", () =>
@@ -164,7 +181,9 @@ describe("makeRegistry.resolve", () => {
         "openrouter:openai/gpt-4o@openrouter/openai/gpt-4o",
         "local:echo@local/echo"
       ])
-      assert.deepStrictEqual(yield* resolved(providers, "openai/gpt-4o-mini"), ["openai:gpt-4o-mini@openai/gpt-4o-mini"])
+      assert.deepStrictEqual(yield* resolved(providers, "openai/gpt-4o-mini"), [
+        "openai:gpt-4o-mini@openai/gpt-4o-mini"
+      ])
     }))
 
   it.effect("a fallback chain may start at a routed address", () =>
@@ -220,7 +239,9 @@ describe("makeRegistry.models", () => {
 
   it.effect("lists each id once, even when an exact route names a model a provider lists", () =>
     Effect.gen(function*() {
-      const providers = yield* registry({ routes: [{ match: "openai/gpt-4o", provider: "openrouter", model: "openai/gpt-4o" }] })
+      const providers = yield* registry({
+        routes: [{ match: "openai/gpt-4o", provider: "openrouter", model: "openai/gpt-4o" }]
+      })
       const ids = providers.models().map((model) => model.id)
       assert.deepStrictEqual(ids, [...new Set(ids)])
       assert.includeMembers(ids, ["openai/gpt-4o", "openai/gpt-4o-mini", "local/echo"])

@@ -29,11 +29,24 @@ describe("retryAfterMs", () => {
 })
 
 describe("withRetryAfter", () => {
-  const reason = new UpstreamStatus({ status: 429, message: "slow down", type: "requests", code: "rate_limit_exceeded", param: null })
+  const reason = new UpstreamStatus({
+    status: 429,
+    message: "slow down",
+    type: "requests",
+    code: "rate_limit_exceeded",
+    param: null
+  })
 
   it("keeps every field and adds the wait", () => {
     const out = withRetryAfter(reason, { "retry-after": "3" })
-    expect([out.status, out.message, out.type, out.code, out.param, out.retryAfterMs]).toEqual([429, "slow down", "requests", "rate_limit_exceeded", null, 3_000])
+    expect([out.status, out.message, out.type, out.code, out.param, out.retryAfterMs]).toEqual([
+      429,
+      "slow down",
+      "requests",
+      "rate_limit_exceeded",
+      null,
+      3_000
+    ])
     expect(out.next).toBe("retry")
   })
 
@@ -44,9 +57,22 @@ describe("withRetryAfter", () => {
 
 describe("what follows each status", () => {
   const cases: ReadonlyArray<readonly [number, string]> = [
-    [400, "client"], [401, "failover"], [403, "failover"], [404, "client"], [408, "failover"], [409, "client"],
-    [413, "client"], [422, "client"], [429, "retry"], [500, "retry"], [501, "failover"], [502, "retry"],
-    [503, "retry"], [504, "retry"], [505, "failover"], [529, "retry"]
+    [400, "client"],
+    [401, "failover"],
+    [403, "failover"],
+    [404, "client"],
+    [408, "failover"],
+    [409, "client"],
+    [413, "client"],
+    [422, "client"],
+    [429, "retry"],
+    [500, "retry"],
+    [501, "failover"],
+    [502, "retry"],
+    [503, "retry"],
+    [504, "retry"],
+    [505, "failover"],
+    [529, "retry"]
   ]
   for (const [status, next] of cases) {
     it(`${status} → ${next}`, () => expect(new UpstreamStatus({ status, message: "" }).next).toBe(next))

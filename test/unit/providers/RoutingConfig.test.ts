@@ -10,10 +10,20 @@ import { parseRoutingFile, type Routing, routingFromEnv } from "../../../src/pro
 const withEnv = (env: Record<string, string>) => Effect.provide(ConfigProvider.layer(ConfigProvider.fromEnvRecord(env)))
 
 /** A spec with its key revealed, for comparing. */
-const plain = (spec: ProviderSpec) => ({ ...spec, apiKey: spec.apiKey === undefined ? undefined : Redacted.value(spec.apiKey) })
+const plain = (spec: ProviderSpec) => ({
+  ...spec,
+  apiKey: spec.apiKey === undefined ? undefined : Redacted.value(spec.apiKey)
+})
 const byName = (routing: Routing) => new Map(routing.providers.map((spec) => [spec.name, plain(spec)]))
 
-const LOCAL: ReturnType<typeof plain> = { name: "local", adapter: "local", baseUrl: "", apiKey: undefined, headers: {}, models: ["echo"] }
+const LOCAL: ReturnType<typeof plain> = {
+  name: "local",
+  adapter: "local",
+  baseUrl: "",
+  apiKey: undefined,
+  headers: {},
+  models: ["echo"]
+}
 
 const fileAsJson = JSON.stringify({
   providers: {
@@ -82,7 +92,9 @@ const refusal = (text: string, env: Record<string, string> = {}) =>
 describe("parseRoutingFile", () => {
   it.effect("reads JSON; the API key comes from the variable api_key_env names", () =>
     Effect.gen(function*() {
-      expectedFromFile(yield* parseRoutingFile(fileAsJson, "gateway.json").pipe(withEnv({ MY_GROQ_KEY: "gsk-from-env" })))
+      expectedFromFile(
+        yield* parseRoutingFile(fileAsJson, "gateway.json").pipe(withEnv({ MY_GROQ_KEY: "gsk-from-env" }))
+      )
     }))
 
   it.effect("reads the same routing from YAML", () =>
@@ -111,7 +123,9 @@ describe("parseRoutingFile", () => {
 
   it.effect("adds to the providers the environment enables; a file entry of the same name wins", () =>
     Effect.gen(function*() {
-      const text = JSON.stringify({ providers: { openai: { base_url: "https://proxy.example/v1", api_key_env: "PROXY_KEY" } } })
+      const text = JSON.stringify({
+        providers: { openai: { base_url: "https://proxy.example/v1", api_key_env: "PROXY_KEY" } }
+      })
       const routing = yield* parseRoutingFile(text, "gateway.json").pipe(
         withEnv({ OPENAI_API_KEY: "sk-direct", PROXY_KEY: "sk-proxy", GROQ_API_KEY: "gsk" })
       )
@@ -123,13 +137,18 @@ describe("parseRoutingFile", () => {
 
   it.effect("a local-adapter provider needs no base_url and serves echo", () =>
     Effect.gen(function*() {
-      const routing = yield* parseRoutingFile(JSON.stringify({ providers: { offline: { adapter: "local" } } }), "g.json").pipe(withEnv({}))
+      const routing = yield* parseRoutingFile(
+        JSON.stringify({ providers: { offline: { adapter: "local" } } }),
+        "g.json"
+      ).pipe(withEnv({}))
       assert.deepStrictEqual(byName(routing).get("offline"), { ...LOCAL, name: "offline" })
     }))
 
   it.effect("a route may name a provider the environment enables", () =>
     Effect.gen(function*() {
-      const text = JSON.stringify({ routes: [{ match: "gpt/*", provider: "openai" }, { match: "echo/*", provider: "local" }] })
+      const text = JSON.stringify({
+        routes: [{ match: "gpt/*", provider: "openai" }, { match: "echo/*", provider: "local" }]
+      })
       const routing = yield* parseRoutingFile(text, "g.json").pipe(withEnv({ OPENAI_API_KEY: "sk" }))
       assert.strictEqual(routing.routes.length, 2)
     }))
@@ -154,7 +173,10 @@ describe("parseRoutingFile", () => {
       const byName = new Map(routing.providers.map((provider) => [provider.name, provider]))
       assert.deepStrictEqual(
         ["g", "o", "r"].map((name) => [byName.get(name)?.adapter, byName.get(name)?.baseUrl]),
-        [["gemini", "https://generativelanguage.googleapis.com/v1beta"], ["openai", "https://api.openai.com/v1"], ["openai-responses", "http://127.0.0.1:9/v1"]]
+        [["gemini", "https://generativelanguage.googleapis.com/v1beta"], ["openai", "https://api.openai.com/v1"], [
+          "openai-responses",
+          "http://127.0.0.1:9/v1"
+        ]]
       )
     }))
 
@@ -186,7 +208,12 @@ describe("adapter: anthropic", () => {
   it.effect("needs no base_url (Anthropic's API by default) and keeps one given", () =>
     Effect.gen(function*() {
       const routing = yield* parseRoutingFile(
-        JSON.stringify({ providers: { claude: { adapter: "anthropic" }, proxy: { adapter: "anthropic", base_url: "http://127.0.0.1:9/v1" } } }),
+        JSON.stringify({
+          providers: {
+            claude: { adapter: "anthropic" },
+            proxy: { adapter: "anthropic", base_url: "http://127.0.0.1:9/v1" }
+          }
+        }),
         "gateway.yaml"
       )
       const byName = new Map(routing.providers.map((p) => [p.name, p]))
@@ -251,9 +278,16 @@ describe("routingFromEnv", () => {
 
   it.effect("<NAME>_BASE_URL overrides the default URL, and enables a service without a key", () =>
     Effect.gen(function*() {
-      const providers = yield* fromEnv({ OPENAI_API_KEY: "sk", OPENAI_BASE_URL: "http://proxy:8080/v1", GROQ_BASE_URL: "http://g/v1" })
+      const providers = yield* fromEnv({
+        OPENAI_API_KEY: "sk",
+        OPENAI_BASE_URL: "http://proxy:8080/v1",
+        GROQ_BASE_URL: "http://g/v1"
+      })
       assert.strictEqual(providers.get("openai")?.baseUrl, "http://proxy:8080/v1")
-      assert.deepStrictEqual([providers.get("groq")?.baseUrl, providers.get("groq")?.apiKey], ["http://g/v1", undefined])
+      assert.deepStrictEqual([providers.get("groq")?.baseUrl, providers.get("groq")?.apiKey], [
+        "http://g/v1",
+        undefined
+      ])
     }))
 
   it.effect("a self-hosted service needs its base URL: a key alone does not enable it", () =>

@@ -17,7 +17,9 @@ const cutOf = (text: string) => ({ id: cutId(text), text })
 const storedRows = (owner: { readonly orgId: string }) =>
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
-    const rows = yield* sql<{ readonly n: number }>`SELECT CAST(count(*) AS INTEGER) AS n FROM svc_cut_outputs WHERE org_id = ${owner.orgId}`
+    const rows = yield* sql<
+      { readonly n: number }
+    >`SELECT CAST(count(*) AS INTEGER) AS n FROM svc_cut_outputs WHERE org_id = ${owner.orgId}`
     return rows[0]?.n ?? 0
   })
 
@@ -55,7 +57,9 @@ layer(CutOutputs.layer.pipe(Layer.provideMerge(FreshStore())))("CutOutputs", (it
 })
 
 // Expiry is the store's clock: this block runs on the live clock
-layer(CutOutputs.layer.pipe(Layer.provideMerge(FreshStore({ GATEWAY_SVC_PENDING_TTL: "50 millis" }))), { excludeTestServices: true })(
+layer(CutOutputs.layer.pipe(Layer.provideMerge(FreshStore({ GATEWAY_SVC_PENDING_TTL: "50 millis" }))), {
+  excludeTestServices: true
+})(
   "CutOutputs (TTL 50 ms)",
   (it) => {
     it.effect("an expired cut is unknown, and sweep deletes the expired only", () =>

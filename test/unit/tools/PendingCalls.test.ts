@@ -6,10 +6,10 @@
 import { assert, layer } from "@effect/vitest"
 import { Effect, Layer } from "effect"
 import { SqlClient } from "effect/sql"
+import { json, nowPlus } from "../../../src/store/SqlParts.ts"
 import { PendingCalls, type PendingState } from "../../../src/tools/PendingCalls.ts"
 import { FreshStore, unique } from "../../utils/TestStore.ts"
 import { callOf, testCaller } from "../../utils/ToolFixtures.ts"
-import { json, nowPlus } from "../../../src/store/SqlParts.ts"
 
 const state: PendingState = {
   clientToolCallIds: ["call_client_1", "call_client_2"],
@@ -30,7 +30,9 @@ const ownCaller = () => testCaller({ orgId: unique("org"), keyId: unique("key") 
 
 /** The `_tag` of the RequestError reason, and the id it names. */
 const invalidIdOf = (error: { readonly _tag: string }) => {
-  if (error._tag !== "RequestError" || !("reason" in error)) return assert.fail(`expected RequestError, got ${error._tag}`)
+  if (error._tag !== "RequestError" || !("reason" in error)) {
+    return assert.fail(`expected RequestError, got ${error._tag}`)
+  }
   const reason = error.reason as { readonly _tag: string; readonly id?: string }
   return { reason: reason._tag, id: reason.id }
 }

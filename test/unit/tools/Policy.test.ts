@@ -6,9 +6,9 @@
  */
 import { assert, describe, it, layer } from "@effect/vitest"
 import { Effect, Layer } from "effect"
-import { Orgs } from "../../../src/orgs/Orgs.ts"
 import type { Caller } from "../../../src/kernel/Caller.ts"
 import { ApiKeys } from "../../../src/keys/ApiKeys.ts"
+import { Orgs } from "../../../src/orgs/Orgs.ts"
 import { type OrgToolSetting, Policy, selectTools } from "../../../src/tools/Policy.ts"
 import type { SvcTool } from "../../../src/tools/SvcTool.ts"
 import { ToolRegistry } from "../../../src/tools/ToolRegistry.ts"
@@ -201,7 +201,14 @@ const PolicyLive = Policy.layer.pipe(
 const newOrg = Effect.gen(function*() {
   const org = yield* (yield* Orgs).create(unique("policy-org"))
   const key = yield* (yield* ApiKeys).create(org.id, { name: "k", expiresAt: null })
-  const caller: Caller = { keyId: key.id, keyName: key.name, orgId: org.id, allowedSvcToolIds: null, logContent: false, compression: null }
+  const caller: Caller = {
+    keyId: key.id,
+    keyName: key.name,
+    orgId: org.id,
+    allowedSvcToolIds: null,
+    logContent: false,
+    compression: null
+  }
   return { org, key, caller, policy: yield* Policy }
 })
 
@@ -283,7 +290,9 @@ layer(PolicyLive)("Policy on the store", (it) => {
       const { caller, org, policy } = yield* newOrg
       assert.deepStrictEqual(idsOf(yield* policy.toolsFor(caller, { listed: [], toolChoice: undefined })), [])
       yield* policy.setOrgTool(org.id, "svc_current_time", { activated: true, hydrateOrg: true })
-      assert.deepStrictEqual(idsOf(yield* policy.toolsFor(caller, { listed: [], toolChoice: undefined })), ["svc_current_time"])
+      assert.deepStrictEqual(idsOf(yield* policy.toolsFor(caller, { listed: [], toolChoice: undefined })), [
+        "svc_current_time"
+      ])
       yield* policy.setOrgTool(org.id, "svc_current_time", { activated: false })
       assert.deepStrictEqual(idsOf(yield* policy.toolsFor(caller, { listed: [], toolChoice: undefined })), [])
     }))
@@ -294,7 +303,9 @@ layer(PolicyLive)("Policy on the store", (it) => {
       const otherKey = yield* (yield* ApiKeys).create(org.id, { name: "other", expiresAt: null })
       yield* policy.setOrgTool(org.id, "svc_generate_uuid", { activated: true, hydrateKeyIds: [key.id] })
       yield* policy.setOrgTool(org.id, "svc_current_time", { activated: true })
-      assert.deepStrictEqual(idsOf(yield* policy.toolsFor(caller, { listed: [], toolChoice: undefined })), ["svc_generate_uuid"])
+      assert.deepStrictEqual(idsOf(yield* policy.toolsFor(caller, { listed: [], toolChoice: undefined })), [
+        "svc_generate_uuid"
+      ])
       assert.deepStrictEqual(
         idsOf(yield* policy.toolsFor({ ...caller, keyId: otherKey.id }, { listed: [], toolChoice: undefined })),
         []
@@ -303,7 +314,9 @@ layer(PolicyLive)("Policy on the store", (it) => {
         idsOf(yield* policy.toolsFor(caller, { listed: ["svc_current_time"], toolChoice: undefined })),
         ["svc_current_time", "svc_generate_uuid"]
       )
-      const error = yield* Effect.flip(policy.toolsFor(caller, { listed: ["svc_nope", "svc_current_time"], toolChoice: undefined }))
+      const error = yield* Effect.flip(
+        policy.toolsFor(caller, { listed: ["svc_nope", "svc_current_time"], toolChoice: undefined })
+      )
       if (error._tag !== "RequestError" || error.reason._tag !== "InvalidSvcToolIds") {
         return assert.fail(`expected InvalidSvcToolIds, got ${error._tag}`)
       }

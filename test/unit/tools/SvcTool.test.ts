@@ -96,7 +96,9 @@ describe("defineTool: the JSON Schema", () => {
       const { tool } = recorded(Schema.Struct({ n: Schema.Number }))
       const property = (tool.jsonSchema["properties"] as Record<string, Record<string, unknown>>)["n"]!
       const branches = (property["anyOf"] as ReadonlyArray<Record<string, unknown>> | undefined) ?? [property]
-      const advertisedStrings = branches.flatMap((branch) => (branch["enum"] as ReadonlyArray<unknown> | undefined) ?? [])
+      const advertisedStrings = branches.flatMap((branch) =>
+        (branch["enum"] as ReadonlyArray<unknown> | undefined) ?? []
+      )
       for (const value of advertisedStrings) {
         const exit = yield* Effect.exit(runTool(tool, { n: value }))
         assert.isTrue(Exit.isSuccess(exit), `the schema offers n = ${JSON.stringify(value)} but decoding refuses it`)
@@ -108,7 +110,12 @@ describe("defineTool: decoding the arguments before run", () => {
   it.effect("run gets the decoded, typed arguments and the request's context", () =>
     Effect.gen(function*() {
       const { tool, runs } = recorded(Search)
-      const context: ToolContext = { orgId: "org_9", keyId: "key_9", requestId: "req_9", cutOutput: () => Effect.succeed(undefined) }
+      const context: ToolContext = {
+        orgId: "org_9",
+        keyId: "key_9",
+        requestId: "req_9",
+        cutOutput: () => Effect.succeed(undefined)
+      }
       const answer = yield* runTool(tool, { query: "cats", limit: 3 }, context)
       assert.deepStrictEqual(answer, { query: "cats", limit: 3 })
       assert.deepStrictEqual(runs, [{ args: { query: "cats", limit: 3 }, context }])

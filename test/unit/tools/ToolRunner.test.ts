@@ -17,8 +17,11 @@ const limits: ToolRunLimits = { defaultTimeout: Duration.seconds(10), maxOutputB
 const injected = (...tools: ReadonlyArray<SvcTool>): ReadonlyMap<string, SvcTool> =>
   new Map(tools.map((tool) => [tool.id, tool]))
 
-const run = (calls: ReadonlyArray<ToolCall>, tools: ReadonlyMap<string, SvcTool>, custom: Partial<ToolRunLimits> = {}) =>
-  runToolCalls(calls, tools, context, { ...limits, ...custom })
+const run = (
+  calls: ReadonlyArray<ToolCall>,
+  tools: ReadonlyMap<string, SvcTool>,
+  custom: Partial<ToolRunLimits> = {}
+) => runToolCalls(calls, tools, context, { ...limits, ...custom })
 
 /** The `error` text of an error content. */
 const errorText = (content: string): string => {
@@ -123,7 +126,9 @@ describe("runToolCalls", () => {
   it.effect("the default timeout applies to a tool that sets none", () =>
     Effect.gen(function*() {
       const tools = injected(sleepyTool("svc_stuck", "1 hour"))
-      const fiber = yield* Effect.forkChild(run([callOf("c1", "svc_stuck")], tools, { defaultTimeout: Duration.seconds(2) }))
+      const fiber = yield* Effect.forkChild(
+        run([callOf("c1", "svc_stuck")], tools, { defaultTimeout: Duration.seconds(2) })
+      )
       yield* TestClock.adjust("1999 millis")
       assert.isUndefined(fiber.pollUnsafe())
       yield* TestClock.adjust("1 millis")
@@ -150,7 +155,9 @@ describe("runToolCalls", () => {
   it.effect("a timeout of one call does not hold back or spoil the others", () =>
     Effect.gen(function*() {
       const tools = injected(sleepyTool("svc_stuck", "1 hour", { timeout: "1 second" }), echoTool())
-      const fiber = yield* Effect.forkChild(run([callOf("c1", "svc_stuck"), callOf("c2", "svc_echo", { text: "a" })], tools))
+      const fiber = yield* Effect.forkChild(
+        run([callOf("c1", "svc_stuck"), callOf("c2", "svc_echo", { text: "a" })], tools)
+      )
       yield* TestClock.adjust("1 second")
       const results = yield* Fiber.join(fiber)
       assert.deepStrictEqual(results.map((result) => result.outcome), ["timeout", "ok"])
@@ -218,12 +225,16 @@ describe("runToolCalls", () => {
   it.effect("each outcome at once, in one turn", () =>
     Effect.gen(function*() {
       const tools = injected(echoTool(), failingTool("svc_fails", "bad"), sleepyTool("svc_stuck", "1 hour"))
-      const fiber = yield* Effect.forkChild(run([
-        callOf("c1", "svc_echo", {}),
-        callOf("c2", "svc_fails"),
-        callOf("c3", "svc_stuck"),
-        callOf("c4", "svc_absent")
-      ], tools, { defaultTimeout: Duration.millis(10) }))
+      const fiber = yield* Effect.forkChild(run(
+        [
+          callOf("c1", "svc_echo", {}),
+          callOf("c2", "svc_fails"),
+          callOf("c3", "svc_stuck"),
+          callOf("c4", "svc_absent")
+        ],
+        tools,
+        { defaultTimeout: Duration.millis(10) }
+      ))
       yield* TestClock.adjust("10 millis")
       const results = yield* Fiber.join(fiber)
       assert.deepStrictEqual(results.map((result) => result.outcome), ["ok", "error", "timeout", "not_allowed"])

@@ -2,7 +2,7 @@
  * Analytics of an organization's requests: totals, requests over time, and figures per tag, model, key
  * or client session (requests, errors, tokens, p50/p95 latency), all under the request log's filters.
  */
-import { api, type AnalyticsGroup, type Org } from "../Api.ts"
+import { type AnalyticsGroup, api, type Org } from "../Api.ts"
 import { type Bucket, Chart } from "../parts/Chart.tsx"
 import { count, ms, percent } from "../parts/Format.ts"
 import { filterOf, LogFilters } from "../parts/LogFilters.tsx"
@@ -12,9 +12,17 @@ import { useLoad } from "../parts/useLoad.ts"
 import { href, navigate, type Route } from "../Route.ts"
 
 type Grouping = "tag" | "model" | "key" | "session"
-const GROUPINGS: ReadonlyArray<readonly [Grouping, string]> = [["model", "Model"], ["tag", "Tag"], ["key", "Key"], ["session", "Session"]]
+const GROUPINGS: ReadonlyArray<readonly [Grouping, string]> = [["model", "Model"], ["tag", "Tag"], ["key", "Key"], [
+  "session",
+  "Session"
+]]
 /** What a group of no value stands for. */
-const NO_GROUP: Record<Grouping, string> = { tag: "(untagged)", model: "(none)", key: "(no key)", session: "(no session)" }
+const NO_GROUP: Record<Grouping, string> = {
+  tag: "(untagged)",
+  model: "(none)",
+  key: "(no key)",
+  session: "(no session)"
+}
 
 /** Hours when the requests span three days or less, otherwise days: enough bars to read either way. */
 const overTime = async (orgId: string, filter: ReturnType<typeof filterOf>) => {
@@ -31,7 +39,12 @@ export const AnalyticsPage = (props: { readonly org: Org; readonly route: Route 
   const filter = filterOf(params)
   const keys = useLoad(() => api.keys(orgId), [orgId])
   const data = useLoad(
-    () => Promise.all([api.analytics(orgId, "none", filter), overTime(orgId, filter), api.analytics(orgId, groupBy, filter)]),
+    () =>
+      Promise.all([
+        api.analytics(orgId, "none", filter),
+        overTime(orgId, filter),
+        api.analytics(orgId, groupBy, filter)
+      ]),
     [orgId, query]
   )
   const [totals, time, grouped] = data.data ?? []
@@ -64,7 +77,9 @@ export const AnalyticsPage = (props: { readonly org: Org; readonly route: Route 
 
   return (
     <section>
-      <h1 tabIndex={-1}>Analytics <span class="sub">of {props.org.name}</span></h1>
+      <h1 tabIndex={-1}>
+        Analytics <span class="sub">of {props.org.name}</span>
+      </h1>
       <LogFilters
         key={query}
         params={params}
@@ -77,24 +92,34 @@ export const AnalyticsPage = (props: { readonly org: Org; readonly route: Route 
 
       <h2 class="visually-hidden">Totals</h2>
       <ul class="totals" aria-busy={data.loading}>
-        <li><span class="figure">{count(total.requests)}</span> requests</li>
-        <li><span class="figure">{count(total.errors)}</span> errors ({percent(total.errors, total.requests)})</li>
+        <li>
+          <span class="figure">{count(total.requests)}</span> requests
+        </li>
+        <li>
+          <span class="figure">{count(total.errors)}</span> errors ({percent(total.errors, total.requests)})
+        </li>
         <li>
           <span class="figure">{count(total.total_tokens)}</span> tokens
-          <span class="muted"> ({count(total.prompt_tokens)} prompt, {count(total.completion_tokens)} completion)</span>
+          <span class="muted">({count(total.prompt_tokens)} prompt, {count(total.completion_tokens)} completion)</span>
         </li>
         <li>
           <span class="figure">{count(total.prompt_tokens_saved)}</span> prompt tokens saved by compression
-          <span class="muted"> ({count(total.prompt_tokens_saved_net)} net of cache reads)</span>
+          <span class="muted">({count(total.prompt_tokens_saved_net)} net of cache reads)</span>
         </li>
         {total.shadow_tokens_saved_safe + total.shadow_tokens_saved_aggressive === 0 ? null : (
           <li>
             <span class="figure">{count(total.shadow_tokens_saved_safe)}</span> would be saved at safe
-            <span class="muted"> ({count(total.shadow_tokens_saved_aggressive)} at aggressive), on requests run at shadow</span>
+            <span class="muted">
+              ({count(total.shadow_tokens_saved_aggressive)} at aggressive), on requests run at shadow
+            </span>
           </li>
         )}
-        <li><span class="figure">{total.requests === 0 ? "–" : ms(total.p50_latency_ms)}</span> p50 latency</li>
-        <li><span class="figure">{total.requests === 0 ? "–" : ms(total.p95_latency_ms)}</span> p95 latency</li>
+        <li>
+          <span class="figure">{total.requests === 0 ? "–" : ms(total.p50_latency_ms)}</span> p50 latency
+        </li>
+        <li>
+          <span class="figure">{total.requests === 0 ? "–" : ms(total.p95_latency_ms)}</span> p95 latency
+        </li>
       </ul>
 
       <h2>Over time</h2>
@@ -103,44 +128,54 @@ export const AnalyticsPage = (props: { readonly org: Org; readonly route: Route 
       <h2 id="grouped-title">By {groupBy}</h2>
       <div class="segmented" role="group" aria-labelledby="grouped-title">
         {GROUPINGS.map(([g, text]) => (
-          <a key={g} href={href("analytics", orgId, { params: withGroup(g) })} aria-current={g === groupBy ? "true" : undefined}>
+          <a
+            key={g}
+            href={href("analytics", orgId, { params: withGroup(g) })}
+            aria-current={g === groupBy ? "true" : undefined}
+          >
             {text}
           </a>
         ))}
       </div>
-      {grouped === undefined ? null : grouped.data.length === 0 ? <Empty>No requests match these filters.</Empty> : (
-        <TableFrame label="Figures by group">
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">{GROUPINGS.find(([g]) => g === groupBy)?.[1]}</th>
-                <th scope="col" class="num">Requests</th>
-                <th scope="col" class="num">Errors</th>
-                <th scope="col" class="num">Prompt tokens</th>
-                <th scope="col" class="num">Completion tokens</th>
-                <th scope="col" class="num">Total tokens</th>
-                <th scope="col" class="num">p50</th>
-                <th scope="col" class="num">p95</th>
-              </tr>
-            </thead>
-            <tbody>
-              {grouped.data.map((g) => (
-                <tr key={g.group ?? ""}>
-                  <td>{groupName(g.group)}</td>
-                  <td class="num">{count(g.requests)}</td>
-                  <td class="num">{count(g.errors)}</td>
-                  <td class="num">{count(g.prompt_tokens)}</td>
-                  <td class="num">{count(g.completion_tokens)}</td>
-                  <td class="num">{count(g.total_tokens)}</td>
-                  <td class="num">{ms(g.p50_latency_ms)}</td>
-                  <td class="num">{ms(g.p95_latency_ms)}</td>
+      {grouped === undefined ?
+        null :
+        grouped.data.length === 0 ?
+        <Empty>No requests match these filters.</Empty> :
+        (
+          <TableFrame label="Figures by group">
+            <table>
+              <thead>
+                <tr>
+                  <th scope="col">{GROUPINGS.find(([g]) => g === groupBy)?.[1]}</th>
+                  <th scope="col" class="num">Requests</th>
+                  <th scope="col" class="num">Errors</th>
+                  <th scope="col" class="num">Prompt tokens</th>
+                  <th scope="col" class="num">Completion tokens</th>
+                  <th scope="col" class="num">Total tokens</th>
+                  <th scope="col" class="num">p50</th>
+                  <th scope="col" class="num">p95</th>
                 </tr>
-              ))}
-            </tbody>
-          </table>
-          {grouped.has_more ? <p class="hint">Only the first 1,000 groups are shown: narrow the filters to see the rest.</p> : null}
-        </TableFrame>
-      )}
+              </thead>
+              <tbody>
+                {grouped.data.map((g) => (
+                  <tr key={g.group ?? ""}>
+                    <td>{groupName(g.group)}</td>
+                    <td class="num">{count(g.requests)}</td>
+                    <td class="num">{count(g.errors)}</td>
+                    <td class="num">{count(g.prompt_tokens)}</td>
+                    <td class="num">{count(g.completion_tokens)}</td>
+                    <td class="num">{count(g.total_tokens)}</td>
+                    <td class="num">{ms(g.p50_latency_ms)}</td>
+                    <td class="num">{ms(g.p95_latency_ms)}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+            {grouped.has_more
+              ? <p class="hint">Only the first 1,000 groups are shown: narrow the filters to see the rest.</p>
+              : null}
+          </TableFrame>
+        )}
     </section>
   )
 }

@@ -3,10 +3,10 @@
  * allowed shared tools and limits, change those tools and limits, revoke a key after a confirmation.
  */
 import { useEffect, useRef, useState } from "preact/hooks"
-import { type ApiKey, api, type CreatedKey, keyStatus, type Limits, limitsText, type Org } from "../Api.ts"
-import { LimitsEditor } from "../parts/LimitsEditor.tsx"
+import { api, type ApiKey, type CreatedKey, keyStatus, type Limits, limitsText, type Org } from "../Api.ts"
 import { ConfirmDialog } from "../parts/ConfirmDialog.tsx"
 import { time } from "../parts/Format.ts"
+import { LimitsEditor } from "../parts/LimitsEditor.tsx"
 import { Empty, type Message, Notice } from "../parts/Notice.tsx"
 import { SecretReveal } from "../parts/SecretReveal.tsx"
 import { TableFrame } from "../parts/TableFrame.tsx"
@@ -23,7 +23,9 @@ export const KeysPage = (props: { readonly org: Org }) => {
   const [message, setMessage] = useState<Message | null>(null)
   const [created, setCreated] = useState<CreatedKey | null>(null)
   const [revoking, setRevoking] = useState<ApiKey | null>(null)
-  const [editing, setEditing] = useState<{ readonly key: ApiKey; readonly tools: ReadonlyArray<string> | null } | null>(null)
+  const [editing, setEditing] = useState<{ readonly key: ApiKey; readonly tools: ReadonlyArray<string> | null } | null>(
+    null
+  )
   const [name, setName] = useState("")
   const [expires, setExpires] = useState("")
   const [allowed, setAllowed] = useState<ReadonlyArray<string> | null>(null)
@@ -53,9 +55,11 @@ export const KeysPage = (props: { readonly org: Org }) => {
   const revoke = async () => {
     if (revoking === null) return
     const result = await run(() => api.revokeKey(revoking.id))
-    setMessage(result.ok
-      ? { kind: "info", text: `Revoked key '${revoking.name}'. Requests with it are refused from now on.` }
-      : { kind: "error", text: result.error })
+    setMessage(
+      result.ok
+        ? { kind: "info", text: `Revoked key '${revoking.name}'. Requests with it are refused from now on.` }
+        : { kind: "error", text: result.error }
+    )
     setRevoking(null)
     await keys.reload()
   }
@@ -65,16 +69,21 @@ export const KeysPage = (props: { readonly org: Org }) => {
     if (editing === null) return
     const result = await run(() => api.setAllowedTools(editing.key.id, editing.tools))
     if (!result.ok) return setMessage({ kind: "error", text: result.error })
-    setMessage({ kind: "info", text: `Key '${editing.key.name}' may now use: ${toolsText(result.value.allowed_svc_tool_ids)}.` })
+    setMessage({
+      kind: "info",
+      text: `Key '${editing.key.name}' may now use: ${toolsText(result.value.allowed_svc_tool_ids)}.`
+    })
     setEditing(null)
     await keys.reload()
   }
 
   const saveLimits = async (key: ApiKey, limits: Limits) => {
     const result = await run(() => api.setKeyLimits(key.id, limits))
-    setMessage(result.ok
-      ? { kind: "info", text: `Key '${key.name}': limits are now ${limitsText(result.value.limits)}.` }
-      : { kind: "error", text: result.error })
+    setMessage(
+      result.ok
+        ? { kind: "info", text: `Key '${key.name}': limits are now ${limitsText(result.value.limits)}.` }
+        : { kind: "error", text: result.error }
+    )
     await keys.reload()
   }
 
@@ -82,11 +91,13 @@ export const KeysPage = (props: { readonly org: Org }) => {
   const list = keys.data ?? []
   return (
     <section>
-      <h1 tabIndex={-1}>API keys <span class="sub">of {props.org.name}</span></h1>
+      <h1 tabIndex={-1}>
+        API keys <span class="sub">of {props.org.name}</span>
+      </h1>
       <Notice message={message} onDismiss={() => setMessage(null)} />
-      {keys.error === null && tools.error === null ? null : (
-        <Notice message={{ kind: "error", text: keys.error ?? tools.error ?? "" }} />
-      )}
+      {keys.error === null && tools.error === null ?
+        null :
+        <Notice message={{ kind: "error", text: keys.error ?? tools.error ?? "" }} />}
       {created === null ? null : <SecretReveal created={created} onDone={() => setCreated(null)} />}
 
       <form class="card" onSubmit={create}>
@@ -94,11 +105,22 @@ export const KeysPage = (props: { readonly org: Org }) => {
         <div class="fields">
           <div>
             <label for="key-name">Name</label>
-            <input id="key-name" value={name} onInput={(event) => setName(event.currentTarget.value)} required maxLength={200} />
+            <input
+              id="key-name"
+              value={name}
+              onInput={(event) => setName(event.currentTarget.value)}
+              required
+              maxLength={200}
+            />
           </div>
           <div>
             <label for="key-expires">Expires after (optional)</label>
-            <input id="key-expires" type="date" value={expires} onInput={(event) => setExpires(event.currentTarget.value)} />
+            <input
+              id="key-expires"
+              type="date"
+              value={expires}
+              onInput={(event) => setExpires(event.currentTarget.value)}
+            />
           </div>
         </div>
         <ToolChoice name="new-key-tools" tools={catalogue} value={allowed} onChange={setAllowed} />
@@ -121,7 +143,9 @@ export const KeysPage = (props: { readonly org: Org }) => {
                   <th scope="col">Expires</th>
                   <th scope="col">Shared tools</th>
                   <th scope="col">Limits</th>
-                  <th scope="col"><span class="visually-hidden">Actions</span></th>
+                  <th scope="col">
+                    <span class="visually-hidden">Actions</span>
+                  </th>
                 </tr>
               </thead>
               <tbody>
@@ -130,23 +154,37 @@ export const KeysPage = (props: { readonly org: Org }) => {
                   return (
                     <tr key={key.id} data-key-id={key.id}>
                       <td>{key.name}</td>
-                      <td><code>{key.prefix}…</code></td>
-                      <td><span class={`badge badge-${status}`}>{status}</span></td>
+                      <td>
+                        <code>{key.prefix}…</code>
+                      </td>
+                      <td>
+                        <span class={`badge badge-${status}`}>{status}</span>
+                      </td>
                       <td title={key.created_at}>{time(key.created_at)}</td>
                       <td title={key.last_used_at ?? ""}>{time(key.last_used_at)}</td>
                       <td title={key.expires_at ?? ""}>{time(key.expires_at)}</td>
                       <td>{toolsText(key.allowed_svc_tool_ids)}</td>
                       <td>
-                        <LimitsEditor owner={`key ${key.name}`} id={key.id} limits={key.limits} busy={busy} save={(limits) => saveLimits(key, limits)} />
+                        <LimitsEditor
+                          owner={`key ${key.name}`}
+                          id={key.id}
+                          limits={key.limits}
+                          busy={busy}
+                          save={(limits) => saveLimits(key, limits)}
+                        />
                       </td>
                       <td class="links">
                         {status === "revoked" ? null : (
                           <>
-                            <button type="button" class="link" onClick={() => setEditing({ key, tools: key.allowed_svc_tool_ids })}>
-                              Edit tools<span class="visually-hidden"> of {key.name}</span>
+                            <button
+                              type="button"
+                              class="link"
+                              onClick={() => setEditing({ key, tools: key.allowed_svc_tool_ids })}
+                            >
+                              Edit tools<span class="visually-hidden">of {key.name}</span>
                             </button>
                             <button type="button" class="link danger" onClick={() => setRevoking(key)}>
-                              Revoke<span class="visually-hidden"> {key.name}</span>
+                              Revoke<span class="visually-hidden">{key.name}</span>
                             </button>
                           </>
                         )}
@@ -184,8 +222,8 @@ export const KeysPage = (props: { readonly org: Org }) => {
         onCancel={() => setRevoking(null)}
       >
         <p>
-          Requests with this key (<code>{revoking?.prefix}…</code>) are refused from the moment it is revoked. This cannot be
-          undone.
+          Requests with this key (<code>{revoking?.prefix}…</code>) are refused from the moment it is revoked. This
+          cannot be undone.
         </p>
       </ConfirmDialog>
     </section>

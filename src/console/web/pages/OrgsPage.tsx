@@ -4,8 +4,8 @@
  */
 import { useState } from "preact/hooks"
 import { api, COMPRESSION_LEVELS, type CompressionLevel, type Limits, limitsText, type Org } from "../Api.ts"
-import { LimitsEditor } from "../parts/LimitsEditor.tsx"
 import { time } from "../parts/Format.ts"
+import { LimitsEditor } from "../parts/LimitsEditor.tsx"
 import { Empty, type Message, Notice } from "../parts/Notice.tsx"
 import { TableFrame } from "../parts/TableFrame.tsx"
 import { useAction, useLoad } from "../parts/useLoad.ts"
@@ -34,26 +34,37 @@ export const OrgsPage = (props: {
   const setLogContent = async (org: Org, on: boolean) => {
     setSaving({ ...saving, [org.id]: on })
     const result = await run(() => api.setLogContent(org.id, on))
-    setMessage(result.ok
-      ? { kind: "info", text: `${org.name}: prompt and completion text ${on ? "are now stored" : "are no longer stored"} in the request log.` }
-      : { kind: "error", text: result.error })
+    setMessage(
+      result.ok
+        ? {
+          kind: "info",
+          text: `${org.name}: prompt and completion text ${
+            on ? "are now stored" : "are no longer stored"
+          } in the request log.`
+        }
+        : { kind: "error", text: result.error }
+    )
     await props.reload()
     setSaving(({ [org.id]: _, ...rest }) => rest)
   }
 
   const setCompression = async (org: Org, level: CompressionLevel | null) => {
     const result = await run(() => api.setCompression(org.id, level))
-    setMessage(result.ok
-      ? { kind: "info", text: `${org.name}: compression is now ${level ?? "the gateway's default"}.` }
-      : { kind: "error", text: result.error })
+    setMessage(
+      result.ok
+        ? { kind: "info", text: `${org.name}: compression is now ${level ?? "the gateway's default"}.` }
+        : { kind: "error", text: result.error }
+    )
     await props.reload()
   }
 
   const setLimits = async (org: Org, limits: Limits) => {
     const result = await run(() => api.setOrgLimits(org.id, limits))
-    setMessage(result.ok
-      ? { kind: "info", text: `${org.name}: limits are now ${limitsText(result.value.limits)}.` }
-      : { kind: "error", text: result.error })
+    setMessage(
+      result.ok
+        ? { kind: "info", text: `${org.name}: limits are now ${limitsText(result.value.limits)}.` }
+        : { kind: "error", text: result.error }
+    )
     await props.reload()
   }
 
@@ -66,11 +77,19 @@ export const OrgsPage = (props: {
       <form class="card inline-form" onSubmit={create}>
         <h2>Create an organization</h2>
         <label for="org-name">Name</label>
-        <input id="org-name" value={name} onInput={(event) => setName(event.currentTarget.value)} required maxLength={200} />
+        <input
+          id="org-name"
+          value={name}
+          onInput={(event) => setName(event.currentTarget.value)}
+          required
+          maxLength={200}
+        />
         <button type="submit" class="primary" disabled={busy}>Create organization</button>
       </form>
       {props.orgs.length === 0
-        ? props.loading ? <p aria-busy="true">Loading…</p> : <Empty>No organizations yet: create the first one above.</Empty>
+        ? props.loading
+          ? <p aria-busy="true">Loading…</p>
+          : <Empty>No organizations yet: create the first one above.</Empty>
         : (
           <TableFrame label="Organizations">
             <table>
@@ -83,14 +102,18 @@ export const OrgsPage = (props: {
                   <th scope="col">Stores prompts</th>
                   <th scope="col">Compression</th>
                   <th scope="col">Limits</th>
-                  <th scope="col"><span class="visually-hidden">Pages</span></th>
+                  <th scope="col">
+                    <span class="visually-hidden">Pages</span>
+                  </th>
                 </tr>
               </thead>
               <tbody>
                 {props.orgs.map((org) => (
                   <tr key={org.id}>
                     <td>{org.name}</td>
-                    <td><code>{org.id}</code></td>
+                    <td>
+                      <code>{org.id}</code>
+                    </td>
                     <td title={org.created_at}>{time(org.created_at)}</td>
                     <td>
                       <label class="check">
@@ -121,7 +144,13 @@ export const OrgsPage = (props: {
                       </label>
                     </td>
                     <td>
-                      <LimitsEditor owner={org.name} id={org.id} limits={org.limits} busy={busy} save={(limits) => setLimits(org, limits)} />
+                      <LimitsEditor
+                        owner={org.name}
+                        id={org.id}
+                        limits={org.limits}
+                        busy={busy}
+                        save={(limits) => setLimits(org, limits)}
+                      />
                     </td>
                     <td class="links">
                       <a href={href("keys", org.id)}>API keys</a>

@@ -14,12 +14,15 @@ export const QuickStartPage = () => {
     <section class="prose">
       <h1 tabIndex={-1}>Quick start</h1>
       <p>
-        svc-gateway speaks OpenAI's chat-completions API. Any OpenAI client works with two changes: the base URL
-        below, and an API key created under <a href={href("keys")}>API keys</a> (it starts with <code>sk-svc-</code>).
-        Models are named <code>author_id/model_id</code>; <code>local/echo</code> answers offline, without a provider.
+        svc-gateway speaks OpenAI's chat-completions API. Any OpenAI client works with two changes: the base URL below,
+        and an API key created under <a href={href("keys")}>API keys</a> (it starts with{" "}
+        <code>sk-svc-</code>). Models are named <code>author_id/model_id</code>; <code>local/echo</code>{" "}
+        answers offline, without a provider.
       </p>
       <h2>Base URL</h2>
-      <p><code class="base-url">{base}</code></p>
+      <p>
+        <code class="base-url">{base}</code>
+      </p>
 
       <h2>A first request</h2>
       <Code
@@ -33,8 +36,9 @@ curl ${base}/chat/completions \\
   -d '{"model": "local/echo", "messages": [{"role": "user", "content": "Hello"}]}'`}
       />
       <p>
-        <code>x-svc-tags</code> labels the request: filter by it under <a href={href("requests")}>Requests</a> and
-        group by it under <a href={href("analytics")}>Analytics</a>. Add <code>"stream": true</code> for server-sent events.
+        <code>x-svc-tags</code> labels the request: filter by it under <a href={href("requests")}>Requests</a>{" "}
+        and group by it under <a href={href("analytics")}>Analytics</a>. Add <code>"stream": true</code>{" "}
+        for server-sent events.
       </p>
       <Code
         label="Python (openai)"

@@ -18,10 +18,14 @@ const readable = (text: string): string => {
 const compressionOf = (r: LoggedRequest): string => {
   if (r.compression_level === null) return "–"
   if (r.compression_level === "shadow") {
-    return `shadow: safe would have saved ${count(r.shadow_tokens_saved_safe ?? 0)} prompt tokens, aggressive ${count(r.shadow_tokens_saved_aggressive ?? 0)}`
+    return `shadow: safe would have saved ${count(r.shadow_tokens_saved_safe ?? 0)} prompt tokens, aggressive ${
+      count(r.shadow_tokens_saved_aggressive ?? 0)
+    }`
   }
   if (r.prompt_tokens_saved === null) return r.compression_level
-  return `${r.compression_level}: ${count(r.prompt_tokens_saved)} prompt tokens saved (${count(r.prompt_tokens_saved_net ?? 0)} net of cache reads)`
+  return `${r.compression_level}: ${count(r.prompt_tokens_saved)} prompt tokens saved (${
+    count(r.prompt_tokens_saved_net ?? 0)
+  } net of cache reads)`
 }
 
 export const RequestDetail = (props: {
@@ -35,45 +39,69 @@ export const RequestDetail = (props: {
   const key = props.keys.find((k) => k.id === r?.key_id)
   return (
     <section>
-      <p><a href={props.back}>← Back to the requests</a></p>
-      <h1 tabIndex={-1}>Request <code>{props.requestId}</code></h1>
+      <p>
+        <a href={props.back}>← Back to the requests</a>
+      </p>
+      <h1 tabIndex={-1}>
+        Request <code>{props.requestId}</code>
+      </h1>
       {request.error === null ? null : <Notice message={{ kind: "error", text: request.error }} />}
       {r === undefined ? (request.loading ? <p aria-busy="true">Loading…</p> : null) : (
         <>
           <dl class="detail">
-            <dt>Time</dt><dd title={r.created_at}>{time(r.created_at)} <span class="muted">({r.created_at})</span></dd>
-            <dt>Status</dt><dd>{r.status}{r.error_code === null ? "" : ` (${r.error_code})`}</dd>
-            <dt>Model requested</dt><dd>{r.requested_model ?? "–"}</dd>
-            <dt>Model answered</dt><dd>{r.model ?? "–"}{r.provider === null ? "" : ` via ${r.provider}`}</dd>
-            <dt>Key</dt><dd>{key === undefined ? r.key_id ?? "–" : `${key.name} (${key.prefix}…)`}</dd>
+            <dt>Time</dt>
+            <dd title={r.created_at}>
+              {time(r.created_at)} <span class="muted">({r.created_at})</span>
+            </dd>
+            <dt>Status</dt>
+            <dd>{r.status}{r.error_code === null ? "" : ` (${r.error_code})`}</dd>
+            <dt>Model requested</dt>
+            <dd>{r.requested_model ?? "–"}</dd>
+            <dt>Model answered</dt>
+            <dd>{r.model ?? "–"}{r.provider === null ? "" : ` via ${r.provider}`}</dd>
+            <dt>Key</dt>
+            <dd>{key === undefined ? r.key_id ?? "–" : `${key.name} (${key.prefix}…)`}</dd>
             <dt>Session</dt>
             <dd>
               {r.session_id === null ? "–" : (
                 <>
                   <code>{r.session_id}</code>{" "}
-                  <a href={href("requests", props.org.id, { params: new URLSearchParams({ session_id: r.session_id }) })}>
+                  <a
+                    href={href("requests", props.org.id, { params: new URLSearchParams({ session_id: r.session_id }) })}
+                  >
                     All requests of this session
                   </a>
                 </>
               )}
             </dd>
-            <dt>Tags</dt><dd>{r.tags.length === 0 ? "–" : r.tags.map((tag) => <span class="tag" key={tag}>{tag}</span>)}</dd>
-            <dt>Streamed</dt><dd>{r.stream ? "yes" : "no"}</dd>
+            <dt>Tags</dt>
+            <dd>{r.tags.length === 0 ? "–" : r.tags.map((tag) => <span class="tag" key={tag}>{tag}</span>)}</dd>
+            <dt>Streamed</dt>
+            <dd>{r.stream ? "yes" : "no"}</dd>
             <dt>Tokens</dt>
             <dd>
-              {count(r.prompt_tokens)} prompt ({count(r.cached_tokens)} cached) + {count(r.completion_tokens)} completion
-              ({count(r.reasoning_tokens)} reasoning) = {count(r.total_tokens)}
+              {count(r.prompt_tokens)} prompt ({count(r.cached_tokens)} cached) + {count(r.completion_tokens)}{" "}
+              completion ({count(r.reasoning_tokens)} reasoning) = {count(r.total_tokens)}
             </dd>
-            <dt>Latency</dt><dd>{ms(r.latency_ms)}{r.ttft_ms === null ? "" : `, first token after ${ms(r.ttft_ms)}`}</dd>
-            <dt>Compression</dt><dd>{compressionOf(r)}</dd>
-            <dt>Upstream calls</dt><dd>{r.attempts}</dd>
-            <dt>Shared tools run</dt><dd>{r.svc_tools.length === 0 ? "–" : r.svc_tools.join(", ")}</dd>
-            <dt>Client</dt><dd>{r.user_agent ?? "–"}</dd>
+            <dt>Latency</dt>
+            <dd>{ms(r.latency_ms)}{r.ttft_ms === null ? "" : `, first token after ${ms(r.ttft_ms)}`}</dd>
+            <dt>Compression</dt>
+            <dd>{compressionOf(r)}</dd>
+            <dt>Upstream calls</dt>
+            <dd>{r.attempts}</dd>
+            <dt>Shared tools run</dt>
+            <dd>{r.svc_tools.length === 0 ? "–" : r.svc_tools.join(", ")}</dd>
+            <dt>Client</dt>
+            <dd>{r.user_agent ?? "–"}</dd>
           </dl>
           <h2>Prompt</h2>
-          {r.prompt_text === undefined ? <p class="muted">Not stored: the organization does not keep prompt and completion text.</p> : <pre class="content">{readable(r.prompt_text)}</pre>}
+          {r.prompt_text === undefined
+            ? <p class="muted">Not stored: the organization does not keep prompt and completion text.</p>
+            : <pre class="content">{readable(r.prompt_text)}</pre>}
           <h2>Completion</h2>
-          {r.completion_text === undefined ? <p class="muted">Not stored.</p> : <pre class="content">{r.completion_text}</pre>}
+          {r.completion_text === undefined
+            ? <p class="muted">Not stored.</p>
+            : <pre class="content">{r.completion_text}</pre>}
         </>
       )}
     </section>

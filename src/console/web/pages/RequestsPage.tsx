@@ -15,14 +15,23 @@ export const RequestsPage = (props: { readonly org: Org; readonly route: Route }
   const keys = useLoad(() => api.keys(orgId), [orgId])
   const first = useLoad(() => api.requests(orgId, filterOf(props.route.params)), [orgId, query])
   // older pages, for the list they were loaded under: another org or filter starts from the first page
-  const [loaded, setLoaded] = useState<{ list: string; rows: ReadonlyArray<LoggedRequest>; cursor: string | null } | null>(null)
+  const [loaded, setLoaded] = useState<
+    { list: string; rows: ReadonlyArray<LoggedRequest>; cursor: string | null } | null
+  >(null)
   const [moreError, setMoreError] = useState<string | null>(null)
   const { busy, run } = useAction()
   const list = `${orgId}?${query}`
   const more = loaded?.list === list ? loaded : null
 
   if (props.route.requestId !== undefined) {
-    return <RequestDetail org={props.org} requestId={props.route.requestId} back={href("requests", orgId, { params: props.route.params })} keys={keys.data ?? []} />
+    return (
+      <RequestDetail
+        org={props.org}
+        requestId={props.route.requestId}
+        back={href("requests", orgId, { params: props.route.params })}
+        keys={keys.data ?? []}
+      />
+    )
   }
 
   const rows = [...(first.data?.data ?? []), ...(more?.rows ?? [])]
@@ -39,7 +48,9 @@ export const RequestsPage = (props: { readonly org: Org; readonly route: Route }
 
   return (
     <section>
-      <h1 tabIndex={-1}>Requests <span class="sub">of {props.org.name}</span></h1>
+      <h1 tabIndex={-1}>
+        Requests <span class="sub">of {props.org.name}</span>
+      </h1>
       <LogFilters
         key={query}
         params={props.route.params}
@@ -62,7 +73,9 @@ export const RequestsPage = (props: { readonly org: Org; readonly route: Route }
                   <th scope="col">Tags</th>
                   <th scope="col" class="num">Tokens</th>
                   <th scope="col" class="num">Latency</th>
-                  <th scope="col"><span class="visually-hidden">Detail</span></th>
+                  <th scope="col">
+                    <span class="visually-hidden">Detail</span>
+                  </th>
                 </tr>
               </thead>
               <tbody>
@@ -71,11 +84,17 @@ export const RequestsPage = (props: { readonly org: Org; readonly route: Route }
                     <td title={row.created_at}>{time(row.created_at)}</td>
                     <td>{row.requested_model ?? row.model ?? "–"}</td>
                     <td>{keyName(row.key_id)}</td>
-                    <td><span class={row.status >= 400 ? "badge badge-revoked" : "badge badge-active"}>{row.status}</span></td>
+                    <td>
+                      <span class={row.status >= 400 ? "badge badge-revoked" : "badge badge-active"}>{row.status}</span>
+                    </td>
                     <td>{row.tags.map((tag) => <span class="tag" key={tag}>{tag}</span>)}</td>
                     <td class="num">{count(row.total_tokens)}</td>
                     <td class="num">{ms(row.latency_ms)}</td>
-                    <td><a href={href("requests", orgId, { requestId: row.id, params: props.route.params })}>Detail<span class="visually-hidden"> of {row.id}</span></a></td>
+                    <td>
+                      <a href={href("requests", orgId, { requestId: row.id, params: props.route.params })}>
+                        Detail<span class="visually-hidden">of {row.id}</span>
+                      </a>
+                    </td>
                   </tr>
                 ))}
               </tbody>
@@ -83,9 +102,9 @@ export const RequestsPage = (props: { readonly org: Org; readonly route: Route }
           </TableFrame>
         )}
       {moreError === null ? null : <Notice message={{ kind: "error", text: moreError }} />}
-      {cursor === null ? null : (
-        <button type="button" onClick={loadMore} disabled={busy}>{busy ? "Loading…" : "Load older requests"}</button>
-      )}
+      {cursor === null ?
+        null :
+        <button type="button" onClick={loadMore} disabled={busy}>{busy ? "Loading…" : "Load older requests"}</button>}
     </section>
   )
 }

@@ -23,7 +23,9 @@ export const SignIn = (props: { readonly reason: string | null; readonly onSigne
       setError(
         cause instanceof ApiError && cause.status === 401
           ? "The gateway did not accept this admin token."
-          : cause instanceof Error ? cause.message : String(cause)
+          : cause instanceof Error
+          ? cause.message
+          : String(cause)
       )
     } finally {
       setBusy(false)
@@ -35,7 +37,13 @@ export const SignIn = (props: { readonly reason: string | null; readonly onSigne
     <main class="sign-in" id="main">
       <h1>svc-gateway console</h1>
       <form onSubmit={submit} class="card">
-        <Notice message={error !== null ? { kind: "error", text: error } : reason !== null ? { kind: "info", text: reason } : null} />
+        <Notice
+          message={error !== null
+            ? { kind: "error", text: error }
+            : reason !== null
+            ? { kind: "info", text: reason }
+            : null}
+        />
         <label for="admin-token">Admin token</label>
         <input
           id="admin-token"
@@ -46,8 +54,9 @@ export const SignIn = (props: { readonly reason: string | null; readonly onSigne
           required
         />
         <p class="hint">
-          The gateway's <code>GATEWAY_ADMIN_TOKEN</code>, or the token it printed on its first start. It is kept in
-          this tab only, until you sign out or close the tab.
+          The gateway's{" "}
+          <code>GATEWAY_ADMIN_TOKEN</code>, or the token it printed on its first start. It is kept in this tab only,
+          until you sign out or close the tab.
         </p>
         <button type="submit" class="primary" disabled={busy}>
           {busy ? "Signing in…" : "Sign in"}

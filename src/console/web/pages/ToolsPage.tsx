@@ -4,7 +4,7 @@
  * the whole org or for chosen keys.
  */
 import { useState } from "preact/hooks"
-import { type ApiKey, api, type JsonSchema, keyStatus, type Org, type SvcTool, type ToolSetting } from "../Api.ts"
+import { api, type ApiKey, type JsonSchema, keyStatus, type Org, type SvcTool, type ToolSetting } from "../Api.ts"
 import { Empty, type Message, Notice } from "../parts/Notice.tsx"
 import { TableFrame } from "../parts/TableFrame.tsx"
 import { useAction, useLoad } from "../parts/useLoad.ts"
@@ -22,15 +22,19 @@ export const ToolsPage = (props: { readonly org: Org }) => {
 
   return (
     <section>
-      <h1 tabIndex={-1}>Shared tools <span class="sub">of {props.org.name}</span></h1>
+      <h1 tabIndex={-1}>
+        Shared tools <span class="sub">of {props.org.name}</span>
+      </h1>
       <p class="lead">
-        Shared tools run at the gateway. An activated tool is usable by requests that name it in <code>svc_tool_ids</code>;
-        hydration adds it to requests that do not name it.
+        Shared tools run at the gateway. An activated tool is usable by requests that name it in{" "}
+        <code>svc_tool_ids</code>; hydration adds it to requests that do not name it.
       </p>
       <Notice message={message} onDismiss={() => setMessage(null)} />
       {loaded.error === null ? null : <Notice message={{ kind: "error", text: loaded.error }} />}
       {catalogue.length === 0
-        ? loaded.loading ? <p aria-busy="true">Loading…</p> : <Empty>No shared tools are installed in this gateway.</Empty>
+        ? loaded.loading
+          ? <p aria-busy="true">Loading…</p>
+          : <Empty>No shared tools are installed in this gateway.</Empty>
         : catalogue.map((tool) => (
           <ToolCard
             // a new setting from the server resets the card's draft
@@ -76,14 +80,18 @@ const ToolCard = (props: {
     const s = result.value
     const hydration = s.hydrate_org
       ? "hydrated for the whole organization"
-      : s.hydrate_key_ids.length > 0 ? `hydrated for ${s.hydrate_key_ids.length} key(s)` : "not hydrated"
+      : s.hydrate_key_ids.length > 0
+      ? `hydrated for ${s.hydrate_key_ids.length} key(s)`
+      : "not hydrated"
     await props.onSaved(`${tool.id}: ${s.activated ? "activated" : "not activated"}, ${hydration}.`)
   }
 
   return (
     <form class="card tool" onSubmit={save} aria-labelledby={`${id}-title`} data-tool-id={tool.id}>
       <div class="tool-head">
-        <h2 id={`${id}-title`}><code>{tool.id}</code></h2>
+        <h2 id={`${id}-title`}>
+          <code>{tool.id}</code>
+        </h2>
         <span class={`badge ${setting.activated ? "badge-active" : "badge-inactive"}`}>
           {setting.activated ? "activated" : "not activated"}
         </span>
@@ -97,7 +105,11 @@ const ToolCard = (props: {
           Activated
         </label>
         <label class="check">
-          <input type="checkbox" checked={hydrateOrg} onChange={(event) => setHydrateOrg(event.currentTarget.checked)} />
+          <input
+            type="checkbox"
+            checked={hydrateOrg}
+            onChange={(event) => setHydrateOrg(event.currentTarget.checked)}
+          />
           Hydrate for the whole organization
         </label>
         <fieldset class="nested" disabled={hydrateOrg}>
@@ -109,9 +121,11 @@ const ToolCard = (props: {
                 type="checkbox"
                 checked={hydrateKeys.includes(key.id)}
                 onChange={(event) =>
-                  setHydrateKeys(event.currentTarget.checked
-                    ? [...hydrateKeys, key.id]
-                    : hydrateKeys.filter((k) => k !== key.id))}
+                  setHydrateKeys(
+                    event.currentTarget.checked
+                      ? [...hydrateKeys, key.id]
+                      : hydrateKeys.filter((k) => k !== key.id)
+                  )}
               />
               {key.name} <code>{key.prefix}…</code>
             </label>
@@ -131,7 +145,9 @@ const ToolCard = (props: {
 const typeOf = (schema: JsonSchema): string =>
   schema.enum !== undefined
     ? schema.enum.map((value) => JSON.stringify(value)).join(" | ")
-    : Array.isArray(schema.type) ? schema.type.join(" | ") : (schema.type as string | undefined) ?? "any"
+    : Array.isArray(schema.type)
+    ? schema.type.join(" | ")
+    : (schema.type as string | undefined) ?? "any"
 
 const Parameters = (props: { readonly schema: JsonSchema }) => {
   const properties = Object.entries(props.schema.properties ?? {})
@@ -143,12 +159,19 @@ const Parameters = (props: { readonly schema: JsonSchema }) => {
         <TableFrame label="Parameters">
           <table>
             <thead>
-              <tr><th scope="col">Name</th><th scope="col">Type</th><th scope="col">Required</th><th scope="col">Description</th></tr>
+              <tr>
+                <th scope="col">Name</th>
+                <th scope="col">Type</th>
+                <th scope="col">Required</th>
+                <th scope="col">Description</th>
+              </tr>
             </thead>
             <tbody>
               {properties.map(([name, schema]) => (
                 <tr key={name}>
-                  <td><code>{name}</code></td>
+                  <td>
+                    <code>{name}</code>
+                  </td>
                   <td>{typeOf(schema)}</td>
                   <td>{required.has(name) ? "yes" : "no"}</td>
                   <td class="wrap">{schema.description ?? ""}</td>

@@ -67,7 +67,9 @@ export const Chart = (props: { readonly groups: ReadonlyArray<AnalyticsGroup>; r
           const x = pad.left + i * slot + (slot - bar) / 2
           return (
             <g key={p.label}>
-              <title>{`${label(p.label, props.bucket)}: ${count(p.requests)} requests, ${count(p.errors)} errors`}</title>
+              <title>
+                {`${label(p.label, props.bucket)}: ${count(p.requests)} requests, ${count(p.errors)} errors`}
+              </title>
               <rect class="bar" x={x} width={bar} y={y(p.requests)} height={y(0) - y(p.requests)} />
               <rect class="bar-error" x={x} width={bar} y={y(p.errors)} height={y(0) - y(p.errors)} />
             </g>
@@ -75,20 +77,35 @@ export const Chart = (props: { readonly groups: ReadonlyArray<AnalyticsGroup>; r
         })}
         <text class="tick" x={pad.left} y={height - 8}>{label(points[0]!.label, props.bucket)}</text>
         {points.length > 1
-          ? <text class="tick" x={width - pad.right} y={height - 8} text-anchor="end">{label(points[points.length - 1]!.label, props.bucket)}</text>
+          ? (
+            <text class="tick" x={width - pad.right} y={height - 8} text-anchor="end">
+              {label(points[points.length - 1]!.label, props.bucket)}
+            </text>
+          )
           : null}
       </svg>
       <figcaption>
-        <span class="legend legend-ok">requests</span> <span class="legend legend-error">errors</span> per {props.bucket} (UTC)
+        <span class="legend legend-ok">requests</span> <span class="legend legend-error">errors</span> per{" "}
+        {props.bucket} (UTC)
       </figcaption>
       <details>
         <summary>As a table</summary>
         <TableFrame label="Requests and errors per bucket">
           <table>
-            <thead><tr><th scope="col">{props.bucket === "day" ? "Day" : "Hour"}</th><th scope="col" class="num">Requests</th><th scope="col" class="num">Errors</th></tr></thead>
+            <thead>
+              <tr>
+                <th scope="col">{props.bucket === "day" ? "Day" : "Hour"}</th>
+                <th scope="col" class="num">Requests</th>
+                <th scope="col" class="num">Errors</th>
+              </tr>
+            </thead>
             <tbody>
               {points.map((p) => (
-                <tr key={p.label}><td>{label(p.label, props.bucket)}</td><td class="num">{count(p.requests)}</td><td class="num">{count(p.errors)}</td></tr>
+                <tr key={p.label}>
+                  <td>{label(p.label, props.bucket)}</td>
+                  <td class="num">{count(p.requests)}</td>
+                  <td class="num">{count(p.errors)}</td>
+                </tr>
               ))}
             </tbody>
           </table>

@@ -15,7 +15,8 @@ export const LimitsEditor = (props: {
 }) => {
   const [draft, setDraft] = useState<Record<string, string>>({})
   const details = useRef<HTMLDetailsElement>(null)
-  const value = (field: keyof Limits) => draft[field] ?? (props.limits[field] === null ? "" : String(props.limits[field]))
+  const value = (field: keyof Limits) =>
+    draft[field] ?? (props.limits[field] === null ? "" : String(props.limits[field]))
   const submit = async (event: Event) => {
     event.preventDefault()
     const next = Object.fromEntries(LIMIT_FIELDS.map(({ field }) => {
@@ -29,7 +30,10 @@ export const LimitsEditor = (props: {
   }
   return (
     <details class="limits" ref={details}>
-      <summary>{limitsText(props.limits)}<span class="visually-hidden"> (limits of {props.owner}; open to edit)</span></summary>
+      <summary>
+        {limitsText(props.limits)}
+        <span class="visually-hidden">(limits of {props.owner}; open to edit)</span>
+      </summary>
       <form onSubmit={submit}>
         {LIMIT_FIELDS.map(({ field, label }) => (
           <label key={field} for={`${props.id}-${field}`}>

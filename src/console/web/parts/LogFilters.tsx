@@ -68,7 +68,9 @@ export const LogFilters = (props: {
   }
 
   // the status choice keeps an exact code typed into the URL by hand
-  const statuses = STATUSES.some(([value]) => value === values.status) ? STATUSES : [...STATUSES, [values.status ?? "", values.status ?? ""] as const]
+  const statuses = STATUSES.some(([value]) => value === values.status)
+    ? STATUSES
+    : [...STATUSES, [values.status ?? "", values.status ?? ""] as const]
   return (
     <form class="card filters" onSubmit={apply} aria-label="Filters">
       <div>
@@ -88,16 +90,23 @@ export const LogFilters = (props: {
       </div>
       <div>
         <label for="filter-session">Session</label>
-        <input id="filter-session" value={values.session_id} onInput={set("session_id")} placeholder="Claude Code session id" />
+        <input
+          id="filter-session"
+          value={values.session_id}
+          onInput={set("session_id")}
+          placeholder="Claude Code session id"
+        />
       </div>
-      {shown("status") ? (
-        <div>
-          <label for="filter-status">Status</label>
-          <select id="filter-status" value={values.status} onChange={set("status")}>
-            {statuses.map(([value, label]) => <option key={value} value={value}>{label}</option>)}
-          </select>
-        </div>
-      ) : null}
+      {shown("status") ?
+        (
+          <div>
+            <label for="filter-status">Status</label>
+            <select id="filter-status" value={values.status} onChange={set("status")}>
+              {statuses.map(([value, label]) => <option key={value} value={value}>{label}</option>)}
+            </select>
+          </div>
+        ) :
+        null}
       <div>
         <label for="filter-from">From</label>
         <input id="filter-from" type="datetime-local" value={values.from} onInput={set("from")} />

@@ -14,11 +14,13 @@ export const Notice = (props: { readonly message: Message | null; readonly onDis
     {props.message === null ? null : (
       <div class={`notice notice-${props.message.kind}`}>
         <p role={props.message.kind === "error" ? "alert" : "status"}>{props.message.text}</p>
-        {props.onDismiss === undefined ? null : (
-          <button type="button" class="link" onClick={props.onDismiss} aria-label="Dismiss message">
-            ×
-          </button>
-        )}
+        {props.onDismiss === undefined ?
+          null :
+          (
+            <button type="button" class="link" onClick={props.onDismiss} aria-label="Dismiss message">
+              ×
+            </button>
+          )}
       </div>
     )}
   </div>

@@ -26,8 +26,8 @@ export const SecretReveal = (props: { readonly created: CreatedKey; readonly onD
     <section class="secret" ref={panel} tabIndex={-1} aria-labelledby="secret-title">
       <h2 id="secret-title">New key '{props.created.name}': copy it now</h2>
       <p class="warning">
-        <strong>This is the only time this key is shown.</strong> svc-gateway keeps only a hash of it. Store it somewhere
-        safe now; if it is lost, revoke it and create another.
+        <strong>This is the only time this key is shown.</strong>{" "}
+        svc-gateway keeps only a hash of it. Store it somewhere safe now; if it is lost, revoke it and create another.
       </p>
       <div class="secret-row">
         <input
@@ -49,7 +49,11 @@ export const SecretReveal = (props: { readonly created: CreatedKey; readonly onD
         </button>
       </div>
       <p role="status" class="hint">
-        {copied === null ? "" : copied ? "Copied to the clipboard." : "Copying failed: select the key and copy it by hand."}
+        {copied === null
+          ? ""
+          : copied
+          ? "Copied to the clipboard."
+          : "Copying failed: select the key and copy it by hand."}
       </p>
       <button type="button" onClick={props.onDone}>I have copied the key</button>
     </section>

@@ -11,7 +11,7 @@ export interface Loaded<A> {
   readonly reload: () => Promise<void>
 }
 
-export const useLoad = <A,>(load: () => Promise<A>, deps: ReadonlyArray<unknown>): Loaded<A> => {
+export const useLoad = <A>(load: () => Promise<A>, deps: ReadonlyArray<unknown>): Loaded<A> => {
   const [data, setData] = useState<A | undefined>(undefined)
   const [error, setError] = useState<string | null>(null)
   const [loading, setLoading] = useState(true)
@@ -44,15 +44,18 @@ export const useLoad = <A,>(load: () => Promise<A>, deps: ReadonlyArray<unknown>
 /** Runs an action and reports how it went; `busy` disables the buttons meanwhile. */
 export const useAction = () => {
   const [busy, setBusy] = useState(false)
-  const run = useCallback(async <A,>(action: () => Promise<A>): Promise<{ ok: true; value: A } | { ok: false; error: string }> => {
-    setBusy(true)
-    try {
-      return { ok: true, value: await action() }
-    } catch (cause) {
-      return { ok: false, error: cause instanceof Error ? cause.message : String(cause) }
-    } finally {
-      setBusy(false)
-    }
-  }, [])
+  const run = useCallback(
+    async <A>(action: () => Promise<A>): Promise<{ ok: true; value: A } | { ok: false; error: string }> => {
+      setBusy(true)
+      try {
+        return { ok: true, value: await action() }
+      } catch (cause) {
+        return { ok: false, error: cause instanceof Error ? cause.message : String(cause) }
+      } finally {
+        setBusy(false)
+      }
+    },
+    []
+  )
   return { busy, run }
 }
