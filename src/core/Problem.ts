@@ -66,14 +66,21 @@ const withUpstream = (described: Problem, provider: string, reason: UpstreamStat
   upstream: { provider, status: reason.status, type: reason.type, message: reason.message }
 })
 
-const problem = (
-  status: number,
-  type: string,
-  code: string | null,
-  message: string,
-  param: string | null = null,
-  extra: Readonly<Record<string, unknown>> = {}
-): Problem => ({ status, type, code, message, param, extra })
+const problem = (fields: {
+  readonly status: number
+  readonly type: string
+  readonly code: string | null
+  readonly message: string
+  readonly param?: string | null
+  readonly extra?: Readonly<Record<string, unknown>>
+}): Problem => ({
+  status: fields.status,
+  type: fields.type,
+  code: fields.code,
+  message: fields.message,
+  param: fields.param ?? null,
+  extra: fields.extra ?? {}
+})
 
 const NEW_KEY_ADVICE = "Generate a new API key in the svc-gateway console (API keys) or with `svc-gateway keys create`."
 
@@ -82,47 +89,65 @@ const describeRequest = (error: RequestError): Problem => {
   switch (reason._tag) {
     case "InvalidField":
       // no single field is at fault when the body as a whole is wrong
-      return problem(400, "invalid_request_error", reason.code ?? "invalid_value", reason.message, reason.param || null)
+      return problem({
+        status: 400,
+        type: "invalid_request_error",
+        code: reason.code ?? "invalid_value",
+        message: reason.message,
+        param: reason.param || null
+      })
     case "InvalidJson":
-      return problem(400, "invalid_request_error", "invalid_json", reason.message)
+      return problem({ status: 400, type: "invalid_request_error", code: "invalid_json", message: reason.message })
     case "BodyTooLarge":
-      return problem(
-        413,
-        "invalid_request_error",
-        "request_too_large",
-        `The request body is larger than the limit of ${reason.limitBytes} bytes.`
-      )
+      return problem({
+        status: 413,
+        type: "invalid_request_error",
+        code: "request_too_large",
+        message: `The request body is larger than the limit of ${reason.limitBytes} bytes.`
+      })
     case "ModelNotFound":
       // 404, as OpenAI answers an unknown model (and the local provider a model it lacks)
-      return problem(404, "invalid_request_error", "model_not_found", modelNotFoundMessage(reason.model), "model")
+      return problem({
+        status: 404,
+        type: "invalid_request_error",
+        code: "model_not_found",
+        message: modelNotFoundMessage(reason.model),
+        param: "model"
+      })
     case "RouteNotFound":
-      return problem(404, "invalid_request_error", "not_found", `No route for ${reason.method} ${reason.path}.`)
+      return problem({
+        status: 404,
+        type: "invalid_request_error",
+        code: "not_found",
+        message: `No route for ${reason.method} ${reason.path}.`
+      })
     case "InvalidSvcToolIds":
-      return problem(
-        400,
-        "invalid_request_error",
-        "invalid_svc_tool_ids",
-        `Invalid svc_tool_ids: ${
+      return problem({
+        status: 400,
+        type: "invalid_request_error",
+        code: "invalid_svc_tool_ids",
+        message: `Invalid svc_tool_ids: ${
           reason.invalid.map((i) => `'${i.id}' (${i.why})`).join(", ")
         }. Activate shared tools for the organization and allow them for the key in the svc-gateway console.`,
-        "svc_tool_ids",
-        { invalid_svc_tool_ids: reason.invalid.map((i) => i.id) }
-      )
+        param: "svc_tool_ids",
+        extra: { invalid_svc_tool_ids: reason.invalid.map((i) => i.id) }
+      })
     case "InvalidSvcPendingId":
-      return problem(
-        400,
-        "invalid_request_error",
-        "invalid_svc_pending_id",
-        `The svc_pending_id '${reason.id}' is unknown or expired, or belongs to another API key. Send the whole conversation again without it.`,
-        "svc_pending_id"
-      )
+      return problem({
+        status: 400,
+        type: "invalid_request_error",
+        code: "invalid_svc_pending_id",
+        message:
+          `The svc_pending_id '${reason.id}' is unknown or expired, or belongs to another API key. Send the whole conversation again without it.`,
+        param: "svc_pending_id"
+      })
     case "MethodNotAllowed":
-      return problem(
-        405,
-        "invalid_request_error",
-        "method_not_allowed",
-        `${reason.method} is not allowed on ${reason.path}; use ${reason.allowed.join(" or ")}.`
-      )
+      return problem({
+        status: 405,
+        type: "invalid_request_error",
+        code: "method_not_allowed",
+        message: `${reason.method} is not allowed on ${reason.path}; use ${reason.allowed.join(" or ")}.`
+      })
   }
 }
 
@@ -130,30 +155,40 @@ const describeAuth = (error: AuthError): Problem => {
   const reason = error.reason
   switch (reason._tag) {
     case "MissingKey":
-      return problem(
-        401,
-        "authentication_error",
-        "missing_api_key",
-        `No API key was sent: use the header 'Authorization: Bearer <API_KEY>'. ${NEW_KEY_ADVICE}`
-      )
+      return problem({
+        status: 401,
+        type: "authentication_error",
+        code: "missing_api_key",
+        message: `No API key was sent: use the header 'Authorization: Bearer <API_KEY>'. ${NEW_KEY_ADVICE}`
+      })
     case "InvalidKey":
-      return problem(401, "authentication_error", "invalid_api_key", `The API key is not valid. ${NEW_KEY_ADVICE}`)
+      return problem({
+        status: 401,
+        type: "authentication_error",
+        code: "invalid_api_key",
+        message: `The API key is not valid. ${NEW_KEY_ADVICE}`
+      })
     case "ExpiredKey":
-      return problem(
-        401,
-        "authentication_error",
-        "expired_api_key",
-        `The API key expired at ${reason.expiredAt}. ${NEW_KEY_ADVICE}`
-      )
+      return problem({
+        status: 401,
+        type: "authentication_error",
+        code: "expired_api_key",
+        message: `The API key expired at ${reason.expiredAt}. ${NEW_KEY_ADVICE}`
+      })
     case "RevokedKey":
-      return problem(401, "authentication_error", "revoked_api_key", `The API key has been revoked. ${NEW_KEY_ADVICE}`)
+      return problem({
+        status: 401,
+        type: "authentication_error",
+        code: "revoked_api_key",
+        message: `The API key has been revoked. ${NEW_KEY_ADVICE}`
+      })
     case "InvalidAdminToken":
-      return problem(
-        401,
-        "authentication_error",
-        "invalid_admin_token",
-        "The admin API needs 'Authorization: Bearer <GATEWAY_ADMIN_TOKEN>'."
-      )
+      return problem({
+        status: 401,
+        type: "authentication_error",
+        code: "invalid_admin_token",
+        message: "The admin API needs 'Authorization: Bearer <GATEWAY_ADMIN_TOKEN>'."
+      })
   }
 }
 
@@ -164,75 +199,76 @@ const describeProvider = (error: ProviderError): Problem => {
       // the provider refusing the gateway's own credentials is not the client's key failing, and its
       // message may echo part of the provider key: say it is the gateway's configuration
       if (reason.status === 401 || reason.status === 403) {
-        return problem(
-          502,
-          "upstream_error",
-          "upstream_auth_failed",
-          `The provider '${error.provider}' refused the gateway's credentials (status ${reason.status}); check the provider's API key in the gateway's configuration.`
-        )
+        return problem({
+          status: 502,
+          type: "upstream_error",
+          code: "upstream_auth_failed",
+          message:
+            `The provider '${error.provider}' refused the gateway's credentials (status ${reason.status}); check the provider's API key in the gateway's configuration.`
+        })
       }
       // the provider's other 4xx are the client's business: pass them through as they are
       if (reason.status >= 400 && reason.status < 500) {
         return withUpstream(
-          problem(
-            reason.status,
-            reason.type ?? "invalid_request_error",
-            reason.code ?? null,
-            reason.message,
-            reason.param ?? null
-          ),
+          problem({
+            status: reason.status,
+            type: reason.type ?? "invalid_request_error",
+            code: reason.code ?? null,
+            message: reason.message,
+            param: reason.param ?? null
+          }),
           error.provider,
           reason
         )
       }
       return withUpstream(
-        problem(
-          502,
-          "upstream_error",
-          "upstream_error",
-          `The provider '${error.provider}' failed with status ${reason.status}: ${reason.message}`
-        ),
+        problem({
+          status: 502,
+          type: "upstream_error",
+          code: "upstream_error",
+          message: `The provider '${error.provider}' failed with status ${reason.status}: ${reason.message}`
+        }),
         error.provider,
         reason
       )
     case "UpstreamUnreachable":
-      return problem(
-        502,
-        "upstream_error",
-        "upstream_unreachable",
-        `The provider '${error.provider}' could not be reached: ${reason.message}`
-      )
+      return problem({
+        status: 502,
+        type: "upstream_error",
+        code: "upstream_unreachable",
+        message: `The provider '${error.provider}' could not be reached: ${reason.message}`
+      })
     case "UpstreamBadResponse":
-      return problem(
-        502,
-        "upstream_error",
-        "upstream_bad_response",
-        `The provider '${error.provider}' sent an invalid response: ${reason.message}`
-      )
+      return problem({
+        status: 502,
+        type: "upstream_error",
+        code: "upstream_bad_response",
+        message: `The provider '${error.provider}' sent an invalid response: ${reason.message}`
+      })
     case "UpstreamTimeout":
-      return problem(
-        504,
-        "upstream_error",
-        "upstream_timeout",
-        `The provider '${error.provider}' timed out (${reason.phase.replace("_", " ")}).`
-      )
+      return problem({
+        status: 504,
+        type: "upstream_error",
+        code: "upstream_timeout",
+        message: `The provider '${error.provider}' timed out (${reason.phase.replace("_", " ")}).`
+      })
     case "ProviderUnavailable":
-      return problem(
-        503,
-        "upstream_error",
-        "provider_unavailable",
-        `The provider '${error.provider}' is unavailable: ${reason.message}`
-      )
+      return problem({
+        status: 503,
+        type: "upstream_error",
+        code: "provider_unavailable",
+        message: `The provider '${error.provider}' is unavailable: ${reason.message}`
+      })
     case "TargetOpen":
       return {
-        ...problem(
-          503,
-          "upstream_error",
-          "upstream_circuit_open",
-          `The model '${reason.target}' failed repeatedly and is skipped for now; retry in ${
+        ...problem({
+          status: 503,
+          type: "upstream_error",
+          code: "upstream_circuit_open",
+          message: `The model '${reason.target}' failed repeatedly and is skipped for now; retry in ${
             Math.ceil(reason.retryAfterMs / 1000)
           } s.`
-        ),
+        }),
         retryAfterSeconds: Math.max(1, Math.ceil(reason.retryAfterMs / 1000))
       }
   }
@@ -242,9 +278,14 @@ const describeAdmin = (error: AdminError): Problem => {
   const reason = error.reason
   switch (reason._tag) {
     case "NotFound":
-      return problem(404, "invalid_request_error", "not_found", `No ${reason.entity} with id '${reason.id}'.`)
+      return problem({
+        status: 404,
+        type: "invalid_request_error",
+        code: "not_found",
+        message: `No ${reason.entity} with id '${reason.id}'.`
+      })
     case "Conflict":
-      return problem(409, "invalid_request_error", "conflict", reason.message)
+      return problem({ status: 409, type: "invalid_request_error", code: "conflict", message: reason.message })
   }
 }
 
@@ -261,14 +302,14 @@ const describeLimit = (error: LimitError): Problem => {
   const seconds = Math.max(1, Math.ceil(retryAfterMs / 1000))
   const whose = scope === "key" ? "this API key" : "this key's organization"
   return {
-    ...problem(
-      429,
-      budget ? "insufficient_quota" : kind === "rpm" ? "requests" : "tokens",
-      budget ? "budget_exceeded" : "rate_limit_exceeded",
-      `${budget ? "Token budget" : "Rate limit"} reached for ${whose}: ${limit} ${
+    ...problem({
+      status: 429,
+      type: budget ? "insufficient_quota" : kind === "rpm" ? "requests" : "tokens",
+      code: budget ? "budget_exceeded" : "rate_limit_exceeded",
+      message: `${budget ? "Token budget" : "Rate limit"} reached for ${whose}: ${limit} ${
         LIMIT_WORDS[kind]
       }. Retry in ${seconds} s.`
-    ),
+    }),
     retryAfterSeconds: seconds
   }
 }
@@ -281,10 +322,20 @@ const describeSql = (error: SqlError.SqlError): Problem => {
     case "StatementTimeoutError":
     case "DeadlockError":
     case "SerializationError":
-      return problem(503, "server_error", "store_unavailable", "The gateway's store is unavailable; retry shortly.")
+      return problem({
+        status: 503,
+        type: "server_error",
+        code: "store_unavailable",
+        message: "The gateway's store is unavailable; retry shortly."
+      })
     default:
       // a real bug: say so, without internals
-      return problem(500, "server_error", "internal_error", "The gateway failed unexpectedly.")
+      return problem({
+        status: 500,
+        type: "server_error",
+        code: "internal_error",
+        message: "The gateway failed unexpectedly."
+      })
   }
 }
 
@@ -299,12 +350,13 @@ export const describeError = (error: EdgeError): Problem => {
     case "AdminError":
       return describeAdmin(error)
     case "ToolLoopError":
-      return problem(
-        502,
-        "upstream_error",
-        "svc_tool_round_limit",
-        `The model kept calling shared tools for ${error.reason.rounds} rounds, the limit (GATEWAY_SVC_TOOL_MAX_ROUNDS); no final answer was produced.`
-      )
+      return problem({
+        status: 502,
+        type: "upstream_error",
+        code: "svc_tool_round_limit",
+        message:
+          `The model kept calling shared tools for ${error.reason.rounds} rounds, the limit (GATEWAY_SVC_TOOL_MAX_ROUNDS); no final answer was produced.`
+      })
     case "SqlError":
       return describeSql(error)
     case "LimitError":
@@ -312,9 +364,9 @@ export const describeError = (error: EdgeError): Problem => {
   }
 }
 
-export const internalProblem: Problem = problem(
-  500,
-  "server_error",
-  "internal_error",
-  "The gateway failed unexpectedly."
-)
+export const internalProblem: Problem = problem({
+  status: 500,
+  type: "server_error",
+  code: "internal_error",
+  message: "The gateway failed unexpectedly."
+})
