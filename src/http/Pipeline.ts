@@ -122,13 +122,14 @@ const countedFacts = (answer: Outcome): Effect.Effect<CompressionFacts> =>
  * request allocated, and promoted it.
  */
 export const pipeline = (dialect: Dialect) => {
-  const answer = Effect.fnUntraced(function*(
-    config: GatewaySettings,
-    entry: RequestEntry,
-    requestId: string,
-    headers: Record<string, string>,
-    done: (record: RequestRecord) => Effect.Effect<void>
-  ) {
+  const answer = Effect.fnUntraced(function*({ config, done, entry, headers, requestId }: {
+    readonly config: GatewaySettings
+    readonly entry: RequestEntry
+    readonly requestId: string
+    /** The answer's headers so far; the core's add to them. */
+    readonly headers: Record<string, string>
+    readonly done: (record: RequestRecord) => Effect.Effect<void>
+  }) {
     const request = yield* HttpServerRequest.HttpServerRequest
     const caller = yield* (yield* Auth).authenticateKey(dialect.apiKey(request.headers))
     entry.setCaller(caller)
@@ -203,7 +204,7 @@ export const pipeline = (dialect: Dialect) => {
     // `x-svc-request-id` finds the request in the log, whatever id the client sent
     const headers = { "x-request-id": requestId, "x-svc-request-id": entry.id }
     yield* Effect.annotateCurrentSpan("svc.request.id", entry.id)
-    return yield* answer(config, entry, requestId, headers, done).pipe(
+    return yield* answer({ config, entry, requestId, headers, done }).pipe(
       Effect.catch((error: EdgeError) => {
         // a known key refused (expired, revoked): its org's log has the refusal
         if (error._tag === "AuthError" && "orgId" in error.reason && error.reason.orgId !== undefined) {

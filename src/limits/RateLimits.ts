@@ -77,7 +77,12 @@ export class RateLimits extends Context.Service<RateLimits, {
       const redis = yield* Effect.serviceOption(Redis.Redis)
       const budgets = Option.isSome(redis) ? redisCounters(redis.value) : memoryCounters()
 
-      const exceeded = (scope: Scope, kind: LimitExceeded["kind"], limit: number, retryAfterMs: number) =>
+      const exceeded = ({ kind, limit, retryAfterMs, scope }: {
+        readonly scope: Scope
+        readonly kind: LimitExceeded["kind"]
+        readonly limit: number
+        readonly retryAfterMs: number
+      }) =>
         new LimitError({
           reason: new LimitExceeded({ scope, kind, limit, retryAfterMs: Math.max(0, Math.ceil(retryAfterMs)) })
         })
@@ -85,7 +90,7 @@ export class RateLimits extends Context.Service<RateLimits, {
       const asLimitError =
         (scope: Scope, kind: LimitExceeded["kind"], limit: number) => (error: RateLimiter.RateLimiterError) =>
           error.reason._tag === "RateLimitExceeded"
-            ? Effect.fail(exceeded(scope, kind, limit, Duration.toMillis(error.reason.retryAfter)))
+            ? Effect.fail(exceeded({ scope, kind, limit, retryAfterMs: Duration.toMillis(error.reason.retryAfter) }))
             // the limiter's store is down: the request goes through, as a store outage must not be an API outage
             : Effect.as(Effect.logWarning("rate limiter store unavailable; request not counted", { kind }), undefined)
 
@@ -125,7 +130,11 @@ export class RateLimits extends Context.Service<RateLimits, {
       })
 
       /** Tokens used in the period so far: counted here, seeded from the request log the first time. */
-      const used = Effect.fnUntraced(function*(scope: Scope, id: string, period: Period, now: number) {
+      const used = Effect.fnUntraced(function*(
+        caller: Caller,
+        { now, period, scope }: { readonly scope: Scope; readonly period: Period; readonly now: number }
+      ) {
+        const id = idOf(caller, scope)
         const { end, start } = periodOf(period, now)
         const key = `${scope}:${id}:${period}:${start}`
         const known = yield* budgets.get(key)
@@ -155,14 +164,14 @@ export class RateLimits extends Context.Service<RateLimits, {
         }
       ) {
         if (budget === null) return
-        const spent = yield* used(scope, idOf(caller, scope), period, now)
+        const spent = yield* used(caller, { scope, period, now })
         if (spent !== undefined && spent >= budget) {
-          return yield* exceeded(
+          return yield* exceeded({
             scope,
-            period === "day" ? "tokens_per_day" : "tokens_per_month",
-            budget,
-            periodOf(period, now).end - now
-          )
+            kind: period === "day" ? "tokens_per_day" : "tokens_per_month",
+            limit: budget,
+            retryAfterMs: periodOf(period, now).end - now
+          })
         }
       })
 

@@ -144,9 +144,13 @@ export interface SpillBatch {
  */
 export const forEachBatch = <E, R>(
   path: string,
-  size: number,
-  skip: number,
-  onBatch: (batch: SpillBatch) => Effect.Effect<void, E, R>
+  { onBatch, size, skip }: {
+    /** Rows per batch. */
+    readonly size: number
+    /** Lines already stored, skipped. */
+    readonly skip: number
+    readonly onBatch: (batch: SpillBatch) => Effect.Effect<void, E, R>
+  }
 ): Effect.Effect<void, E | SpillError, R> =>
   Effect.acquireRelease(
     Effect.sync(() => {

@@ -253,17 +253,21 @@ export const makeWriter = Effect.fnUntraced(function*(settings: RequestLogSettin
   const replayFile = (path: string) =>
     Effect.gen(function*() {
       if (replayProgress.path !== path) replayProgress = { path, lines: 0 }
-      yield* Spill.forEachBatch(path, batchSize, replayProgress.lines, (batch) =>
-        Effect.gen(function*() {
-          if (closing) return yield* Effect.fail(REPLAY_STOPPED)
-          const written = yield* deliver(batch.rows, "spill")
-          replayProgress.lines += batch.lines
-          counters.rowsReplayed += written
-          if (batch.invalid > 0) {
-            drop(batch.invalid)
-            yield* Effect.logWarning(`request log: ${batch.invalid} unreadable lines in ${path}; skipped`)
-          }
-        }))
+      yield* Spill.forEachBatch(path, {
+        size: batchSize,
+        skip: replayProgress.lines,
+        onBatch: (batch) =>
+          Effect.gen(function*() {
+            if (closing) return yield* Effect.fail(REPLAY_STOPPED)
+            const written = yield* deliver(batch.rows, "spill")
+            replayProgress.lines += batch.lines
+            counters.rowsReplayed += written
+            if (batch.invalid > 0) {
+              drop(batch.invalid)
+              yield* Effect.logWarning(`request log: ${batch.invalid} unreadable lines in ${path}; skipped`)
+            }
+          })
+      })
       yield* Spill.removeFile(path)
       replayProgress = { path: "", lines: 0 }
     })

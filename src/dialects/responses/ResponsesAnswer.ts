@@ -89,10 +89,10 @@ export const responseObject = (identity: Identity, call: ChatCall, state: Respon
 
 export const outputText = (text: string): Json => ({ type: "output_text", text, annotations: [] })
 
-export const messageItem = (id: string, text: string, refusal: string | undefined, status = "completed"): Json => ({
+export const messageItem = (id: string, text: string, refusal: string | undefined): Json => ({
   id,
   type: "message",
-  status,
+  status: "completed",
   role: "assistant",
   content: [
     ...(text === "" && refusal !== undefined ? [] : [outputText(text)]),
