@@ -130,7 +130,7 @@ const results: Record<string, number> = {
         extra: {}
       })
     )
-    drain(encodeMessageStream(identity, call, pullOnce(chunks), outcome))
+    drain(encodeMessageStream(identity, call, { chunks: pullOnce(chunks), outcome }))
   }),
   "Messages in, Anthropic upstream: read and written": perEvent((n) => {
     const decode = streamDecoder("fake-model")
@@ -139,11 +139,11 @@ const results: Record<string, number> = {
       if (step._tag !== "Chunk") throw new Error("no chunk")
       return step.chunk
     })
-    drain(encodeMessageStream(identity, call, pullOnce(chunks), outcome))
+    drain(encodeMessageStream(identity, call, { chunks: pullOnce(chunks), outcome }))
   }),
   "Messages in, chat-completions upstream: read and written": perEvent((n) => {
     const chunks = chunksOf(n, (i) => decodeChat(chatEvents[i % WORDS.length]!))
-    drain(encodeMessageStream(identity, call, pullOnce(chunks), outcome))
+    drain(encodeMessageStream(identity, call, { chunks: pullOnce(chunks), outcome }))
   }),
   "Responses event read into the gateway's model (adapter)": perEvent((n) => {
     const decode = responsesDecoder("fake-model")
@@ -159,14 +159,14 @@ const results: Record<string, number> = {
         extra: {}
       })
     )
-    drain(encodeResponseStream(identity, responsesCall, pullOnce(chunks), outcome))
+    drain(encodeResponseStream(identity, responsesCall, { chunks: pullOnce(chunks), outcome }))
   }),
   "Responses in, Responses upstream: read and written": perEvent((n) => {
-    drain(encodeResponseStream(identity, responsesCall, pullOnce(readResponses(n)), outcome))
+    drain(encodeResponseStream(identity, responsesCall, { chunks: pullOnce(readResponses(n)), outcome }))
   }),
   "Responses in, chat-completions upstream: read and written": perEvent((n) => {
     const chunks = chunksOf(n, (i) => decodeChat(chatEvents[i % WORDS.length]!))
-    drain(encodeResponseStream(identity, responsesCall, pullOnce(chunks), outcome))
+    drain(encodeResponseStream(identity, responsesCall, { chunks: pullOnce(chunks), outcome }))
   })
 }
 

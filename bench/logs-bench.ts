@@ -123,12 +123,12 @@ const program = Effect.gen(function*() {
 
   const list = (name: string, filter: RequestFilter, page: PageRequest = first): Case => ({
     name,
-    statement: listStatement(sql, ORG, filter, page),
+    statement: listStatement(sql, ORG, { filter, page }),
     run: queries.list(ORG, filter, page)
   })
   const analytics = (groupBy: GroupBy, filter: RequestFilter, span: string): Case => ({
     name: `analytics ${groupBy} (${span})`,
-    statement: analyticsStatement(sql, ORG, groupBy, filter),
+    statement: analyticsStatement(sql, ORG, { groupBy, filter }),
     run: queries.analytics(ORG, groupBy, filter)
   })
   const cases: ReadonlyArray<Case> = [

@@ -181,12 +181,12 @@ export const isCounting = (report: CompressionReport): boolean =>
 
 type Usage = { readonly promptTokens: number; readonly cachedTokens: number }
 
-const facts = (
-  level: CompressionLevel,
-  savings: ReadonlyArray<Saving>,
-  shadow: readonly [ReadonlyArray<Saving>, ReadonlyArray<Saving>] | undefined,
-  usage: Usage
-): CompressionFacts => ({
+const facts = (level: CompressionLevel, { savings, shadow, usage }: {
+  readonly savings: ReadonlyArray<Saving>
+  /** Under `shadow`: what `safe` and `aggressive` would have saved. */
+  readonly shadow: readonly [ReadonlyArray<Saving>, ReadonlyArray<Saving>] | undefined
+  readonly usage: Usage
+}): CompressionFacts => ({
   level,
   saved: totalSaved(savings),
   savedNet: netSaved(savings, usage),
@@ -201,9 +201,10 @@ export const uncountedFacts = (report: CompressionReport): CompressionFacts => {
   const key = report.shadow === undefined ? report.level : `${report.level}+shadow`
   let known = uncounted.get(key)
   if (known === undefined) {
-    known = facts(report.level, [], report.shadow === undefined ? undefined : [[], []], {
-      promptTokens: 0,
-      cachedTokens: 0
+    known = facts(report.level, {
+      savings: [],
+      shadow: report.shadow === undefined ? undefined : [[], []],
+      usage: { promptTokens: 0, cachedTokens: 0 }
     })
     uncounted.set(key, known)
   }
@@ -218,5 +219,5 @@ export const factsOf = async (report: CompressionReport, usage: Usage): Promise<
     report.shadow?.safe ?? none,
     report.shadow?.aggressive ?? none
   ])
-  return facts(report.level, savings, report.shadow === undefined ? undefined : [safe, aggressive], usage)
+  return facts(report.level, { savings, shadow: report.shadow === undefined ? undefined : [safe, aggressive], usage })
 }

@@ -47,11 +47,9 @@ export const openAttempt =
   (provider: Provider, call: ProviderCall): OpenPull<CompletionChunk, ProviderError> => (scope) =>
     Effect.withFiber((fiber) =>
       isTracing(fiber)
-        ? spanPull(
-          (scope) => provider.open(call, scope),
-          "Provider.stream",
-          { attributes: attributes(provider, call) },
-          genAiChunks(genAiOf(provider, call))
-        )(scope)
+        ? spanPull((scope) => provider.open(call, scope), "Provider.stream", {
+          attributes: attributes(provider, call),
+          observe: genAiChunks(genAiOf(provider, call))
+        })(scope)
         : provider.open(call, scope)
     )

@@ -263,16 +263,15 @@ export class ChatCompletions extends Context.Service<ChatCompletions, {
         const opened = yield* openRound(targets, callOf, scope)
         const provider = opened.target.provider.name
         const dropped = droppedFor(context.call, opened.target, callOf(opened.target))
-        const loop = pullWithTools(
-          settings,
+        const loop = pullWithTools(settings, {
           messages,
-          { pull: opened.value, attempts: opened.attempts },
-          (history) =>
+          first: { pull: opened.value, attempts: opened.attempts },
+          openRound: (history) =>
             Effect.map(
               openRound(targets, callFor(history), scope),
               ({ attempts, value }) => ({ pull: value, attempts })
             )
-        )
+        })
         const answer: StreamAnswer<ChatError> = {
           provider,
           model: opened.target.modelId,

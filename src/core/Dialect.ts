@@ -24,6 +24,12 @@ export interface Identity {
   readonly model: string
 }
 
+/** A streamed answer as the core gives it: its chunks, and what it came to once they have ended. */
+export interface StreamedAnswer<E> {
+  readonly chunks: ChunkPull<CompletionChunk, E>
+  readonly outcome: () => Outcome
+}
+
 export interface Dialect {
   /** For logs and tests, e.g. `openai-chat`, `anthropic-messages`. */
   readonly name: string
@@ -40,12 +46,7 @@ export interface Dialect {
    * data, blank line), the format's terminator included after the last chunk. `outcome()` is complete
    * once `chunks` has ended. Runs once per chunk: plain code, no effects.
    */
-  readonly encodeStream: <E>(
-    identity: Identity,
-    call: ChatCall,
-    chunks: ChunkPull<CompletionChunk, E>,
-    outcome: () => Outcome
-  ) => ChunkPull<string, E>
+  readonly encodeStream: <E>(identity: Identity, call: ChatCall, answer: StreamedAnswer<E>) => ChunkPull<string, E>
   /** The frame that ends a stream that failed after it began (the answer's `identity`): never a normal end. */
   readonly streamError: (problem: Problem, identity: Identity) => string
   /** A refused or failed request's status and body. */

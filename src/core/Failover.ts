@@ -48,7 +48,10 @@ export interface Answered<A> {
 }
 
 /** The `retry`-th wait (0 first) before calling the target again; undefined: move on instead. */
-const waitFor = (error: ProviderError, retry: number, rules: RetryRules, random: number): number | undefined => {
+const waitFor = (
+  error: ProviderError,
+  { random, retry, rules }: { readonly retry: number; readonly rules: RetryRules; readonly random: number }
+): number | undefined => {
   const asked = error.reason._tag === "UpstreamStatus" ? error.reason.retryAfterMs : undefined
   if (asked !== undefined) return asked <= rules.retryAfterMaxMs ? asked : undefined
   const full = rules.backoffMs * 2 ** retry
@@ -109,7 +112,7 @@ export const withFailover = <A, R>(
       return Effect.gen(function*() {
         const now = yield* Clock.currentTimeMillis
         firstFailureAt ??= now
-        const wait = waitFor(error, retry, rules, yield* Random.next)
+        const wait = waitFor(error, { retry, rules, random: yield* Random.next })
         if (wait === undefined || now + wait > firstFailureAt + rules.deadlineMs) return yield* moveOn(index, error)
         const target = targets[index]!
         metrics?.retry(target.address)

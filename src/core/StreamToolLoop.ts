@@ -248,9 +248,13 @@ class Round {
  */
 export const pullWithTools = <R>(
   settings: LoopSettings,
-  messages: ReadonlyArray<ChatMessage>,
-  first: OpenedRound,
-  openRound: (messages: ReadonlyArray<ChatMessage>) => Effect.Effect<OpenedRound, ProviderError, R>
+  { first, messages, openRound }: {
+    /** The conversation the first round answers. */
+    readonly messages: ReadonlyArray<ChatMessage>
+    readonly first: OpenedRound
+    /** The next model call, over the conversation with the shared tools' turns appended. */
+    readonly openRound: (messages: ReadonlyArray<ChatMessage>) => Effect.Effect<OpenedRound, ProviderError, R>
+  }
 ): {
   readonly chunks: ChunkPull<CompletionChunk, LoopError, R>
   readonly progress: () => LoopProgress

@@ -38,12 +38,13 @@ export const completeWithTools = <R>(
   Effect.suspend(() => {
     const runs: Array<ToolRunRecord> = []
     // one round per model call; an answer without shared tool calls (nearly all) ends it in plain code
-    const round = (
-      number: number,
-      history: ReadonlyArray<ChatMessage>,
-      attemptsBefore: number,
-      usageBefore: Usage
-    ): Effect.Effect<LoopOutcome, ProviderError | ToolLoopError | SqlError.SqlError, R> =>
+    const round = ({ attemptsBefore, history, number, usageBefore }: {
+      readonly number: number
+      readonly history: ReadonlyArray<ChatMessage>
+      /** Upstream calls and usage of the rounds before this one. */
+      readonly attemptsBefore: number
+      readonly usageBefore: Usage
+    }): Effect.Effect<LoopOutcome, ProviderError | ToolLoopError | SqlError.SqlError, R> =>
       Effect.flatMap(callModel(history), (answer) => {
         const attempts = attemptsBefore + answer.attempts
         const usage = addUsage(usageBefore, answer.completion.usage)
@@ -73,7 +74,12 @@ export const completeWithTools = <R>(
             case "Final":
               return Effect.succeed(finish(answer.completion))
             case "Continue":
-              return round(number + 1, decision.history, attempts, usage)
+              return round({
+                number: number + 1,
+                history: decision.history,
+                attemptsBefore: attempts,
+                usageBefore: usage
+              })
             case "Pending": {
               const message = { ...choice.message, tool_calls: decision.client }
               const completion = {
@@ -86,5 +92,5 @@ export const completeWithTools = <R>(
         }
         return Effect.isEffect(decided) ? Effect.flatMap(decided, next) : next(decided)
       })
-    return round(1, messages, 0, emptyUsage)
+    return round({ number: 1, history: messages, attemptsBefore: 0, usageBefore: emptyUsage })
   })

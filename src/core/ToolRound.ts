@@ -29,24 +29,25 @@ export interface LoopSettings {
   readonly cutOutput: ToolContext["cutOutput"]
 }
 
-/** Runs one turn's shared calls and records them. */
+/** Runs one turn's shared calls and records them in `runs`, as of round `round`. */
 export const runSharedTurn = (
   settings: LoopSettings,
-  shared: ReadonlyArray<ToolCall>,
-  round: number,
-  runs: Array<ToolRunRecord>
+  { round, runs, shared }: {
+    readonly shared: ReadonlyArray<ToolCall>
+    readonly round: number
+    readonly runs: Array<ToolRunRecord>
+  }
 ) =>
-  runToolCalls(
-    shared,
-    new Map(settings.svcTools.map((tool) => [tool.id, tool])),
-    {
+  runToolCalls(shared, {
+    injected: new Map(settings.svcTools.map((tool) => [tool.id, tool])),
+    context: {
       orgId: settings.caller.orgId,
       keyId: settings.caller.keyId,
       requestId: settings.requestId,
       cutOutput: settings.cutOutput
     },
-    settings.limits
-  ).pipe(
+    limits: settings.limits
+  }).pipe(
     Effect.tap((results) =>
       Effect.sync(() => {
         for (const result of results) runs.push({ id: result.toolId, outcome: result.outcome, round })
@@ -113,7 +114,7 @@ export const decideRound = (
     return Effect.fail(new ToolLoopError({ reason: new RoundLimitReached({ rounds: round.number }) }))
   }
   return Effect.flatMap(
-    runSharedTurn(settings, shared, round.number, runs),
+    runSharedTurn(settings, { shared, round: round.number, runs }),
     (results): Effect.Effect<RoundDecision, SqlError.SqlError> => {
       if (client.length > 0) {
         const priorTurns = round.history.slice(round.clientTurns)

@@ -64,10 +64,16 @@ export const droppedHeader = (dropped: ReadonlyArray<string>): string => {
  */
 const answerHeaders = (
   base: Record<string, string>,
-  answered: { readonly provider: string; readonly model: string; readonly attempts: number },
-  dropped: ReadonlyArray<string>,
+  answered: {
+    readonly provider: string
+    readonly model: string
+    readonly attempts: number
+    /** The fields left out on the way. */
+    readonly dropped: ReadonlyArray<string>
+  },
   compression: CompressionFacts
 ): Record<string, string> => {
+  const dropped = answered.dropped
   const headers = {
     ...base,
     "x-svc-provider": answered.provider,
@@ -162,12 +168,12 @@ export const pipeline = (dialect: Dialect) => {
         })
       )
       return HttpServerResponse.jsonUnsafe(dialect.encodeAnswer(identity, call, answered), {
-        headers: answerHeaders(headers, answered, answered.dropped, compressionFacts)
+        headers: answerHeaders(headers, answered, compressionFacts)
       })
     }
     const streaming = yield* chat.stream(context)
     entry.provider = streaming.provider
-    const frames = dialect.encodeStream(identity, call, streaming.chunks, streaming.outcome)
+    const frames = dialect.encodeStream(identity, call, streaming)
     // counted while the upstream worked on the first round: the headers say what it saved
     const started = streaming.outcome()
     const firstRound = factsNow(started, compression) ?? (yield* countedFacts(started))
@@ -177,8 +183,7 @@ export const pipeline = (dialect: Dialect) => {
       (problem) => dialect.streamError(problem, identity),
       answerHeaders(
         headers,
-        { provider: streaming.provider, model: streaming.model, attempts: started.attempts },
-        started.dropped,
+        { provider: streaming.provider, model: streaming.model, attempts: started.attempts, dropped: started.dropped },
         firstRound
       ),
       (status, code) => {

@@ -129,8 +129,7 @@ export type SpanObserver<A> = (span: Tracer.Span) => ((chunk: NonEmptyReadonlyAr
 export const spanPull = <A, E>(
   open: OpenPull<A, E>,
   name: string,
-  options: Tracer.SpanOptionsNoTrace,
-  observe?: SpanObserver<A>
+  { observe, ...options }: Tracer.SpanOptionsNoTrace & { readonly observe?: SpanObserver<A> | undefined }
 ): OpenPull<A, E> =>
 (scope) =>
   Effect.flatMap(Effect.makeSpan(name, options), (span) => {

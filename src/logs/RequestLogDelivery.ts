@@ -40,9 +40,13 @@ const writeTimedOut = (timeout: Duration.Duration) =>
  */
 export const makeDeliver = (
   store: RequestLogStore["Service"],
-  writeTimeout: Duration.Duration,
-  counters: DeliveryCounters,
-  drop: (rows: number) => void
+  { counters, drop, writeTimeout }: {
+    /** Longest an INSERT may take before it counts as failed. */
+    readonly writeTimeout: Duration.Duration
+    readonly counters: DeliveryCounters
+    /** Counts rows the store rejected one by one. */
+    readonly drop: (rows: number) => void
+  }
 ) => {
   const insert = (rows: ReadonlyArray<RequestRecord>, source: string) =>
     store.insert(rows).pipe(

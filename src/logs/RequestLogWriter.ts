@@ -149,7 +149,7 @@ export const makeWriter = Effect.fnUntraced(function*(settings: RequestLogSettin
     inFlightBytes = bytesOf(rows)
   }
 
-  const deliver = makeDeliver(store, settings.writeTimeout, counters, drop)
+  const deliver = makeDeliver(store, { writeTimeout: settings.writeTimeout, counters, drop })
 
   /** Waits out a backoff step; shutdown cuts it short. */
   const backoff = (attempt: number) => {

@@ -212,7 +212,11 @@ const whereClause = (sql: SqlClient.SqlClient, orgId: string, filter: RequestFil
 }
 
 /** One page, newest first; one row more than the limit tells whether another page follows. */
-export const listStatement = (sql: SqlClient.SqlClient, orgId: string, filter: RequestFilter, page: PageRequest) => {
+export const listStatement = (
+  sql: SqlClient.SqlClient,
+  orgId: string,
+  { filter, page }: { readonly filter: RequestFilter; readonly page: PageRequest }
+) => {
   const cursor = page.cursor
   const after = cursor === undefined
     ? sql``
@@ -255,8 +259,7 @@ const GROUP_KEY_SQLITE: Record<GroupBy, string> = {
 export const analyticsStatement = (
   sql: SqlClient.SqlClient,
   orgId: string,
-  groupBy: GroupBy,
-  filter: RequestFilter
+  { filter, groupBy }: { readonly groupBy: GroupBy; readonly filter: RequestFilter }
 ) => {
   const order = groupBy === "hour" || groupBy === "day" || groupBy === "status"
     ? "grp ASC"
@@ -346,7 +349,7 @@ export class RequestQueries extends Context.Service<RequestQueries, {
       const sql = yield* SqlClient.SqlClient
 
       const list = Effect.fn("RequestQueries.list")(function*(orgId: string, filter: RequestFilter, page: PageRequest) {
-        const rows = yield* listStatement(sql, orgId, filter, page)
+        const rows = yield* listStatement(sql, orgId, { filter, page })
         const shown = rows.slice(0, page.limit)
         const last = shown[shown.length - 1]
         const next = rows.length > page.limit && last !== undefined
@@ -370,7 +373,7 @@ export class RequestQueries extends Context.Service<RequestQueries, {
         groupBy: GroupBy,
         filter: RequestFilter
       ) {
-        const rows = yield* analyticsStatement(sql, orgId, groupBy, filter)
+        const rows = yield* analyticsStatement(sql, orgId, { groupBy, filter })
         const result: Analytics = {
           object: "list",
           group_by: groupBy,

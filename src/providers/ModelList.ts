@@ -22,9 +22,13 @@ export const dataIds = (json: unknown): ReadonlyArray<string> => {
 
 export const listModelIds = (
   transport: UpstreamTransport["Service"],
-  provider: string,
-  request: { readonly url: string; readonly headers: Readonly<Record<string, string>> },
-  ids: (json: unknown) => ReadonlyArray<string>
+  { ids, provider, request }: {
+    /** The instance's name, for its errors. */
+    readonly provider: string
+    readonly request: { readonly url: string; readonly headers: Readonly<Record<string, string>> }
+    /** The model ids in the upstream's list. */
+    readonly ids: (json: unknown) => ReadonlyArray<string>
+  }
 ): Effect.Effect<ReadonlyArray<string>, ProviderError> =>
   Effect.gen(function*() {
     const fail = (reason: ProviderError["reason"]) => new ProviderError({ provider, reason })

@@ -25,12 +25,14 @@ const errorContent = (message: string) => JSON.stringify({ error: message })
 
 const render = (value: unknown): string => (typeof value === "string" ? value : JSON.stringify(value) ?? "null")
 
-const runOne = (
-  call: ToolCall,
-  injected: ReadonlyMap<string, SvcTool>,
-  context: ToolContext,
-  limits: ToolRunLimits
-): Effect.Effect<ToolRunResult> => {
+/** Where a turn's calls run: the tools injected into it (by id), the caller's context, the limits. */
+export interface ToolRunSetting {
+  readonly injected: ReadonlyMap<string, SvcTool>
+  readonly context: ToolContext
+  readonly limits: ToolRunLimits
+}
+
+const runOne = (call: ToolCall, { context, injected, limits }: ToolRunSetting): Effect.Effect<ToolRunResult> => {
   const toolId = call.function.name
   const result = (outcome: ToolRunResult["outcome"], content: string): ToolRunResult => ({
     toolCallId: call.id,
@@ -71,15 +73,13 @@ const runOne = (
 /** Runs every call concurrently; results come back in the calls' order. */
 export const runToolCalls = (
   calls: ReadonlyArray<ToolCall>,
-  injected: ReadonlyMap<string, SvcTool>,
-  context: ToolContext,
-  limits: ToolRunLimits
+  setting: ToolRunSetting
 ): Effect.Effect<ReadonlyArray<ToolRunResult>> =>
   Effect.forEach(
     calls,
     (call) => {
       const started = Date.now()
-      return runOne(call, injected, context, limits).pipe(
+      return runOne(call, setting).pipe(
         Effect.tap((outcome) =>
           Effect.annotateCurrentSpan({
             "svc.tool.outcome": outcome.outcome,
@@ -89,9 +89,9 @@ export const runToolCalls = (
         Effect.withSpan("SvcTool.run", {
           attributes: {
             "svc.tool.id": call.function.name,
-            "svc.org.id": context.orgId,
-            "svc.key.id": context.keyId,
-            "svc.request.id": context.requestId
+            "svc.org.id": setting.context.orgId,
+            "svc.key.id": setting.context.keyId,
+            "svc.request.id": setting.context.requestId
           }
         })
       )

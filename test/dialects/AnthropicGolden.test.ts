@@ -172,7 +172,7 @@ const encode = (chunks: ReadonlyArray<CompletionChunk>, usageAtStart: boolean) =
     const frames = yield* Effect.scoped(
       Effect.flatMap(Effect.scope, (scope) =>
         Effect.flatMap(streamPull(Stream.fromIterable(chunks))(scope), (pull) =>
-          Stream.runCollect(fromChunkPull(encodeMessageStream(identity, call, pull, outcome)))))
+          Stream.runCollect(fromChunkPull(encodeMessageStream(identity, call, { chunks: pull, outcome })))))
     )
     return frames.join("").split("\n\n").filter((frame) =>
       frame !== ""

@@ -46,7 +46,7 @@ const chunks = [
 
 /** A streamed attempt as the adapters trace it: its pull in a span, one chunk per pull. */
 const spanned = <E>(answer: Stream.Stream<CompletionChunk, E>) =>
-  streamOf(spanPull(streamPull(answer), "Provider.stream", {}, genAiChunks(request)))
+  streamOf(spanPull(streamPull(answer), "Provider.stream", { observe: genAiChunks(request) }))
 
 const stream = spanned(Stream.fromIterable(chunks).pipe(Stream.rechunk(1)))
 
@@ -107,7 +107,9 @@ describe("GenAI attributes", () => {
   })
 
   it("an answer that fails to open: the span ends with the failure", async () => {
-    const refused = streamOf(spanPull(() => Effect.fail("refused"), "Provider.stream", {}, genAiChunks(request)))
+    const refused = streamOf(
+      spanPull(() => Effect.fail("refused"), "Provider.stream", { observe: genAiChunks(request) })
+    )
     const { spans, statuses, value } = await traced(failureOf(Stream.runDrain(refused)))
     expect(value).toBe("refused")
     expect(spans["Provider.stream"]).toMatchObject(genAiRequestAttributes(request))

@@ -67,12 +67,11 @@ export const streamWithTools = (
 } => {
   let progress: (() => LoopProgress) | undefined
   const chunks = viaChunkPull(firstRound, (first, scope) => {
-    const loop = pullWithTools(
-      settings,
+    const loop = pullWithTools(settings, {
       messages,
-      { pull: first, attempts: 1 },
-      (history) => Effect.map(toChunkPull(openRound(history), scope), (pull) => ({ pull, attempts: 1 }))
-    )
+      first: { pull: first, attempts: 1 },
+      openRound: (history) => Effect.map(toChunkPull(openRound(history), scope), (pull) => ({ pull, attempts: 1 }))
+    })
     progress = loop.progress
     return loop.chunks
   })

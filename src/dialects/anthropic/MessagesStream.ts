@@ -6,8 +6,7 @@
  * `message_delta` (the stop reason, the final usage, the gateway's own fields) and `message_stop`. A state
  * machine over the chunks, in plain code per chunk; each element it answers holds one or more whole frames.
  */
-import type { Identity } from "../../core/Dialect.ts"
-import type { Outcome } from "../../core/Outcome.ts"
+import type { Identity, StreamedAnswer } from "../../core/Dialect.ts"
 import type { ChatCall } from "../../kernel/ChatCall.ts"
 import type { ChatMessage, ChunkChoice, CompletionChunk, NativeDetail, ToolCallDelta } from "../../kernel/ChatWire.ts"
 import { type ChunkPull, mapPullThen } from "../../kernel/ChunkPull.ts"
@@ -59,8 +58,7 @@ export const estimateInputTokens = (call: ChatCall): number => {
 export const encodeMessageStream = <E>(
   identity: Identity,
   call: ChatCall,
-  chunks: ChunkPull<CompletionChunk, E>,
-  outcome: () => Outcome
+  { chunks, outcome }: StreamedAnswer<E>
 ): ChunkPull<string, E> => {
   let started = false
   let pinged = false

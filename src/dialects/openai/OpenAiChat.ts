@@ -20,7 +20,7 @@ export const OpenAiChat: Dialect = {
     model: call.model
   }),
   encodeAnswer: (identity, _call, answer) => renderCompletion(identity, answer.completion, answer),
-  encodeStream: (identity, call, chunks, outcome) =>
+  encodeStream: (identity, call, { chunks, outcome }) =>
     renderFrames(chunks, {
       identity,
       includeUsage: call.includeUsage,

@@ -8,12 +8,11 @@
  * `response.incomplete`) with the whole response and its usage. A reasoning item ends when its signature
  * (`encrypted_content`) comes. A state machine over the chunks, in plain code per chunk.
  */
-import type { Identity } from "../../core/Dialect.ts"
-import type { Outcome } from "../../core/Outcome.ts"
+import type { Identity, StreamedAnswer } from "../../core/Dialect.ts"
 import type { Problem } from "../../core/Problem.ts"
 import { randomBase62 } from "../../Ids.ts"
 import type { ChatCall } from "../../kernel/ChatCall.ts"
-import type { ChunkChoice, CompletionChunk, ToolCallDelta } from "../../kernel/ChatWire.ts"
+import type { ChunkChoice, ToolCallDelta } from "../../kernel/ChatWire.ts"
 import { type ChunkPull, mapPullThen } from "../../kernel/ChunkPull.ts"
 import {
   functionCallItem,
@@ -50,8 +49,7 @@ type Open = TextItem | CallItem
 export const encodeResponseStream = <E>(
   identity: Identity,
   call: ChatCall,
-  chunks: ChunkPull<CompletionChunk, E>,
-  outcome: () => Outcome
+  { chunks, outcome }: StreamedAnswer<E>
 ): ChunkPull<string, E> => {
   let sequence = 0
   let started = false

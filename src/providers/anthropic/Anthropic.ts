@@ -98,14 +98,13 @@ export const make = (options: AnthropicOptions): Effect.Effect<Provider, never, 
       open: calls.open,
       dropped: droppedFields,
       countTokens,
-      listModels: listModelIds(
-        transport,
-        options.name,
-        {
+      listModels: listModelIds(transport, {
+        provider: options.name,
+        request: {
           url: messagesUrl(baseUrl, "models?limit=1000"),
           headers: { ...calls.headers, "anthropic-version": configured["anthropic-version"] ?? ANTHROPIC_VERSION }
         },
-        dataIds
-      )
+        ids: dataIds
+      })
     } satisfies Provider
   })

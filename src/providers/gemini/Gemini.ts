@@ -49,12 +49,11 @@ export const make = (options: OpenAiCompatibleOptions): Effect.Effect<Provider, 
   Effect.gen(function*() {
     const transport = yield* UpstreamTransport
     const calls = yield* makeHttpCalls(options, geminiFormat(options.baseUrl))
-    const listModels = listModelIds(
-      transport,
-      options.name,
-      { url: `${options.baseUrl.replace(/\/+$/, "")}/models?pageSize=1000`, headers: calls.headers },
-      geminiModelIds
-    )
+    const listModels = listModelIds(transport, {
+      provider: options.name,
+      request: { url: `${options.baseUrl.replace(/\/+$/, "")}/models?pageSize=1000`, headers: calls.headers },
+      ids: geminiModelIds
+    })
     return {
       name: options.name,
       adapter: "gemini",

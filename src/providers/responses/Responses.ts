@@ -47,10 +47,11 @@ export const make = (
       complete: calls.complete,
       open: calls.open,
       dropped: droppedFields,
-      listModels: listModelIds(transport, options.name, {
-        url: `${options.baseUrl.replace(/\/+$/, "")}/models`,
-        headers: calls.headers
-      }, dataIds)
+      listModels: listModelIds(transport, {
+        provider: options.name,
+        request: { url: `${options.baseUrl.replace(/\/+$/, "")}/models`, headers: calls.headers },
+        ids: dataIds
+      })
     } satisfies Provider
   })
 

@@ -77,7 +77,9 @@ export const encode = (options: {
     const start = options.start ?? outcomeOf(emptyUsage)
     const outcome = () => (ended ? options.final : start)
     const call = options.call ?? callWith([{ role: "user", content: "hi" }])
-    const elements = yield* Stream.runCollect(fromChunkPull(encodeMessageStream(options.identity, call, pull, outcome)))
+    const elements = yield* Stream.runCollect(
+      fromChunkPull(encodeMessageStream(options.identity, call, { chunks: pull, outcome }))
+    )
     return { elements, frames: splitFrames(elements.join("")) }
   })
 

@@ -50,7 +50,7 @@ const chunkOf = (delta: Record<string, unknown>, finish: string | null = null): 
 /** Every event the encoder writes for `chunks`, parsed, with the item ids replaced by their kind. */
 const encode = (chunks: ReadonlyArray<CompletionChunk>): Array<Record<string, unknown>> => {
   const frames: Array<string> = []
-  const pull = encodeResponseStream(identity, call, pullOnce(chunks), outcome)
+  const pull = encodeResponseStream(identity, call, { chunks: pullOnce(chunks), outcome })
   Effect.runSync(
     Effect.catchCause(Effect.forever(Effect.map(pull, (batch) => void frames.push(...batch))), () => Effect.void)
   )

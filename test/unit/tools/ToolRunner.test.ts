@@ -21,7 +21,7 @@ const run = (
   calls: ReadonlyArray<ToolCall>,
   tools: ReadonlyMap<string, SvcTool>,
   custom: Partial<ToolRunLimits> = {}
-) => runToolCalls(calls, tools, context, { ...limits, ...custom })
+) => runToolCalls(calls, { injected: tools, context, limits: { ...limits, ...custom } })
 
 /** The `error` text of an error content. */
 const errorText = (content: string): string => {
