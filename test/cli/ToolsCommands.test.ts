@@ -194,9 +194,10 @@ layer(CliStoreLive)("the shared-tools commands on the store", (it) => {
       const text = yield* run("keys", "create", "--org", orgId, "--name", "bot", "--allowed-tools", TIME)
       assert.match(text.stdout, new RegExp(`allowed tools: +${TIME}\\n`))
       const listed = yield* run("keys", "list", "--org", orgId)
+      // keys made within one millisecond list in any order (by creation time, then id): compare as sets
       assert.deepStrictEqual(
-        listed.stdout.split("\n").slice(1).map((line) => line.replace(/^.* - +/, "")),
-        [`${UUID}, ${TIME}`, "all", "none", TIME]
+        listed.stdout.split("\n").slice(1).map((line) => line.replace(/^.* - +/, "")).sort(),
+        [`${UUID}, ${TIME}`, "all", "none", TIME].sort()
       )
     }))
 
