@@ -69,7 +69,6 @@ export const makeStaleCache = <K, V>(options: StaleCacheOptions): Effect.Effect<
     ): Effect.Effect<V, E, R> =>
       Effect.suspend(() => {
         const started = generation
-        const hit = entries.get(key)
         return Effect.matchEffect(effect, {
           onSuccess: (value) => {
             if (started === generation) {
@@ -81,6 +80,8 @@ export const makeStaleCache = <K, V>(options: StaleCacheOptions): Effect.Effect<
           },
           onFailure: (error) => {
             const at = now()
+            // read now, not before the load: a key dropped meanwhile has no last known state to answer
+            const hit = entries.get(key)
             if (hit === undefined || at - hit.seenAt > staleMs) return Effect.fail(error)
             entries.set(key, { ...hit, until: at + retryMs })
             return onStale === undefined

@@ -108,6 +108,21 @@ describe("StaleCache", () => {
       assert.strictEqual(cache.fresh("a"), 2)
     }))
 
+  it.effect("a key dropped while its load fails is not answered from its old state", () =>
+    Effect.gen(function*() {
+      const store = makeStore()
+      const cache = yield* makeStaleCache<string, number>(OPTIONS)
+      store.values.set("a", 1)
+      yield* get(cache, store, "a")
+      yield* TestClock.adjust("150 millis")
+      store.setDown(true)
+      // revoked (say) while the store was being asked: the failure is the answer, not the revoked state
+      const dropped = Effect.tap(Effect.flip(store.load("a")), () => Effect.sync(() => cache.delete("a")))
+      const failing = Effect.flatMap(dropped, (error) => Effect.fail(error))
+      assert.strictEqual(yield* Effect.flip(cache.load("a", failing)), "store down (a)")
+      assert.strictEqual(cache.fresh("a"), undefined)
+    }))
+
   it.effect("deleteWhere drops the entries whose value matches; maxEntries bounds the map", () =>
     Effect.gen(function*() {
       const store = makeStore()
