@@ -61,6 +61,8 @@ export type Reply =
   }
   /** Never answer; the connection stays open until the client or `close()` ends it. */
   | { readonly _tag: "Hang" }
+  /** A JSON answer's headers and the start of its body, then nothing more. */
+  | { readonly _tag: "JsonHang"; readonly status: number; readonly start: string }
   /** Drop the socket without a byte of answer. */
   | { readonly _tag: "Destroy" }
 
@@ -107,6 +109,8 @@ export const reply = {
     named: options.named ?? false
   }),
   hang: { _tag: "Hang" } as Reply,
+  /** `application/json` headers and `start`, then the body never ends. */
+  jsonHang: (start = "{", status = 200): Reply => ({ _tag: "JsonHang", status, start }),
   destroy: { _tag: "Destroy" } as Reply
 }
 
@@ -310,6 +314,10 @@ export const startFakeUpstream = async (initial: Handler = notScripted): Promise
           void writeSse(res, script, destroy)
           return
         case "Hang":
+          return
+        case "JsonHang":
+          res.writeHead(script.status, { "content-type": "application/json" })
+          res.write(script.start)
           return
         case "Destroy":
           destroy()
