@@ -69,6 +69,16 @@ export interface HttpCalls {
   readonly open: Provider["open"]
 }
 
+/** Header names lower-cased, as the exchange sends them (a configured one is then found by its name). */
+export const lowerCaseKeys = (headers: Readonly<Record<string, string>>): Record<string, string> => {
+  const out: Record<string, string> = {}
+  for (const [name, value] of Object.entries(headers)) out[name.toLowerCase()] = value
+  return out
+}
+
+/** `Authorization: Bearer <key>`, as OpenAI's APIs and most others take a key. */
+export const bearerAuth: HttpFormat["auth"] = { header: "authorization", value: (key) => `Bearer ${key}` }
+
 export const makeHttpCalls = (
   options: HttpOptions,
   format: HttpFormat
@@ -80,8 +90,7 @@ export const makeHttpCalls = (
       idle: options.timeouts.idle,
       total: options.timeouts.total
     }
-    const headers: Record<string, string> = {}
-    for (const [name, value] of Object.entries(options.headers)) headers[name.toLowerCase()] = value
+    const headers = lowerCaseKeys(options.headers)
     headers["content-type"] = "application/json"
     if (options.apiKey !== undefined) headers[format.auth.header] = format.auth.value(Redacted.value(options.apiKey))
 

@@ -64,11 +64,17 @@ const folderOf = (file: string, specifier: string): string | undefined => {
   return parts.length > 1 ? parts[0] : ""
 }
 
+/** The relative specifiers a file imports or re-exports from (`import type` included). */
+const importsOf = (file: string): ReadonlyArray<string> =>
+  [...readFileSync(file, "utf8").matchAll(/^(?:import|export)[^"']*["'](\.{1,2}\/[^"']+)["']/gm)].map((match) =>
+    match[1]!
+  )
+
 /** Every relative import of every file under src/, as src-relative paths (the importer, the imported). */
 const importsUnderSrc = (): ReadonlyArray<readonly [string, string]> =>
   filesUnder(SRC).flatMap((file) =>
-    [...readFileSync(file, "utf8").matchAll(/^(?:import|export)[^"']*["'](\.{1,2}\/[^"']+)["']/gm)].flatMap((match) => {
-      const target = relative(SRC, resolve(dirname(file), match[1]!))
+    importsOf(file).flatMap((specifier) => {
+      const target = relative(SRC, resolve(dirname(file), specifier))
       return target.startsWith("..") ? [] : [[relative(SRC, file), target] as const]
     })
   )
@@ -118,12 +124,11 @@ const violations = (): ReadonlyArray<string> => {
   const found: Array<string> = []
   for (const [folder, forbidden] of Object.entries(FORBIDDEN)) {
     for (const file of filesUnder(join(SRC, folder))) {
-      const text = readFileSync(file, "utf8")
-      for (const match of text.matchAll(/^(?:import|export)[^"']*["'](\.{1,2}\/[^"']+)["']/gm)) {
-        const landed = folderOf(file, match[1]!)
+      for (const specifier of importsOf(file)) {
+        const landed = folderOf(file, specifier)
         if (landed === undefined || landed === folder) continue
         if (forbidden.includes("*") || forbidden.includes(landed)) {
-          found.push(`src/${relative(SRC, file)} imports ${match[1]} (${landed || "src/"})`)
+          found.push(`src/${relative(SRC, file)} imports ${specifier} (${landed || "src/"})`)
         }
       }
     }

@@ -11,7 +11,7 @@
  * `overloaded_error` among them; a stream's `error` event is 529, 500 or 502 by its type.
  */
 import { Effect } from "effect"
-import { type HttpFormat, type HttpOptions, makeHttpCalls } from "../HttpAdapter.ts"
+import { type HttpFormat, type HttpOptions, lowerCaseKeys, makeHttpCalls } from "../HttpAdapter.ts"
 import { dataIds, listModelIds } from "../ModelList.ts"
 import type { Provider, ProviderCall } from "../Provider.ts"
 import { UpstreamBadResponse } from "../ProviderError.ts"
@@ -38,13 +38,6 @@ export interface AnthropicOptions extends HttpOptions {
 export const messagesUrl = (baseUrl: string, path = "messages"): string =>
   `${baseUrl.replace(/\/+$/, "").replace(/\/v1$/, "")}/v1/${path}`
 
-/** Lower-cased, as the exchange sends them: a configured `anthropic-version` or `anthropic-beta` is found. */
-const lowerCased = (headers: Readonly<Record<string, string>>): Record<string, string> => {
-  const out: Record<string, string> = {}
-  for (const [name, value] of Object.entries(headers)) out[name.toLowerCase()] = value
-  return out
-}
-
 /** The Messages API over HTTP: `x-api-key`, the version and betas of each call. */
 const messagesFormat = (url: string, configured: Readonly<Record<string, string>>): HttpFormat => ({
   auth: { header: "x-api-key", value: (key) => key },
@@ -61,7 +54,8 @@ export const make = (options: AnthropicOptions): Effect.Effect<Provider, never, 
   Effect.gen(function*() {
     const transport = yield* UpstreamTransport
     const baseUrl = options.baseUrl === undefined || options.baseUrl === "" ? DEFAULT_BASE_URL : options.baseUrl
-    const configured = lowerCased(options.headers)
+    // lower-cased, so a configured `anthropic-version` or `anthropic-beta` is found
+    const configured = lowerCaseKeys(options.headers)
     const calls = yield* makeHttpCalls(options, messagesFormat(messagesUrl(baseUrl), configured))
     const countUrl = messagesUrl(baseUrl, "messages/count_tokens")
 

@@ -5,7 +5,7 @@
  * the wire mapping is in `OpenAiMapping.ts`.
  */
 import { Effect, Result } from "effect"
-import { type HttpFormat, type HttpOptions, makeHttpCalls } from "../HttpAdapter.ts"
+import { bearerAuth, type HttpFormat, type HttpOptions, makeHttpCalls } from "../HttpAdapter.ts"
 import { dataIds, listModelIds } from "../ModelList.ts"
 import type { Provider } from "../Provider.ts"
 import { endEvent, type EventStep } from "../SseChunks.ts"
@@ -32,7 +32,7 @@ const eventOf = (modelId: string) => (data: string): EventStep => {
 
 /** Chat completions over HTTP: a bearer key, one URL for whole and streamed calls. */
 export const chatFormat = (url: string): HttpFormat => ({
-  auth: { header: "authorization", value: (key) => `Bearer ${key}` },
+  auth: bearerAuth,
   url: () => url,
   body: buildRequestBody,
   decodeError: decodeErrorResponse,
@@ -41,17 +41,25 @@ export const chatFormat = (url: string): HttpFormat => ({
   cut: "upstream stream ended before [DONE]"
 })
 
-export const make = (options: OpenAiCompatibleOptions): Effect.Effect<Provider, never, UpstreamTransport> =>
+/**
+ * A provider of OpenAI's own shape over `format`: its models listed at `{base}/models`. Chat completions
+ * and the Responses API differ only in the format, the adapter's name and what travels as it came.
+ */
+export const makeOpenAiStyle = (
+  options: OpenAiCompatibleOptions,
+  spec: Pick<Provider, "adapter" | "nativeFormats" | "dropped"> & { readonly format: HttpFormat }
+): Effect.Effect<Provider, never, UpstreamTransport> =>
   Effect.gen(function*() {
     const transport = yield* UpstreamTransport
-    const calls = yield* makeHttpCalls(options, chatFormat(completionsUrl(options.baseUrl)))
+    const calls = yield* makeHttpCalls(options, spec.format)
     return {
       name: options.name,
-      adapter,
+      adapter: spec.adapter,
+      ...(spec.nativeFormats === undefined ? {} : { nativeFormats: spec.nativeFormats }),
       models: options.models,
       complete: calls.complete,
       open: calls.open,
-      dropped: droppedFields,
+      ...(spec.dropped === undefined ? {} : { dropped: spec.dropped }),
       listModels: listModelIds(transport, {
         provider: options.name,
         request: { url: `${options.baseUrl.replace(/\/+$/, "")}/models`, headers: calls.headers },
@@ -59,3 +67,6 @@ export const make = (options: OpenAiCompatibleOptions): Effect.Effect<Provider, 
       })
     } satisfies Provider
   })
+
+export const make = (options: OpenAiCompatibleOptions): Effect.Effect<Provider, never, UpstreamTransport> =>
+  makeOpenAiStyle(options, { adapter, format: chatFormat(completionsUrl(options.baseUrl)), dropped: droppedFields })

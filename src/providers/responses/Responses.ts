@@ -7,8 +7,7 @@
  * `ResponsesResponse.ts`.
  */
 import { Effect } from "effect"
-import { type HttpFormat, makeHttpCalls } from "../HttpAdapter.ts"
-import { dataIds, listModelIds } from "../ModelList.ts"
+import { bearerAuth, type HttpFormat } from "../HttpAdapter.ts"
 import * as OpenAiCompatible from "../openai/OpenAiCompatible.ts"
 import { decodeErrorResponse } from "../openai/OpenAiMapping.ts"
 import type { Provider, ProviderCall } from "../Provider.ts"
@@ -23,7 +22,7 @@ export const responsesUrl = (baseUrl: string): string => `${baseUrl.replace(/\/+
 
 /** The Responses API over HTTP: a bearer key, one URL, OpenAI's error shape. */
 const responsesFormat = (url: string): HttpFormat => ({
-  auth: { header: "authorization", value: (key) => `Bearer ${key}` },
+  auth: bearerAuth,
   url: () => url,
   body: requestBody,
   decodeError: decodeErrorResponse,
@@ -36,23 +35,11 @@ const responsesFormat = (url: string): HttpFormat => ({
 export const make = (
   options: OpenAiCompatible.OpenAiCompatibleOptions
 ): Effect.Effect<Provider, never, UpstreamTransport> =>
-  Effect.gen(function*() {
-    const transport = yield* UpstreamTransport
-    const calls = yield* makeHttpCalls(options, responsesFormat(responsesUrl(options.baseUrl)))
-    return {
-      name: options.name,
-      adapter: "openai-responses",
-      nativeFormats: [FORMAT],
-      models: options.models,
-      complete: calls.complete,
-      open: calls.open,
-      dropped: droppedFields,
-      listModels: listModelIds(transport, {
-        provider: options.name,
-        request: { url: `${options.baseUrl.replace(/\/+$/, "")}/models`, headers: calls.headers },
-        ids: dataIds
-      })
-    } satisfies Provider
+  OpenAiCompatible.makeOpenAiStyle(options, {
+    adapter: "openai-responses",
+    format: responsesFormat(responsesUrl(options.baseUrl)),
+    nativeFormats: [FORMAT],
+    dropped: droppedFields
   })
 
 /** OpenAI itself: a Responses client's calls to `/responses` as they came, every other to chat completions. */
