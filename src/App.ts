@@ -12,9 +12,8 @@ import { Auth } from "./auth/Auth.ts"
 import { GatewayConfig } from "./Config.ts"
 import { ConsoleRoutes } from "./console/ConsoleRoutes.ts"
 import { ChatCompletions } from "./core/ChatCompletions.ts"
-import { AdminLogRoutes } from "./http/AdminLogRoutes.ts"
-import { AdminRoutes } from "./http/AdminRoutes.ts"
-import { AdminToolRoutes } from "./http/AdminToolRoutes.ts"
+import { AdminApiRoutes } from "./http/AdminApiLive.ts"
+import { AdminDocsRoute } from "./http/AdminDocs.ts"
 import { onClientError } from "./http/ClientError.ts"
 import { DialectRoutes } from "./http/DialectRoutes.ts"
 import { FallbackRoutes } from "./http/FallbackRoutes.ts"
@@ -82,9 +81,8 @@ const BodyLimit = Layer.effect(
 
 export const Routes = Layer.mergeAll(
   DialectRoutes,
-  AdminRoutes,
-  AdminToolRoutes,
-  AdminLogRoutes,
+  AdminApiRoutes,
+  AdminDocsRoute,
   SystemRoutes,
   MetricsRoutes,
   ConsoleRoutes,

@@ -1,20 +1,13 @@
 /**
- * Checks of admin input shared by the admin API and the CLI, so both refuse the same things in the same
- * words.
+ * The checks of admin input that a schema cannot make alone: an expiry in the future, installed tool
+ * ids, an org update that changes something. The admin API's handlers run them (for the CLI too).
  */
-import { Effect, Schema } from "effect"
-import { COMPRESSION_LEVELS } from "../kernel/CompressionLevel.ts"
+import { Effect } from "effect"
 import { decodeInput } from "../kernel/DecodeInput.ts"
 import { RequestError } from "../kernel/RequestError.ts"
 import type { OrgChanges } from "../orgs/Orgs.ts"
 import { ToolRegistry } from "../tools/ToolRegistry.ts"
-
-/** A display name: trimmed, 1 to 200 characters. */
-export const Name = Schema.String.check(
-  Schema.isTrimmed({ message: "Expected no leading or trailing spaces" }),
-  Schema.isMinLength(1, { message: "Expected a non-empty name" }),
-  Schema.isMaxLength(200, { message: "Expected at most 200 characters" })
-)
+import { OrgUpdate } from "./AdminPayloads.ts"
 
 /** `expires_at` as a Date: an ISO 8601 date-time in the future, or null for a key that never expires. */
 export const parseExpiry = (value: string | null | undefined): Effect.Effect<Date | null, RequestError> => {
@@ -57,29 +50,6 @@ export const checkAllowedTools = (
     }
     return [...new Set(ids)]
   })
-
-const LimitValue = Schema.NullOr(
-  Schema.Int.check(Schema.isGreaterThan(0, { message: "Expected a whole number above 0, or null for no limit" }))
-)
-
-/**
- * `limits` of a key or an org: requests per minute, tokens per minute, tokens per day and per month
- * (UTC calendar). The kinds named change (`null` removes one); `limits: null` removes them all.
- */
-export const LimitsInput = Schema.NullOr(Schema.Struct({
-  rpm: Schema.optionalKey(LimitValue),
-  tpm: Schema.optionalKey(LimitValue),
-  tokens_per_day: Schema.optionalKey(LimitValue),
-  tokens_per_month: Schema.optionalKey(LimitValue)
-}))
-
-/** `PATCH /admin/v1/orgs/{org_id}`'s body: each field optional, at least one present. */
-const OrgUpdate = Schema.Struct({
-  limits: Schema.optionalKey(LimitsInput),
-  log_content: Schema.optionalKey(Schema.Boolean),
-  // null: back to the gateway's level (GATEWAY_COMPRESSION)
-  compression: Schema.optionalKey(Schema.NullOr(Schema.Literals(COMPRESSION_LEVELS)))
-})
 
 /** An org update as the admin API and the CLI read it; nothing to change is a 400 too. */
 export const parseOrgUpdate = (body: unknown): Effect.Effect<OrgChanges, RequestError> =>

@@ -1,53 +1,30 @@
 /**
  * The admin operations the command line runs (organizations, keys, shared tools, the request log and its
- * analytics), behind one service with two ways to the data: `layerStore` opens the store itself (the
- * server's repositories, shared-tool policy and catalogue, request-log queries, settings from the
- * environment) and `layerHttp` goes through a running gateway's admin API. Both take
- * the admin API's input, validate it the same way and fail with the same messages, so a command never
- * knows which one it talks to.
+ * analytics), behind one service with two ways to the data: `layerStore` opens the store itself and runs
+ * the admin API's own handlers in process over it, and `layerHttp` goes through a running gateway's
+ * admin API. Both are the client derived from `AdminApi`, so they take the same input, check it in the
+ * same code and fail with the same messages: a command never knows which one it talks to.
  */
-import { type Config, Console, Context, Effect, Layer, Option, Schema } from "effect"
-import type { SqlError } from "effect/sql"
+import { NodeHttpPlatform, NodeServices } from "@effect/platform-node"
+import { type Config, Console, Context, Effect, Layer, Option } from "effect"
+import { Etag, HttpRouter } from "effect/http"
+import { HttpApiTest } from "effect/http-api"
 import { existsSync } from "node:fs"
 import { resolve } from "node:path"
-import { checkAllowedTools, LimitsInput, Name, parseExpiry, parseOrgUpdate } from "../admin/AdminInput.ts"
+import { AdminApi } from "../admin/AdminApi.ts"
 import { GatewayConfig } from "../Config.ts"
-import { describeError } from "../http/ErrorResponse.ts"
-import type { AdminError } from "../kernel/AdminError.ts"
-import { decodeInput } from "../kernel/DecodeInput.ts"
-import type { RequestError } from "../kernel/RequestError.ts"
+import { TargetBreaker } from "../core/TargetBreaker.ts"
+import { AdminAuthorizationTrusted, adminHandlers } from "../http/AdminApiLive.ts"
 import { ApiKeys } from "../keys/ApiKeys.ts"
 import { RequestQueries } from "../logs/RequestQueries.ts"
-import { parseAnalyticsParams, parseListParams } from "../logs/RequestQueryParams.ts"
 import { Orgs } from "../orgs/Orgs.ts"
 import { DatabaseLive } from "../store/Database.ts"
 import { type DataDirLockError, DataDirLockLive, lockedDataDir } from "../store/DataDirLock.ts"
 import { Policy } from "../tools/Policy.ts"
 import { ToolRegistry } from "../tools/ToolRegistry.ts"
 import { AdminClientError } from "./AdminClientError.ts"
-import type { AdminClientShape, KeyInput, KeyUpdate, OrgUpdateBody, SvcToolInfo } from "./AdminClientShape.ts"
+import { type AdminClientShape, adminShape, declaredFailure, type Invoke, type Wording } from "./AdminClientShape.ts"
 import { type HttpOptions, makeHttpAdmin } from "./AdminHttp.ts"
-import { analyticsParams, listParams, type RequestFilterInput, type RequestListInput } from "./LogQuery.ts"
-
-// the admin API's input checks, so the store path refuses exactly what the API refuses, in its words
-const decodeName = decodeInput(Schema.Struct({ name: Name }))
-const decodeRename = decodeInput(Schema.Struct({ name: Schema.optionalKey(Name) }))
-
-/** Store failures in the admin API's words: the same message whichever way the CLI went. */
-const fromStore = (error: RequestError | AdminError | SqlError.SqlError): AdminClientError => {
-  const message = describeError(error).body.error.message
-  switch (error._tag) {
-    case "RequestError":
-      return AdminClientError.invalidInput(message)
-    case "AdminError":
-      return error.reason._tag === "NotFound"
-        ? AdminClientError.notFound(message)
-        : AdminClientError.refused(message)
-    case "SqlError":
-      // the API hides store details from clients; the operator at the CLI needs them
-      return AdminClientError.unavailable(`The store failed: ${error.message}`)
-  }
-}
 
 /** The CLI's words for a held lock: the way out it offers first is `--url`. */
 const lockedMessage = (error: DataDirLockError, pid: number, port: number) =>
@@ -66,6 +43,24 @@ const storeServices = Layer.mergeAll(Policy.layer, RequestQueries.layer).pipe(
   Layer.provideMerge(Orgs.layer)
 )
 
+/**
+ * The circuits live in a serving instance's memory; the CLI on the store has none to show (with --url
+ * it asks the gateway).
+ */
+const NoCircuits = Layer.succeed(TargetBreaker, TargetBreaker.of({ guard: undefined, states: () => [] }))
+
+/** `effect` without the router its context may hold. */
+const withoutRouter = <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
+  Effect.updateContext(
+    effect,
+    (context: Context.Context<R>) => Context.omit(HttpRouter.HttpRouter)(context) as Context.Context<R>
+  )
+
+const localWording: Wording = {
+  refusedToken: "The admin token was refused.",
+  failed: (_status, message) => `The store failed: ${message}`
+}
+
 /** What the CLI says when the embedded store it opens did not exist: where it looked, and where to look. */
 export const newStoreNote = (dataDir: string): string =>
   `Note: there was no gateway store at ${resolve(dataDir)}, so the CLI made a new, empty one there. It opens ` +
@@ -82,87 +77,23 @@ export class AdminClient extends Context.Service<AdminClient, AdminClientShape>(
   > = Layer.effect(
     AdminClient,
     Effect.gen(function*() {
-      const orgs = yield* Orgs
-      const keys = yield* ApiKeys
-      const policy = yield* Policy
-      const registry = yield* ToolRegistry
-      const queries = yield* RequestQueries
-      const allowedTools = (ids: ReadonlyArray<string> | null | undefined) =>
-        checkAllowedTools(ids).pipe(Effect.provideService(ToolRegistry, registry))
-
-      const createOrg = Effect.fn("AdminClient.createOrg")(function*(name: string) {
-        const input = yield* decodeName({ name })
-        return yield* orgs.create(input.name)
-      }, Effect.mapError(fromStore))
-
-      const createKey = Effect.fn("AdminClient.createKey")(function*(orgId: string, input: KeyInput) {
-        const { name } = yield* decodeName({ name: input.name })
-        const expiresAt = yield* parseExpiry(input.expiresAt)
-        const allowedSvcToolIds = (yield* allowedTools(input.allowedSvcToolIds)) ?? null
-        return yield* keys.create(orgId, { name, expiresAt, allowedSvcToolIds })
-      }, Effect.mapError(fromStore))
-
-      // the checks in the order `PATCH /admin/v1/keys/{key_id}` runs them, so the first refusal is the same
-      const updateKey = Effect.fn("AdminClient.updateKey")(function*(keyId: string, update: KeyUpdate) {
-        const input = yield* decodeRename(update.name === undefined ? {} : { name: update.name })
-        const allowed = yield* allowedTools(update.allowedSvcToolIds)
-        return yield* keys.update(keyId, {
-          ...(input.name === undefined ? {} : { name: input.name }),
-          ...(update.expiresAt === undefined ? {} : { expiresAt: yield* parseExpiry(update.expiresAt) }),
-          ...(allowed === undefined ? {} : { allowedSvcToolIds: allowed }),
-          ...(update.limits === undefined ? {} : { limits: yield* decodeInput(LimitsInput)(update.limits) })
-        })
-      }, Effect.mapError(fromStore))
-
-      // the request-log routes' steps in their order: the query first, then the org, so the first refusal is the same
-      const updateOrg = Effect.fn("AdminClient.updateOrg")(function*(orgId: string, update: OrgUpdateBody) {
-        return yield* orgs.update(orgId, yield* parseOrgUpdate(update))
-      }, Effect.mapError(fromStore))
-
-      const listRequests = Effect.fn("AdminClient.listRequests")(function*(orgId: string, input: RequestListInput) {
-        const { filter, page } = yield* parseListParams(listParams(input))
-        yield* orgs.get(orgId)
-        return yield* queries.list(orgId, filter, page)
-      }, Effect.mapError(fromStore))
-
-      const getRequest = Effect.fn("AdminClient.getRequest")(function*(orgId: string, requestId: string) {
-        yield* orgs.get(orgId)
-        return yield* queries.get(orgId, requestId)
-      }, Effect.mapError(fromStore))
-
-      const analytics = Effect.fn("AdminClient.analytics")(function*(
-        orgId: string,
-        groupBy: string,
-        input: RequestFilterInput
-      ) {
-        const params = yield* parseAnalyticsParams(analyticsParams(groupBy, input))
-        yield* orgs.get(orgId)
-        return yield* queries.analytics(orgId, params.groupBy, params.filter)
-      }, Effect.mapError(fromStore))
-
-      const catalogue: ReadonlyArray<SvcToolInfo> = registry.all.map((tool) => ({
-        id: tool.id,
-        description: tool.description,
-        parameters: tool.jsonSchema
-      }))
-
-      return AdminClient.of({
-        createOrg,
-        listOrgs: orgs.list.pipe(Effect.mapError(fromStore)),
-        createKey,
-        listKeys: (orgId) => keys.list(orgId).pipe(Effect.mapError(fromStore)),
-        revokeKey: (keyId) => keys.revoke(keyId).pipe(Effect.mapError(fromStore)),
-        updateKey,
-        listTools: Effect.succeed(catalogue),
-        orgTools: (orgId) => policy.orgTools(orgId).pipe(Effect.mapError(fromStore)),
-        setOrgTool: (orgId, toolId, change) =>
-          policy.setOrgTool(orgId, toolId, change).pipe(Effect.mapError(fromStore)),
-        updateOrg,
-        listRequests,
-        getRequest,
-        analytics
-      })
+      // `HttpApiTest` runs the server's router in memory: the same decoding, handlers and encoding. A
+      // router in context (a test running the gateway in this process) would receive the routes instead.
+      const client = yield* HttpApiTest.groups(AdminApi, ["orgs", "keys", "svcTools", "requests", "circuits"]).pipe(
+        withoutRouter
+      )
+      const invoke: Invoke = (call) =>
+        call(client).pipe(
+          Effect.mapError((error) =>
+            declaredFailure(error, localWording) ??
+              AdminClientError.unavailable(`The admin API failed in process: ${String(error)}`)
+          )
+        )
+      return adminShape(invoke)
     })
+  ).pipe(
+    Layer.provide(adminHandlers(AdminAuthorizationTrusted)),
+    Layer.provide(Layer.mergeAll(NoCircuits, NodeServices.layer, NodeHttpPlatform.layer, Etag.layer))
   )
 
   /**

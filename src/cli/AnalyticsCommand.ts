@@ -5,7 +5,7 @@
  */
 import { Console, Effect } from "effect"
 import { Command, Flag } from "effect/cli"
-import { GROUP_BY, type GroupBy } from "../logs/RequestFilter.ts"
+import { GROUP_BY, type GroupBy } from "../kernel/GroupBy.ts"
 import type { Analytics, AnalyticsGroup } from "../logs/RequestQueries.ts"
 import { AdminClient } from "./AdminClient.ts"
 import { json, withAdminClient } from "./Connection.ts"

@@ -1,10 +1,10 @@
 /** `svc-gateway keys ...`: create (the secret is shown once), list, update and revoke API keys. */
 import { Console, Effect, Option } from "effect"
 import { Argument, Command, Flag } from "effect/cli"
-import type { ApiKeyInfo, CreatedApiKey } from "../keys/ApiKeys.ts"
+import type { UpdateKey } from "../admin/AdminPayloads.ts"
+import type { ApiKey as ApiKeyInfo, CreatedApiKey } from "../admin/AdminResources.ts"
 import { AdminClient } from "./AdminClient.ts"
 import { AdminClientError } from "./AdminClientError.ts"
-import type { KeyUpdate } from "./AdminClientShape.ts"
 import { AdminClientFromFlags, json, withAdminClient } from "./Connection.ts"
 import { allowedTools, expiresAt, limitFlags, limitsChange, org } from "./Flags.ts"
 import { formatLimits } from "./OrgsCommand.ts"
@@ -78,13 +78,16 @@ const create = Command.make(
     name: Flag.String("name").pipe(Flag.withDescription("A name to tell the key apart, e.g. ci or laptop")),
     expiresAt,
     allowedTools,
+    ...limitFlags,
     json
   },
   Effect.fn("cli.keys.create")(function*(input) {
+    const limits = limitsChange(input)
     const key = yield* (yield* AdminClient).createKey(input.org, {
       name: input.name,
-      expiresAt: Option.getOrNull(input.expiresAt),
-      ...Option.match(input.allowedTools, { onNone: () => ({}), onSome: (ids) => ({ allowedSvcToolIds: ids }) })
+      expires_at: Option.getOrNull(input.expiresAt),
+      ...Option.match(input.allowedTools, { onNone: () => ({}), onSome: (ids) => ({ allowed_svc_tool_ids: ids }) }),
+      ...(limits === undefined ? {} : { limits })
     })
     if (!input.json) return yield* Console.log(formatCreatedKey(key))
     yield* printJson(key)
@@ -95,7 +98,8 @@ const create = Command.make(
   Command.withExamples([
     { command: "svc-gateway keys create --org org_123 --name ci" },
     { command: "svc-gateway keys create --org org_123 --name trial --expires-at 2030-01-31T00:00:00Z" },
-    { command: "svc-gateway keys create --org org_123 --name bot --allowed-tools svc_current_time" }
+    { command: "svc-gateway keys create --org org_123 --name bot --allowed-tools svc_current_time" },
+    { command: "svc-gateway keys create --org org_123 --name batch --rpm 60 --tokens-per-day 1000000" }
   ]),
   withAdminClient
 )
@@ -125,10 +129,10 @@ const update = Command.make(
   },
   Effect.fn("cli.keys.update")(function*(input) {
     const limits = limitsChange(input)
-    const changes: KeyUpdate = {
+    const changes: UpdateKey = {
       ...Option.match(input.name, { onNone: () => ({}), onSome: (name) => ({ name }) }),
-      ...Option.match(input.expiresAt, { onNone: () => ({}), onSome: (expiresAt) => ({ expiresAt }) }),
-      ...Option.match(input.allowedTools, { onNone: () => ({}), onSome: (ids) => ({ allowedSvcToolIds: ids }) }),
+      ...Option.match(input.expiresAt, { onNone: () => ({}), onSome: (expires_at) => ({ expires_at }) }),
+      ...Option.match(input.allowedTools, { onNone: () => ({}), onSome: (ids) => ({ allowed_svc_tool_ids: ids }) }),
       ...(limits === undefined ? {} : { limits })
     }
     // refused before the store is opened or the gateway called: it is a mistake in what was typed

@@ -4,9 +4,9 @@
  */
 import { Console, Effect, Option } from "effect"
 import { Command, Flag } from "effect/cli"
+import type { SvcTool as SvcToolInfo } from "../admin/AdminResources.ts"
 import type { OrgToolSetting } from "../tools/Policy.ts"
 import { AdminClient } from "./AdminClient.ts"
-import type { SvcToolInfo } from "./AdminClientShape.ts"
 import { json, withAdminClient } from "./Connection.ts"
 import { hydrateKeys, org, trueOrFalse } from "./Flags.ts"
 import { fields, idList, listBody, printJson, table, yesNo } from "./Output.ts"
@@ -83,8 +83,8 @@ const set = Command.make(
   Effect.fn("cli.tools.set")(function*(input) {
     const setting = yield* (yield* AdminClient).setOrgTool(input.org, input.tool, {
       activated: input.activated,
-      ...Option.match(input.hydrateOrg, { onNone: () => ({}), onSome: (hydrateOrg) => ({ hydrateOrg }) }),
-      ...Option.match(input.hydrateKeys, { onNone: () => ({}), onSome: (hydrateKeyIds) => ({ hydrateKeyIds }) })
+      ...Option.match(input.hydrateOrg, { onNone: () => ({}), onSome: (hydrate_org) => ({ hydrate_org }) }),
+      ...Option.match(input.hydrateKeys, { onNone: () => ({}), onSome: (hydrate_key_ids) => ({ hydrate_key_ids }) })
     })
     yield* input.json ? printJson(setting) : Console.log(formatOrgTool(input.org, setting))
   })

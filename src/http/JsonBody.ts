@@ -3,8 +3,7 @@
  * the configured size limit and `MAX_DEPTH` levels of nesting, and names what went wrong when it cannot.
  */
 import { Effect } from "effect"
-import { HttpServerRequest } from "effect/http"
-import { GatewayConfig } from "../Config.ts"
+import { HttpIncomingMessage, HttpServerRequest } from "effect/http"
 import { BodyTooLarge, InvalidJson, RequestError } from "../kernel/RequestError.ts"
 
 /**
@@ -67,8 +66,11 @@ export const readJsonBody = Effect.gen(function*() {
     Effect.catchTag("HttpServerError", (error) =>
       Effect.gen(function*() {
         if (error.reason._tag === "RequestParseError" && error.reason.reason === "BodyTooLarge") {
-          const { bodyLimitBytes } = yield* GatewayConfig
-          return yield* new RequestError({ reason: new BodyTooLarge({ limitBytes: bodyLimitBytes }) })
+          // the limit the body was read under (App.ts sets it from GATEWAY_BODY_LIMIT)
+          const limit = yield* HttpIncomingMessage.MaxBodySize
+          return yield* new RequestError({
+            reason: new BodyTooLarge({ limitBytes: limit === undefined ? 0 : Number(limit) })
+          })
         }
         return yield* new RequestError({
           reason: new InvalidJson({ message: "The request body is not valid JSON." })

@@ -10,8 +10,9 @@
 import { Context, Effect, Layer } from "effect"
 import { SqlClient, type SqlError, type Statement } from "effect/sql"
 import { AdminError } from "../kernel/AdminError.ts"
+import type { GroupBy } from "../kernel/GroupBy.ts"
 import { fromJson, toBool, toIso } from "../store/Rows.ts"
-import { encodeCursor, type GroupBy, type PageRequest, type RequestFilter } from "./RequestFilter.ts"
+import { encodeCursor, type PageRequest, type RequestFilter } from "./RequestFilter.ts"
 
 /** One request as the admin API shows it: the stored row, with an ISO time and the total tokens. */
 export type RequestLogEntry =

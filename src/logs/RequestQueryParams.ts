@@ -4,14 +4,12 @@
  * (`tags=` for `tag=`) cannot silently return the unfiltered log.
  */
 import { Effect } from "effect"
+import { GROUP_BY, type GroupBy, isGroupBy } from "../kernel/GroupBy.ts"
 import { RequestError } from "../kernel/RequestError.ts"
 import {
   type Cursor,
   decodeCursor,
   DEFAULT_LIMIT,
-  GROUP_BY,
-  type GroupBy,
-  isGroupBy,
   MAX_LIMIT,
   type PageRequest,
   parseInstant,

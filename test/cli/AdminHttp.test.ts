@@ -168,7 +168,7 @@ describe("AdminClient.layerHttp", () => {
       const admin = yield* AdminClient
       const org = yield* admin.createOrg(unique("client"))
       assert.deepStrictEqual((yield* admin.listOrgs).find((o) => o.id === org.id), org)
-      const key = yield* admin.createKey(org.id, { name: "k", expiresAt: "2099-01-01T00:00:00Z" })
+      const key = yield* admin.createKey(org.id, { name: "k", expires_at: "2099-01-01T00:00:00Z" })
       assert.strictEqual(key.expires_at, "2099-01-01T00:00:00.000Z")
       const { key: _secret, ...info } = key
       assert.deepStrictEqual(yield* admin.listKeys(org.id), [info])

@@ -6,7 +6,11 @@
 import { assert, describe, it, layer } from "@effect/vitest"
 import { Effect, Result, Schema } from "effect"
 import { parseExpiry } from "../../src/admin/AdminInput.ts"
-import { CreatedKeyWire, KeyInfoWire, OrgWire } from "../../src/cli/AdminHttp.ts"
+import {
+  ApiKey as KeyInfoWire,
+  CreatedApiKey as CreatedKeyWire,
+  Org as OrgWire
+} from "../../src/admin/AdminResources.ts"
 import { SHOWN_ONCE } from "../../src/cli/KeysCommand.ts"
 import { unique } from "../utils/TestStore.ts"
 import { CliStoreLive, runArgs, sharedStore, stdoutJson, untouchableStore } from "./CliHarness.ts"
@@ -131,6 +135,33 @@ layer(CliStoreLive)("svc-gateway commands on the store", (it) => {
       assert.notProperty(list.data[0], "key")
     }))
 
+  it.effect("keys create takes the limits the admin API takes; a bad one is refused, exit 2, no key made", () =>
+    Effect.gen(function*() {
+      const orgId = yield* newOrg
+      const result = yield* run(
+        "keys",
+        "create",
+        "--org",
+        orgId,
+        "--name",
+        "batch",
+        "--rpm",
+        "60",
+        "--tokens-per-day",
+        "1000000",
+        "--json"
+      )
+      assert.strictEqual(result.code, 0, result.stderr)
+      const key = decode(CreatedKeyJson, stdoutJson(result))
+      assert.deepStrictEqual(key.limits, { rpm: 60, tpm: null, tokens_per_day: 1000000, tokens_per_month: null })
+
+      const refused = yield* run("keys", "create", "--org", orgId, "--name", "bad", "--rpm", "0")
+      assert.strictEqual(refused.code, 2)
+      assert.include(refused.stderr, "Invalid value for flag --rpm")
+      const list = decode(listOf(KeyJson), stdoutJson(yield* run("keys", "list", "--org", orgId, "--json")))
+      assert.deepStrictEqual(list.data.map((k) => k.name), ["batch"])
+    }))
+
   it.effect("keys revoke revokes; revoking again keeps the first time; the list shows it", () =>
     Effect.gen(function*() {
       const orgId = yield* newOrg
@@ -236,7 +267,8 @@ describe("usage mistakes", () => {
       assert.include(
         result.stderr,
         "Usage: svc-gateway keys create --org <org_id> --name <string> [--expires-at <date_time>] " +
-          "[--allowed-tools <tool_ids>] [--json]"
+          "[--allowed-tools <tool_ids>] [--rpm <n|none>] [--tpm <n|none>] [--tokens-per-day <n|none>] " +
+          "[--tokens-per-month <n|none>] [--json]"
       )
       assert.include(result.stderr, "Run 'svc-gateway keys create --help' for details.")
     }))

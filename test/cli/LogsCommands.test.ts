@@ -7,7 +7,11 @@
  */
 import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
-import { AnalyticsWire, RequestPageWire, RequestWire } from "../../src/cli/AdminHttp.ts"
+import {
+  Analytics as AnalyticsWire,
+  LoggedRequest as RequestWire,
+  RequestPage as RequestPageWire
+} from "../../src/admin/AdminResources.ts"
 import { MORE_GROUPS, TAG_NOTE } from "../../src/cli/AnalyticsCommand.ts"
 import { NOT_STORED } from "../../src/cli/RequestsCommand.ts"
 import { expectedOrder, OTHER_ORG_SEED, pagingSeed, SEED } from "../logs/QueriesSeed.ts"

@@ -3,9 +3,8 @@
  * opt-in, listing with every filter through the query string, cursor walks, detail, analytics, 404s for
  * unknown orgs and other orgs' requests, and a 400 naming the parameter for every bad one.
  *
- * The server is the gateway's services and admin routes plus `AdminLogRoutes` and `RequestQueries`,
- * composed here as `src/App.ts` composes `HttpApp`, so the routes are tested whether or not they are
- * wired into the app yet.
+ * The server is the gateway's services and the admin API alone, composed here as `src/App.ts`
+ * composes `HttpApp`.
  */
 import { NodeHttpServer } from "@effect/platform-node"
 import { ConfigProvider, Effect, Layer, ManagedRuntime } from "effect"
@@ -14,21 +13,18 @@ import { createServer } from "node:http"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { AppServices } from "../../src/App.ts"
 import { GatewayConfig } from "../../src/Config.ts"
-import { AdminLogRoutes } from "../../src/http/AdminLogRoutes.ts"
-import { AdminRoutes } from "../../src/http/AdminRoutes.ts"
-import { RequestQueries } from "../../src/logs/RequestQueries.ts"
+import { AdminApiRoutes } from "../../src/http/AdminApiLive.ts"
 import { Orgs } from "../../src/orgs/Orgs.ts"
 import { expectedOrder, insertRows, OTHER_ORG_SEED, pagingSeed, SEED } from "../logs/QueriesSeed.ts"
 import { ADMIN_TOKEN, expectError, testEnv } from "../utils/TestGateway.ts"
 
 const settings = testEnv()
-// AdminRoutes (not App's whole `Routes`), so this keeps working once `Routes` includes AdminLogRoutes
-const ServerLive = HttpRouter.serve(Layer.mergeAll(AdminRoutes, AdminLogRoutes), {
+const ServerLive = HttpRouter.serve(AdminApiRoutes, {
   disableLogger: true,
   disableListenLog: true
 }).pipe(
   Layer.provideMerge(NodeHttpServer.layer(createServer, { port: 0, host: "127.0.0.1" })),
-  Layer.provideMerge(RequestQueries.layer.pipe(Layer.provideMerge(AppServices))),
+  Layer.provideMerge(AppServices),
   Layer.provideMerge(GatewayConfig.layerFrom(settings)),
   Layer.provide(ConfigProvider.layer(ConfigProvider.fromEnvRecord(settings)))
 )

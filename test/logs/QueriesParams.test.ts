@@ -4,8 +4,9 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
+import { GROUP_BY } from "../../src/kernel/GroupBy.ts"
 import type { RequestError } from "../../src/kernel/RequestError.ts"
-import { decodeCursor, encodeCursor, GROUP_BY, parseInstant } from "../../src/logs/RequestFilter.ts"
+import { decodeCursor, encodeCursor, parseInstant } from "../../src/logs/RequestFilter.ts"
 import { parseAnalyticsParams, parseListParams, type QueryParams } from "../../src/logs/RequestQueryParams.ts"
 
 const CURSOR = encodeCursor({ createdAt: "2026-03-04T00:00:00.000500Z", id: "req_1" })

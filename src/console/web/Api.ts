@@ -3,19 +3,42 @@
  * Every failure becomes an `ApiError` whose message a person can read: the API's own message when it
  * sent one, otherwise what went wrong on the way.
  *
- * The types describe the wire as the README documents it. They are written out here rather than
- * imported from the server's modules, which would pull Node and Effect into the page's program; the
- * browser tests run this page against the real API, so a drift between the two fails them.
+ * One typed client for every call, derived from the API's definition: its types come from `AdminApi`
+ * and its resources (`import type`: nothing of Effect or Node reaches the page), and each endpoint's
+ * method and path from the OpenAPI document the gateway serves, so nothing here restates a route.
  */
+import type { HttpApi, HttpApiClient, HttpApiEndpoint } from "effect/http-api"
+import type { AdminApi } from "../../admin/AdminApi.ts"
+import type {
+  AnalyticsGroup,
+  ApiKey,
+  Circuit,
+  CreatedApiKey,
+  GroupBy,
+  Limits,
+  LoggedRequest,
+  Org,
+  OrgToolSetting,
+  SvcTool
+} from "../../admin/AdminResources.ts"
+import { COMPRESSION_LEVELS, type CompressionLevel } from "../../kernel/CompressionLevel.ts"
+import { GROUP_BY } from "../../kernel/GroupBy.ts"
 import { session } from "./Session.ts"
 
-/** Requests and tokens per minute, tokens per UTC day and month; null: no limit of that kind. */
-export interface Limits {
-  readonly rpm: number | null
-  readonly tpm: number | null
-  readonly tokens_per_day: number | null
-  readonly tokens_per_month: number | null
+export { COMPRESSION_LEVELS, GROUP_BY }
+export type {
+  AnalyticsGroup,
+  ApiKey,
+  Circuit,
+  CompressionLevel,
+  GroupBy,
+  Limits,
+  LoggedRequest,
+  Org,
+  OrgToolSetting as ToolSetting,
+  SvcTool
 }
+export type CreatedKey = CreatedApiKey
 
 export const LIMIT_FIELDS: ReadonlyArray<
   { readonly field: keyof Limits; readonly label: string; readonly unit: string }
@@ -34,55 +57,11 @@ export const limitsText = (limits: Limits): string => {
   return parts.length === 0 ? "no limits" : parts.join(", ")
 }
 
-/** A target whose circuit breaker left `closed`. */
-export interface Circuit {
-  readonly target: string
-  readonly state: "closed" | "half_open" | "open"
-}
-
-export interface Org {
-  readonly id: string
-  readonly name: string
-  readonly created_at: string
-  readonly log_content: boolean
-  /** null: the gateway's level (GATEWAY_COMPRESSION). */
-  readonly compression: CompressionLevel | null
-  readonly limits: Limits
-}
-
-export const COMPRESSION_LEVELS = ["off", "shadow", "safe", "aggressive"] as const
-export type CompressionLevel = (typeof COMPRESSION_LEVELS)[number]
-
-export interface ApiKey {
-  readonly id: string
-  readonly org_id: string
-  readonly name: string
-  readonly prefix: string
-  readonly created_at: string
-  readonly expires_at: string | null
-  readonly revoked_at: string | null
-  readonly last_used_at: string | null
-  readonly limits: Limits
-  /** null: every shared tool activated for the org. */
-  readonly allowed_svc_tool_ids: ReadonlyArray<string> | null
-}
-
 /** Whether a key works now; an expired key is not revoked, it just stopped. */
 export const keyStatus = (key: ApiKey, now = Date.now()): "active" | "revoked" | "expired" => {
   if (key.revoked_at !== null) return "revoked"
   if (key.expires_at !== null && new Date(key.expires_at).getTime() <= now) return "expired"
   return "active"
-}
-
-export interface CreatedKey extends ApiKey {
-  /** The secret: in this one response only. */
-  readonly key: string
-}
-
-export interface SvcTool {
-  readonly id: string
-  readonly description: string
-  readonly parameters: JsonSchema
 }
 
 export interface JsonSchema {
@@ -91,72 +70,6 @@ export interface JsonSchema {
   readonly properties?: Readonly<Record<string, JsonSchema>>
   readonly required?: ReadonlyArray<string>
   readonly enum?: ReadonlyArray<unknown>
-}
-
-export interface ToolSetting {
-  readonly id: string
-  readonly activated: boolean
-  readonly hydrate_org: boolean
-  readonly hydrate_key_ids: ReadonlyArray<string>
-}
-
-export interface LoggedRequest {
-  readonly id: string
-  readonly created_at: string
-  readonly key_id: string | null
-  readonly requested_model: string | null
-  readonly model: string | null
-  readonly provider: string | null
-  readonly status: number
-  readonly error_code: string | null
-  readonly stream: boolean
-  readonly tags: ReadonlyArray<string>
-  readonly prompt_tokens: number
-  readonly completion_tokens: number
-  readonly cached_tokens: number
-  readonly reasoning_tokens: number
-  readonly total_tokens: number
-  readonly svc_tools: ReadonlyArray<string>
-  readonly attempts: number
-  readonly latency_ms: number
-  readonly ttft_ms: number | null
-  readonly compression_level: CompressionLevel | null
-  readonly prompt_tokens_saved: number | null
-  readonly prompt_tokens_saved_net: number | null
-  readonly shadow_tokens_saved_safe: number | null
-  readonly shadow_tokens_saved_aggressive: number | null
-  readonly user_agent: string | null
-  /** The client's session (Claude Code's `X-Claude-Code-Session-Id`). */
-  readonly session_id: string | null
-  readonly prompt_text?: string
-  readonly completion_text?: string
-}
-
-export interface RequestPage {
-  readonly data: ReadonlyArray<LoggedRequest>
-  readonly next_cursor: string | null
-}
-
-export type GroupBy = "none" | "tag" | "model" | "key" | "session" | "hour" | "day" | "status"
-
-export interface AnalyticsGroup {
-  readonly group: string | null
-  readonly requests: number
-  readonly errors: number
-  readonly prompt_tokens: number
-  readonly completion_tokens: number
-  readonly total_tokens: number
-  readonly prompt_tokens_saved: number
-  readonly prompt_tokens_saved_net: number
-  readonly shadow_tokens_saved_safe: number
-  readonly shadow_tokens_saved_aggressive: number
-  readonly p50_latency_ms: number
-  readonly p95_latency_ms: number
-}
-
-export interface Analytics {
-  readonly data: ReadonlyArray<AnalyticsGroup>
-  readonly has_more: boolean
 }
 
 /** The filters the request list and analytics share, as the API's query parameters take them. */
@@ -195,22 +108,89 @@ const messageOf = (body: unknown, status: number): string => {
   return `The gateway answered ${status} without an explanation.`
 }
 
-/** One admin API call; `token` is given only by sign-in, which checks a token before keeping it. */
-export const call = async <A>(
-  method: "GET" | "POST" | "PUT" | "PATCH" | "DELETE",
-  path: string,
-  body?: unknown,
+type Groups = typeof AdminApi extends HttpApi.HttpApi<infer _Id, infer G> ? G : never
+type Group = Groups["identifier"]
+type Endpoints<G extends Group> = Extract<Groups, { readonly identifier: G }>["endpoints"]
+type Operation<G extends Group> = keyof Endpoints<G> & string
+type Endpoint<G extends Group, O extends Operation<G>> = Endpoints<G>[O]
+/** What an endpoint takes: its path parameters, query and body, as the API's schemas type them. */
+type Input<G extends Group, O extends Operation<G>> = Endpoint<G, O> extends
+  infer E extends HttpApiEndpoint.ConstraintRequest
+  ? HttpApiEndpoint.ClientRequest<E["~Params"], E["~Query"], E["~Payload"], E["~Headers"], "decoded-only">
+  : never
+/** What an endpoint answers with on success. */
+type Output<G extends Group, O extends Operation<G>> = Endpoint<G, O> extends
+  infer E extends HttpApiEndpoint.ConstraintRequest ? HttpApiClient.SuccessType<E["~Success"]>
+  : never
+
+interface Route {
+  readonly method: string
+  /** `/admin/v1/orgs/{org_id}`. */
+  readonly path: string
+}
+
+/** Each operation's route (`orgs.create` → POST /admin/v1/orgs), read once from the served document. */
+let routes: Promise<ReadonlyMap<string, Route>> | undefined
+const loadRoutes = () =>
+  routes ??= fetch("/admin/v1/openapi.json", { cache: "no-store" }).then(async (response) => {
+    if (!response.ok) throw new Error(`openapi.json answered ${response.status}`)
+    const document = await response.json() as {
+      readonly paths: Record<string, Record<string, { readonly operationId?: string }>>
+    }
+    const found = new Map<string, Route>()
+    for (const [path, operations] of Object.entries(document.paths)) {
+      for (const [method, operation] of Object.entries(operations)) {
+        if (operation.operationId !== undefined) {
+          found.set(operation.operationId, { method: method.toUpperCase(), path })
+        }
+      }
+    }
+    return found
+  }).catch((cause: unknown) => {
+    routes = undefined
+    throw new ApiError(`Could not read the gateway's API description (${String(cause)}); try again.`, 0)
+  })
+
+const queryString = (query: Readonly<Record<string, unknown>> | undefined): string => {
+  const search = new URLSearchParams()
+  for (const [name, value] of Object.entries(query ?? {})) {
+    for (const one of Array.isArray(value) ? value : [value]) {
+      if (typeof one === "string" && one !== "") search.append(name, one)
+    }
+  }
+  const text = search.toString()
+  return text === "" ? "" : `?${text}`
+}
+
+/**
+ * One admin API call, by the API's own names: `call("keys", "create", { params, payload })`.
+ * `token` is given only by sign-in, which checks a token before keeping it.
+ */
+export const call = async <G extends Group, O extends Operation<G>>(
+  group: G,
+  operation: O,
+  input: Input<G, O>,
   token = session.token()
-): Promise<A> => {
+): Promise<Output<G, O>> => {
+  const route = (await loadRoutes()).get(`${group}.${operation}`)
+  if (route === undefined) {
+    throw new ApiError(`The gateway does not offer ${group}.${operation}; is it older than this page?`, 0)
+  }
+  const { params, query, payload } = input as {
+    readonly params?: Readonly<Record<string, string>>
+    readonly query?: Readonly<Record<string, unknown>>
+    readonly payload?: unknown
+  }
+  const path = route.path.replace(/\{(\w+)\}/g, (_, name: string) => encodeURIComponent(params?.[name] ?? ""))
   let response: Response
   try {
-    response = await fetch(`/admin/v1${path}`, {
-      method,
+    response = await fetch(`${path}${queryString(query)}`, {
+      method: route.method,
       headers: {
         authorization: `Bearer ${token ?? ""}`,
-        ...(body === undefined ? {} : { "content-type": "application/json" })
+        ...(payload === undefined ? {} : { "content-type": "application/json" })
       },
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      ...(payload === undefined ? {} : { body: JSON.stringify(payload) }),
       cache: "no-store"
     })
   } catch {
@@ -228,58 +208,54 @@ export const call = async <A>(
     if (response.status === 401 && token === session.token()) onUnauthorized()
     throw error
   }
-  return json as A
+  return json as Output<G, O>
 }
 
-const query = (params: Readonly<Record<string, string | undefined>>): string => {
-  const search = new URLSearchParams()
-  for (const [name, value] of Object.entries(params)) {
-    if (name === "tag" && value !== undefined) {
-      // several tags, separated by commas: requests with any of them
-      for (const tag of value.split(",").map((t) => t.trim()).filter((t) => t !== "")) search.append("tag", tag)
-    } else if (value !== undefined && value !== "") {
-      search.set(name, value)
-    }
-  }
-  const text = search.toString()
-  return text === "" ? "" : `?${text}`
+/** Several tags, separated by commas: requests with any of them. */
+const withTags = (filter: LogFilter) => {
+  const { tag, ...rest } = filter
+  const tags = (tag ?? "").split(",").map((t) => t.trim()).filter((t) => t !== "")
+  return tags.length === 0 ? rest : { ...rest, tag: tags }
 }
 
-const org = (orgId: string) => `/orgs/${encodeURIComponent(orgId)}`
+const org = (orgId: string) => ({ params: { org_id: orgId } })
+const key = (keyId: string) => ({ params: { key_id: keyId } })
 
 export const api = {
-  orgs: () => call<{ data: ReadonlyArray<Org> }>("GET", "/orgs").then((list) => list.data),
-  createOrg: (name: string) => call<Org>("POST", "/orgs", { name }),
-  setLogContent: (orgId: string, on: boolean) => call<Org>("PATCH", org(orgId), { log_content: on }),
+  orgs: () => call("orgs", "list", {}).then((list) => list.data),
+  createOrg: (name: string) => call("orgs", "create", { payload: { name } }),
+  setLogContent: (orgId: string, on: boolean) =>
+    call("orgs", "update", { ...org(orgId), payload: { log_content: on } }),
   setCompression: (orgId: string, level: CompressionLevel | null) =>
-    call<Org>("PATCH", org(orgId), { compression: level }),
-  setOrgLimits: (orgId: string, limits: Limits) => call<Org>("PATCH", org(orgId), { limits }),
-  setKeyLimits: (keyId: string, limits: Limits) =>
-    call<ApiKey>("PATCH", `/keys/${encodeURIComponent(keyId)}`, { limits }),
-  circuits: () => call<{ data: ReadonlyArray<Circuit> }>("GET", "/circuits").then((list) => list.data),
+    call("orgs", "update", { ...org(orgId), payload: { compression: level } }),
+  setOrgLimits: (orgId: string, limits: Limits) => call("orgs", "update", { ...org(orgId), payload: { limits } }),
+  setKeyLimits: (keyId: string, limits: Limits) => call("keys", "update", { ...key(keyId), payload: { limits } }),
+  circuits: () => call("circuits", "list", {}).then((list) => list.data),
 
-  keys: (orgId: string) => call<{ data: ReadonlyArray<ApiKey> }>("GET", `${org(orgId)}/keys`).then((list) => list.data),
+  keys: (orgId: string) => call("keys", "list", org(orgId)).then((list) => list.data),
   createKey: (
     orgId: string,
     input: { name: string; expires_at: string | null; allowed_svc_tool_ids: ReadonlyArray<string> | null }
-  ) => call<CreatedKey>("POST", `${org(orgId)}/keys`, input),
+  ) => call("keys", "create", { ...org(orgId), payload: input }),
   setAllowedTools: (keyId: string, ids: ReadonlyArray<string> | null) =>
-    call<ApiKey>("PATCH", `/keys/${encodeURIComponent(keyId)}`, { allowed_svc_tool_ids: ids }),
-  revokeKey: (keyId: string) => call<ApiKey>("DELETE", `/keys/${encodeURIComponent(keyId)}`),
+    call("keys", "update", { ...key(keyId), payload: { allowed_svc_tool_ids: ids } }),
+  revokeKey: (keyId: string) => call("keys", "revoke", key(keyId)),
 
-  catalogue: () => call<{ data: ReadonlyArray<SvcTool> }>("GET", "/svc-tools").then((list) => list.data),
-  orgTools: (orgId: string) =>
-    call<{ data: ReadonlyArray<ToolSetting> }>("GET", `${org(orgId)}/svc-tools`).then((list) => list.data),
+  catalogue: () => call("svcTools", "catalogue", {}).then((list) => list.data),
+  orgTools: (orgId: string) => call("svcTools", "orgTools", org(orgId)).then((list) => list.data),
   setOrgTool: (
     orgId: string,
     toolId: string,
     change: { activated: boolean; hydrate_org: boolean; hydrate_key_ids: ReadonlyArray<string> }
-  ) => call<ToolSetting>("PUT", `${org(orgId)}/svc-tools/${encodeURIComponent(toolId)}`, change),
+  ) => call("svcTools", "set", { params: { org_id: orgId, tool_id: toolId }, payload: change }),
 
   requests: (orgId: string, filter: LogFilter, cursor?: string) =>
-    call<RequestPage>("GET", `${org(orgId)}/requests${query({ ...filter, limit: "50", cursor })}`),
+    call("requests", "list", {
+      ...org(orgId),
+      query: { ...withTags(filter), limit: "50", ...(cursor === undefined ? {} : { cursor }) }
+    }),
   request: (orgId: string, requestId: string) =>
-    call<LoggedRequest>("GET", `${org(orgId)}/requests/${encodeURIComponent(requestId)}`),
+    call("requests", "get", { params: { org_id: orgId, request_id: requestId } }),
   analytics: (orgId: string, groupBy: GroupBy, filter: LogFilter) =>
-    call<Analytics>("GET", `${org(orgId)}/analytics${query({ ...filter, group_by: groupBy })}`)
+    call("requests", "analytics", { ...org(orgId), query: { ...withTags(filter), group_by: groupBy } })
 }

@@ -55,6 +55,8 @@ export const AnalyticsPage = (props: { readonly org: Org; readonly route: Route 
       errors: 0,
       prompt_tokens: 0,
       completion_tokens: 0,
+      cached_tokens: 0,
+      reasoning_tokens: 0,
       total_tokens: 0,
       prompt_tokens_saved: 0,
       prompt_tokens_saved_net: 0,

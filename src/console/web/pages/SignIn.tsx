@@ -17,7 +17,7 @@ export const SignIn = (props: { readonly reason: string | null; readonly onSigne
     }
     setBusy(true)
     try {
-      await call("GET", "/orgs", undefined, value)
+      await call("orgs", "list", {}, value)
       props.onSignedIn(value)
     } catch (cause) {
       setError(

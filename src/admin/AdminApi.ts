@@ -1,0 +1,170 @@
+/**
+ * The admin API under `/admin/v1`, defined once: the server's routes (`http/AdminHandlers.ts`), the
+ * CLI's client (`cli/AdminClient.ts`, over HTTP or in process), the console's types and the OpenAPI
+ * document (`GET /admin/v1/openapi.json`, read at `/admin/v1/docs`) all come from this value. Every
+ * route needs `Authorization: Bearer <admin token>`; lists come as `{"object":"list","data":[...]}`;
+ * failures as `{"error":{"message","type","param","code"}}`.
+ */
+import { Schema } from "effect"
+import {
+  HttpApi,
+  HttpApiEndpoint,
+  HttpApiGroup,
+  HttpApiMiddleware,
+  HttpApiSchema,
+  HttpApiSecurity,
+  OpenApi
+} from "effect/http-api"
+import { ADMIN_API_ERRORS, Unauthorized } from "./AdminApiErrors.ts"
+import {
+  AnalyticsQuery,
+  CreateKey,
+  CreateOrg,
+  OrgUpdate,
+  RequestListQuery,
+  SetOrgTool,
+  UpdateKey
+} from "./AdminPayloads.ts"
+import {
+  Analytics,
+  ApiKey,
+  Circuit,
+  CreatedApiKey,
+  ListOf,
+  LoggedRequest,
+  Org,
+  OrgToolSetting,
+  RequestPage,
+  SvcTool
+} from "./AdminResources.ts"
+
+/** The admin token (or, later, a person's token) as a bearer; checked before anything else. */
+export class AdminAuthorization
+  extends HttpApiMiddleware.Service<AdminAuthorization>()("svc-gateway/AdminAuthorization", {
+    error: Unauthorized,
+    security: { bearer: HttpApiSecurity.bearer }
+  })
+{}
+
+/**
+ * Input that does not fit an endpoint's schema, answered as every other refusal is; it also declares
+ * the failures every admin route shares.
+ */
+export class AdminFailures extends HttpApiMiddleware.Service<AdminFailures>()("svc-gateway/AdminFailures", {
+  error: ADMIN_API_ERRORS
+}) {}
+
+const OrgId = { org_id: Schema.String }
+const KeyId = { key_id: Schema.String }
+
+const summary = OpenApi.Summary
+
+export const OrgsGroup = HttpApiGroup.make("orgs")
+  .add(
+    HttpApiEndpoint.post("create", "/orgs", { payload: CreateOrg, success: Org.pipe(HttpApiSchema.status(201)) })
+      .annotate(summary, "Create an organization")
+  )
+  .add(HttpApiEndpoint.get("list", "/orgs", { success: ListOf(Org) }).annotate(summary, "List organizations"))
+  .add(
+    HttpApiEndpoint.get("get", "/orgs/:org_id", { params: OrgId, success: Org }).annotate(summary, "One organization")
+  )
+  .add(
+    HttpApiEndpoint.patch("update", "/orgs/:org_id", { params: OrgId, payload: OrgUpdate, success: Org }).annotate(
+      summary,
+      "Change an organization's content logging, compression level or limits"
+    )
+  )
+
+export const KeysGroup = HttpApiGroup.make("keys")
+  .add(
+    HttpApiEndpoint.post("create", "/orgs/:org_id/keys", {
+      params: OrgId,
+      payload: CreateKey,
+      success: CreatedApiKey.pipe(HttpApiSchema.status(201))
+    }).annotate(summary, "Create an API key; the answer holds its secret, shown once")
+  )
+  .add(
+    HttpApiEndpoint.get("list", "/orgs/:org_id/keys", { params: OrgId, success: ListOf(ApiKey) }).annotate(
+      summary,
+      "List an organization's keys"
+    )
+  )
+  .add(HttpApiEndpoint.get("get", "/keys/:key_id", { params: KeyId, success: ApiKey }).annotate(summary, "One key"))
+  .add(
+    HttpApiEndpoint.patch("update", "/keys/:key_id", { params: KeyId, payload: UpdateKey, success: ApiKey })
+      .annotate(summary, "Change a key; the fields left out stay as they are")
+  )
+  .add(
+    HttpApiEndpoint.delete("revoke", "/keys/:key_id", { params: KeyId, success: ApiKey }).annotate(
+      summary,
+      "Revoke a key, at once and for good"
+    )
+  )
+
+export const SvcToolsGroup = HttpApiGroup.make("svcTools")
+  .add(
+    HttpApiEndpoint.get("catalogue", "/svc-tools", { success: ListOf(SvcTool) }).annotate(
+      summary,
+      "The installed shared tools"
+    )
+  )
+  .add(
+    HttpApiEndpoint.get("orgTools", "/orgs/:org_id/svc-tools", { params: OrgId, success: ListOf(OrgToolSetting) })
+      .annotate(summary, "Every installed tool with the organization's settings")
+  )
+  .add(
+    HttpApiEndpoint.put("set", "/orgs/:org_id/svc-tools/:tool_id", {
+      params: { ...OrgId, tool_id: Schema.String },
+      payload: SetOrgTool,
+      success: OrgToolSetting
+    }).annotate(summary, "Activate or deactivate a tool for an organization, and choose where it is hydrated")
+  )
+
+export const RequestsGroup = HttpApiGroup.make("requests")
+  .add(
+    HttpApiEndpoint.get("list", "/orgs/:org_id/requests", {
+      params: OrgId,
+      query: RequestListQuery,
+      success: RequestPage
+    })
+      .annotate(summary, "A page of the organization's request log, newest first")
+  )
+  .add(
+    HttpApiEndpoint.get("get", "/orgs/:org_id/requests/:request_id", {
+      params: { ...OrgId, request_id: Schema.String },
+      success: LoggedRequest
+    }).annotate(summary, "One request")
+  )
+  .add(
+    HttpApiEndpoint.get("analytics", "/orgs/:org_id/analytics", {
+      params: OrgId,
+      query: AnalyticsQuery,
+      success: Analytics
+    }).annotate(summary, "The matching requests' counts, tokens and latencies, per group")
+  )
+
+export const CircuitsGroup = HttpApiGroup.make("circuits").add(
+  HttpApiEndpoint.get("list", "/circuits", { success: ListOf(Circuit) }).annotate(
+    summary,
+    "Every upstream target whose circuit has left closed on this instance"
+  )
+)
+
+export const AdminApi = HttpApi.make("admin")
+  .add(OrgsGroup)
+  .add(KeysGroup)
+  .add(SvcToolsGroup)
+  .add(RequestsGroup)
+  .add(CircuitsGroup)
+  .middleware(AdminFailures)
+  .middleware(AdminAuthorization)
+  .prefix("/admin/v1")
+  .annotate(OpenApi.Title, "svc-gateway admin API")
+  .annotate(OpenApi.Version, "1")
+  .annotate(
+    OpenApi.Description,
+    "Organizations, API keys, shared tools, the request log and analytics. Every route needs " +
+      "`Authorization: Bearer <admin token>` (GATEWAY_ADMIN_TOKEN)."
+  )
+
+export const OPENAPI_PATH = "/admin/v1/openapi.json"

@@ -1,0 +1,99 @@
+/**
+ * What the admin API takes: the body of each endpoint that has one, and the request log's query
+ * parameters. Pure schemas (nothing here reads a service), so the console can take their types; the
+ * checks that need the store or the catalogue are `AdminInput.ts`'s.
+ */
+import { Schema } from "effect"
+import { COMPRESSION_LEVELS } from "../kernel/CompressionLevel.ts"
+
+/** A display name: trimmed, 1 to 200 characters. */
+export const Name = Schema.String.check(
+  Schema.isTrimmed({ message: "Expected no leading or trailing spaces" }),
+  Schema.isMinLength(1, { message: "Expected a non-empty name" }),
+  Schema.isMaxLength(200, { message: "Expected at most 200 characters" })
+)
+
+/** `POST /admin/v1/orgs`'s body. */
+export const CreateOrg = Schema.Struct({ name: Name }).annotate({ identifier: "CreateOrg" })
+
+const ToolIds = Schema.NullOr(Schema.Array(Schema.String)).annotate({
+  description: "Installed shared tools the key may use; null: every tool activated for the org"
+})
+
+const ExpiresAt = Schema.NullOr(Schema.String).annotate({
+  description: "An ISO 8601 date-time in the future; null: never expires"
+})
+
+const LimitValue = Schema.NullOr(
+  Schema.Int.check(Schema.isGreaterThan(0, { message: "Expected a whole number above 0, or null for no limit" }))
+)
+
+/**
+ * `limits` of a key or an org: requests per minute, tokens per minute, tokens per day and per month
+ * (UTC calendar). The kinds named change (`null` removes one); `limits: null` removes them all.
+ */
+export const LimitsInput = Schema.NullOr(Schema.Struct({
+  rpm: Schema.optionalKey(LimitValue),
+  tpm: Schema.optionalKey(LimitValue),
+  tokens_per_day: Schema.optionalKey(LimitValue),
+  tokens_per_month: Schema.optionalKey(LimitValue)
+}))
+
+/** What a key has besides its name, each optional both when it is made and when it is changed. */
+const keySettings = {
+  expires_at: Schema.optionalKey(ExpiresAt),
+  allowed_svc_tool_ids: Schema.optionalKey(ToolIds),
+  limits: Schema.optionalKey(LimitsInput)
+}
+
+/** `POST /admin/v1/orgs/{org_id}/keys`'s body. */
+export const CreateKey = Schema.Struct({ name: Name, ...keySettings }).annotate({ identifier: "CreateKey" })
+export type CreateKey = typeof CreateKey.Type
+
+/** `PATCH /admin/v1/keys/{key_id}`'s body: only the fields present change. */
+export const UpdateKey = Schema.Struct({ name: Schema.optionalKey(Name), ...keySettings }).annotate({
+  identifier: "UpdateKey"
+})
+export type UpdateKey = typeof UpdateKey.Type
+
+/** `PUT /admin/v1/orgs/{org_id}/svc-tools/{tool_id}`'s body; hydration left out keeps its value. */
+export const SetOrgTool = Schema.Struct({
+  activated: Schema.Boolean,
+  hydrate_org: Schema.optionalKey(Schema.Boolean),
+  hydrate_key_ids: Schema.optionalKey(Schema.Array(Schema.String))
+}).annotate({ identifier: "SetOrgTool" })
+export type SetOrgTool = typeof SetOrgTool.Type
+
+/** One value; given twice, the schema refuses it (400 naming the parameter). */
+const Param = (description: string) => Schema.optional(Schema.String).annotate({ description })
+
+/** The request log's filters, as query parameters; the handlers check them (`RequestQueryParams.ts`). */
+export const RequestFilterQuery = {
+  tag: Schema.optional(Schema.Array(Schema.String)).annotate({ description: "Repeatable" }),
+  tag_mode: Param("any (default: at least one of the tags) or all"),
+  model: Param("The requested or the reported model"),
+  key_id: Param("One key's requests"),
+  session_id: Param("One client session's requests"),
+  status: Param("404, a class 4xx/5xx, or error (status >= 400)"),
+  from: Param("Inclusive: an ISO 8601 date (UTC midnight) or date-time with a zone"),
+  to: Param("Exclusive: an ISO 8601 date (UTC midnight) or date-time with a zone")
+}
+
+export const RequestListQuery = {
+  ...RequestFilterQuery,
+  limit: Param("1..200, default 50"),
+  cursor: Param("The previous page's next_cursor, as is")
+}
+
+export const AnalyticsQuery = {
+  group_by: Schema.String.annotate({ description: "none, tag, model, key, session, hour, day or status" }),
+  ...RequestFilterQuery
+}
+
+/** `PATCH /admin/v1/orgs/{org_id}`'s body: each field optional, at least one present. */
+export const OrgUpdate = Schema.Struct({
+  limits: Schema.optionalKey(LimitsInput),
+  log_content: Schema.optionalKey(Schema.Boolean),
+  // null: back to the gateway's level (GATEWAY_COMPRESSION)
+  compression: Schema.optionalKey(Schema.NullOr(Schema.Literals(COMPRESSION_LEVELS)))
+}).annotate({ identifier: "OrgUpdate" })

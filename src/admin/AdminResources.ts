@@ -1,0 +1,161 @@
+/**
+ * What the admin API answers, one schema per resource: the server encodes with them, the CLI decodes
+ * with them, the console takes their types (`import type`), and the OpenAPI document describes them.
+ * Field names are the wire's (snake_case); times are ISO 8601 text.
+ */
+import { Schema } from "effect"
+import { COMPRESSION_LEVELS } from "../kernel/CompressionLevel.ts"
+import { GROUP_BY } from "../kernel/GroupBy.ts"
+
+const Count = Schema.Number
+const NullableTime = Schema.NullOr(Schema.String)
+
+/** Requests and tokens per minute, tokens per UTC day and month; null: no limit of that kind. */
+export const Limits = Schema.Struct({
+  rpm: Schema.NullOr(Count),
+  tpm: Schema.NullOr(Count),
+  tokens_per_day: Schema.NullOr(Count),
+  tokens_per_month: Schema.NullOr(Count)
+}).annotate({ identifier: "Limits" })
+export type Limits = typeof Limits.Type
+
+export const CompressionLevel = Schema.Literals(COMPRESSION_LEVELS).annotate({
+  identifier: "CompressionLevel",
+  description: "off, shadow (measure only), safe (meaning kept exactly) or aggressive (retrievable cuts)"
+})
+
+export const Org = Schema.Struct({
+  id: Schema.String,
+  name: Schema.String,
+  created_at: Schema.String,
+  log_content: Schema.Boolean.annotate({ description: "Whether prompt and completion text are stored in the log" }),
+  compression: Schema.NullOr(CompressionLevel).annotate({ description: "null: the gateway's level" }),
+  limits: Limits
+}).annotate({ identifier: "Org" })
+export type Org = typeof Org.Type
+
+const keyFields = {
+  id: Schema.String,
+  org_id: Schema.String,
+  name: Schema.String,
+  prefix: Schema.String.annotate({ description: "The secret's first characters, to recognise it" }),
+  created_at: Schema.String,
+  expires_at: NullableTime,
+  revoked_at: NullableTime,
+  last_used_at: NullableTime,
+  allowed_svc_tool_ids: Schema.NullOr(Schema.Array(Schema.String)).annotate({
+    description: "null: every shared tool activated for the org"
+  }),
+  limits: Limits
+}
+
+export const ApiKey = Schema.Struct(keyFields).annotate({ identifier: "ApiKey" })
+export type ApiKey = typeof ApiKey.Type
+
+/** A new key: the only answer that holds the secret. */
+export const CreatedApiKey = Schema.Struct({
+  ...keyFields,
+  key: Schema.String.annotate({ description: "The secret, shown this once" })
+}).annotate({ identifier: "CreatedApiKey" })
+export type CreatedApiKey = typeof CreatedApiKey.Type
+
+/** An installed shared tool. */
+export const SvcTool = Schema.Struct({
+  id: Schema.String,
+  description: Schema.String,
+  parameters: Schema.Record(Schema.String, Schema.Unknown).annotate({ description: "The JSON Schema of its arguments" })
+}).annotate({ identifier: "SvcTool" })
+export type SvcTool = typeof SvcTool.Type
+
+/** A shared tool's settings in one org. */
+export const OrgToolSetting = Schema.Struct({
+  id: Schema.String,
+  activated: Schema.Boolean,
+  hydrate_org: Schema.Boolean,
+  hydrate_key_ids: Schema.Array(Schema.String)
+}).annotate({ identifier: "OrgToolSetting" })
+export type OrgToolSetting = typeof OrgToolSetting.Type
+
+/** One request of the log. */
+export const LoggedRequest = Schema.Struct({
+  id: Schema.String,
+  created_at: Schema.String,
+  org_id: Schema.NullOr(Schema.String),
+  key_id: Schema.NullOr(Schema.String),
+  requested_model: Schema.NullOr(Schema.String),
+  model: Schema.NullOr(Schema.String),
+  provider: Schema.NullOr(Schema.String),
+  status: Count,
+  error_code: Schema.NullOr(Schema.String),
+  stream: Schema.Boolean,
+  tags: Schema.Array(Schema.String),
+  prompt_tokens: Count,
+  completion_tokens: Count,
+  cached_tokens: Count,
+  reasoning_tokens: Count,
+  total_tokens: Count,
+  svc_tools: Schema.Array(Schema.String),
+  attempts: Count,
+  latency_ms: Count,
+  ttft_ms: Schema.NullOr(Count),
+  compression_level: Schema.NullOr(Schema.String),
+  prompt_tokens_saved: Schema.NullOr(Count),
+  prompt_tokens_saved_net: Schema.NullOr(Count),
+  shadow_tokens_saved_safe: Schema.NullOr(Count),
+  shadow_tokens_saved_aggressive: Schema.NullOr(Count),
+  user_agent: Schema.NullOr(Schema.String),
+  session_id: Schema.NullOr(Schema.String).annotate({
+    description: "The client's session (Claude Code's X-Claude-Code-Session-Id)"
+  }),
+  prompt_text: Schema.optionalKey(Schema.String).annotate({ description: "Only when the org stores content" }),
+  completion_text: Schema.optionalKey(Schema.String)
+}).annotate({ identifier: "LoggedRequest" })
+export type LoggedRequest = typeof LoggedRequest.Type
+
+export const RequestPage = Schema.Struct({
+  object: Schema.Literal("list"),
+  data: Schema.Array(LoggedRequest),
+  next_cursor: Schema.NullOr(Schema.String).annotate({ description: "Pass as cursor for the next, older page" })
+}).annotate({ identifier: "RequestPage" })
+export type RequestPage = typeof RequestPage.Type
+
+export const GroupBy = Schema.Literals(GROUP_BY).annotate({ identifier: "GroupBy" })
+export type GroupBy = typeof GroupBy.Type
+
+/** The requests of one group: a tag, model, key, session, UTC hour or day, or status (null: none). */
+export const AnalyticsGroup = Schema.Struct({
+  group: Schema.NullOr(Schema.String),
+  requests: Count,
+  errors: Count,
+  prompt_tokens: Count,
+  completion_tokens: Count,
+  cached_tokens: Count,
+  reasoning_tokens: Count,
+  total_tokens: Count,
+  prompt_tokens_saved: Count,
+  prompt_tokens_saved_net: Count,
+  shadow_tokens_saved_safe: Count,
+  shadow_tokens_saved_aggressive: Count,
+  p50_latency_ms: Count,
+  p95_latency_ms: Count
+}).annotate({ identifier: "AnalyticsGroup" })
+export type AnalyticsGroup = typeof AnalyticsGroup.Type
+
+export const Analytics = Schema.Struct({
+  object: Schema.Literal("list"),
+  group_by: GroupBy,
+  data: Schema.Array(AnalyticsGroup),
+  has_more: Schema.Boolean.annotate({ description: "More groups matched than the 1000 shown" })
+}).annotate({ identifier: "Analytics" })
+export type Analytics = typeof Analytics.Type
+
+/** A target whose circuit breaker has left `closed` on this instance. */
+export const Circuit = Schema.Struct({
+  target: Schema.String,
+  state: Schema.Literals(["closed", "half_open", "open"])
+}).annotate({ identifier: "Circuit" })
+export type Circuit = typeof Circuit.Type
+
+/** A list in OpenAI's envelope. */
+export const ListOf = <S extends Schema.Top>(item: S) =>
+  Schema.Struct({ object: Schema.Literal("list"), data: Schema.Array(item) })

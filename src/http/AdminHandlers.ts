@@ -1,0 +1,146 @@
+/**
+ * The admin API's handlers, one group per resource of `AdminApi`. The server serves them
+ * (`AdminApiLive.ts`) and the CLI runs the very same ones in process on the local store, so every
+ * check lives here once. Bodies are read as every route of the gateway reads them (`readJsonBody`:
+ * JSON whatever the content type, the size and depth limits) and decoded with the endpoint's own
+ * schema; the request log's query parameters are checked by `RequestQueryParams.ts`, which names an
+ * unknown one. Failures become the API's declared errors here, once (`core/Problem.ts` words them).
+ */
+import { Effect, Layer } from "effect"
+import { HttpServerRequest } from "effect/http"
+import { HttpApiBuilder } from "effect/http-api"
+import { AdminApi } from "../admin/AdminApi.ts"
+import { adminApiError } from "../admin/AdminApiErrors.ts"
+import { checkAllowedTools, parseExpiry, parseOrgUpdate } from "../admin/AdminInput.ts"
+import { CreateKey, CreateOrg, SetOrgTool, UpdateKey } from "../admin/AdminPayloads.ts"
+import { TargetBreaker } from "../core/TargetBreaker.ts"
+import { decodeInput } from "../kernel/DecodeInput.ts"
+import { ApiKeys } from "../keys/ApiKeys.ts"
+import { RequestQueries } from "../logs/RequestQueries.ts"
+import { parseAnalyticsParams, parseListParams } from "../logs/RequestQueryParams.ts"
+import { Orgs } from "../orgs/Orgs.ts"
+import { Policy } from "../tools/Policy.ts"
+import { ToolRegistry } from "../tools/ToolRegistry.ts"
+import { describeError, type EdgeError } from "./ErrorResponse.ts"
+import { readJsonBody } from "./JsonBody.ts"
+
+/** A typed failure as the API's declared error of its status. */
+export const apiError = (error: EdgeError) => {
+  const described = describeError(error)
+  return adminApiError(described.status, described.body.error)
+}
+
+const answer = <A, E extends EdgeError, R>(effect: Effect.Effect<A, E, R>) => Effect.mapError(effect, apiError)
+
+const list = <A>(data: ReadonlyArray<A>) => ({ object: "list" as const, data })
+
+const OrgsLive = HttpApiBuilder.group(AdminApi, "orgs", (handlers) =>
+  Effect.gen(function*() {
+    const orgs = yield* Orgs
+    return handlers
+      .handleRaw("create", () =>
+        answer(Effect.gen(function*() {
+          const input = yield* decodeInput(CreateOrg)(yield* readJsonBody)
+          return yield* orgs.create(input.name)
+        })))
+      .handle("list", () => answer(Effect.map(orgs.list, list)))
+      .handle("get", ({ params }) => answer(orgs.get(params.org_id)))
+      .handleRaw("update", ({ params }) =>
+        answer(Effect.gen(function*() {
+          const changes = yield* parseOrgUpdate(yield* readJsonBody)
+          return yield* orgs.update(params.org_id, changes)
+        })))
+  }))
+
+const KeysLive = HttpApiBuilder.group(AdminApi, "keys", (handlers) =>
+  Effect.gen(function*() {
+    const keys = yield* ApiKeys
+    const registry = yield* ToolRegistry
+    const allowedTools = (ids: ReadonlyArray<string> | null | undefined) =>
+      checkAllowedTools(ids).pipe(Effect.provideService(ToolRegistry, registry))
+    return handlers
+      .handleRaw("create", ({ params }) =>
+        answer(Effect.gen(function*() {
+          const input = yield* decodeInput(CreateKey)(yield* readJsonBody)
+          const expiresAt = yield* parseExpiry(input.expires_at)
+          const allowedSvcToolIds = (yield* allowedTools(input.allowed_svc_tool_ids)) ?? null
+          return yield* keys.create(params.org_id, {
+            name: input.name,
+            expiresAt,
+            allowedSvcToolIds,
+            ...(input.limits === undefined ? {} : { limits: input.limits })
+          })
+        })))
+      .handle("list", ({ params }) => answer(Effect.map(keys.list(params.org_id), list)))
+      .handle("get", ({ params }) => answer(keys.get(params.key_id)))
+      .handleRaw("update", ({ params }) =>
+        answer(Effect.gen(function*() {
+          const input = yield* decodeInput(UpdateKey)(yield* readJsonBody)
+          const allowed = yield* allowedTools(input.allowed_svc_tool_ids)
+          return yield* keys.update(params.key_id, {
+            ...(input.name === undefined ? {} : { name: input.name }),
+            ...(input.expires_at === undefined ? {} : { expiresAt: yield* parseExpiry(input.expires_at) }),
+            ...(allowed === undefined ? {} : { allowedSvcToolIds: allowed }),
+            ...(input.limits === undefined ? {} : { limits: input.limits })
+          })
+        })))
+      .handle("revoke", ({ params }) => answer(keys.revoke(params.key_id)))
+  }))
+
+const SvcToolsLive = HttpApiBuilder.group(AdminApi, "svcTools", (handlers) =>
+  Effect.gen(function*() {
+    const registry = yield* ToolRegistry
+    const policy = yield* Policy
+    const catalogue = list(registry.all.map((tool) => ({
+      id: tool.id,
+      description: tool.description,
+      parameters: tool.jsonSchema
+    })))
+    return handlers
+      .handle("catalogue", () => Effect.succeed(catalogue))
+      .handle("orgTools", ({ params }) => answer(Effect.map(policy.orgTools(params.org_id), list)))
+      .handleRaw("set", ({ params }) =>
+        answer(Effect.gen(function*() {
+          const input = yield* decodeInput(SetOrgTool)(yield* readJsonBody)
+          return yield* policy.setOrgTool(params.org_id, params.tool_id, {
+            activated: input.activated,
+            ...(input.hydrate_org === undefined ? {} : { hydrateOrg: input.hydrate_org }),
+            ...(input.hydrate_key_ids === undefined ? {} : { hydrateKeyIds: input.hydrate_key_ids })
+          })
+        })))
+  }))
+
+const RequestsLive = HttpApiBuilder.group(AdminApi, "requests", (handlers) =>
+  Effect.gen(function*() {
+    const orgs = yield* Orgs
+    const queries = yield* RequestQueries
+    // the query first, then the org: an unknown org is a 404 rather than an empty list
+    const rawQuery = HttpServerRequest.ParsedSearchParams
+    return handlers
+      .handle("list", ({ params }) =>
+        answer(Effect.gen(function*() {
+          const { filter, page } = yield* parseListParams(yield* rawQuery)
+          yield* orgs.get(params.org_id)
+          return yield* queries.list(params.org_id, filter, page)
+        })))
+      .handle("get", ({ params }) =>
+        answer(Effect.gen(function*() {
+          yield* orgs.get(params.org_id)
+          return yield* queries.get(params.org_id, params.request_id)
+        })))
+      .handle("analytics", ({ params }) =>
+        answer(Effect.gen(function*() {
+          const { filter, groupBy } = yield* parseAnalyticsParams(yield* rawQuery)
+          yield* orgs.get(params.org_id)
+          return yield* queries.analytics(params.org_id, groupBy, filter)
+        })))
+  }))
+
+const CircuitsLive = HttpApiBuilder.group(AdminApi, "circuits", (handlers) =>
+  Effect.gen(function*() {
+    const breaker = yield* TargetBreaker
+    return handlers.handle("list", () => Effect.sync(() => list(breaker.states())))
+  }))
+
+/** Every group's handlers, over the services they read. */
+export const AdminHandlers = Layer.mergeAll(OrgsLive, KeysLive, SvcToolsLive, RequestsLive, CircuitsLive)
