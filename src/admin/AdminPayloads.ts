@@ -20,6 +20,10 @@ const ToolIds = Schema.NullOr(Schema.Array(Schema.String)).annotate({
   description: "Installed shared tools the key may use; null: every tool activated for the org"
 })
 
+const Description = Schema.NullOr(
+  Schema.String.check(Schema.isMaxLength(1000, { message: "Expected at most 1000 characters" }))
+).annotate({ description: "What the key is for, in your words; null: none" })
+
 const ExpiresAt = Schema.NullOr(Schema.String).annotate({
   description: "An ISO 8601 date-time in the future; null: never expires"
 })
@@ -41,6 +45,7 @@ export const LimitsInput = Schema.NullOr(Schema.Struct({
 
 /** What a key has besides its name, each optional both when it is made and when it is changed. */
 const keySettings = {
+  description: Schema.optionalKey(Description),
   expires_at: Schema.optionalKey(ExpiresAt),
   allowed_svc_tool_ids: Schema.optionalKey(ToolIds),
   limits: Schema.optionalKey(LimitsInput)

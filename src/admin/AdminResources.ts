@@ -38,6 +38,7 @@ const keyFields = {
   id: Schema.String,
   org_id: Schema.String,
   name: Schema.String,
+  description: Schema.NullOr(Schema.String).annotate({ description: "What the key is for; null: none given" }),
   prefix: Schema.String.annotate({ description: "The secret's first characters, to recognise it" }),
   created_at: Schema.String,
   expires_at: NullableTime,

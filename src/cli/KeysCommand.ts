@@ -18,11 +18,20 @@ export const SHOWN_ONCE =
 export const allowedToolsText = (ids: ReadonlyArray<string> | null): string =>
   ids === null ? "all" : idList(ids, "none")
 
+/** `--description <text>`: what the key is for; empty text removes it. */
+const description = Flag.String("description").pipe(
+  Flag.withDescription("What the key is for, in your words (empty: none)"),
+  Flag.withMetavar("text"),
+  Flag.map((text): string | null => (text === "" ? null : text)),
+  Flag.optional
+)
+
 export const formatCreatedKey = (key: CreatedApiKey): string =>
   [
     `Created API key '${key.name}' in organization ${key.org_id}.`,
     fields([
       ["id", key.id],
+      ["description", key.description ?? "-"],
       ["prefix", key.prefix],
       ["expires", time(key.expires_at, "never")],
       ["allowed tools", allowedToolsText(key.allowed_svc_tool_ids)]
@@ -37,7 +46,7 @@ export const formatKeys = (orgId: string, keys: ReadonlyArray<ApiKeyInfo>): stri
   keys.length === 0
     ? `No API keys in organization ${orgId}. Create one with: svc-gateway keys create --org ${orgId} --name <name>`
     : table(
-      ["ID", "NAME", "PREFIX", "CREATED", "LAST USED", "EXPIRES", "REVOKED", "ALLOWED TOOLS"],
+      ["ID", "NAME", "PREFIX", "CREATED", "LAST USED", "EXPIRES", "REVOKED", "ALLOWED TOOLS", "DESCRIPTION"],
       keys.map((key) => [
         key.id,
         key.name,
@@ -46,7 +55,8 @@ export const formatKeys = (orgId: string, keys: ReadonlyArray<ApiKeyInfo>): stri
         time(key.last_used_at, "never"),
         time(key.expires_at, "never"),
         time(key.revoked_at),
-        allowedToolsText(key.allowed_svc_tool_ids)
+        allowedToolsText(key.allowed_svc_tool_ids),
+        key.description ?? "-"
       ])
     )
 
@@ -55,6 +65,7 @@ export const formatUpdated = (key: ApiKeyInfo): string =>
     `Updated API key '${key.name}' (${key.id}) of organization ${key.org_id}.`,
     fields([
       ["name", key.name],
+      ["description", key.description ?? "-"],
       ["expires", time(key.expires_at, "never")],
       ["allowed tools", allowedToolsText(key.allowed_svc_tool_ids)],
       ["limits", formatLimits(key.limits)],
@@ -67,7 +78,7 @@ export const formatRevoked = (key: ApiKeyInfo): string =>
   `Requests with it are refused from now on (by a running gateway that shares this store directly, within GATEWAY_KEY_CACHE_TTL).`
 
 export const NOTHING_TO_UPDATE =
-  "Nothing to update: pass --name, --expires-at, --allowed-tools, --rpm, --tpm, --tokens-per-day or --tokens-per-month."
+  "Nothing to update: pass --name, --description, --expires-at, --allowed-tools, --rpm, --tpm, --tokens-per-day or --tokens-per-month."
 
 const keyId = Argument.String("key_id").pipe(Argument.withDescription("The key's id (key_...)"))
 
@@ -76,6 +87,7 @@ const create = Command.make(
   {
     org,
     name: Flag.String("name").pipe(Flag.withDescription("A name to tell the key apart, e.g. ci or laptop")),
+    description,
     expiresAt,
     allowedTools,
     ...limitFlags,
@@ -85,6 +97,7 @@ const create = Command.make(
     const limits = limitsChange(input)
     const key = yield* (yield* AdminClient).createKey(input.org, {
       name: input.name,
+      ...Option.match(input.description, { onNone: () => ({}), onSome: (text) => ({ description: text }) }),
       expires_at: Option.getOrNull(input.expiresAt),
       ...Option.match(input.allowedTools, { onNone: () => ({}), onSome: (ids) => ({ allowed_svc_tool_ids: ids }) }),
       ...(limits === undefined ? {} : { limits })
@@ -122,6 +135,7 @@ const update = Command.make(
   {
     keyId,
     name: Flag.String("name").pipe(Flag.withDescription("The key's new name"), Flag.optional),
+    description,
     expiresAt,
     allowedTools,
     ...limitFlags,
@@ -131,6 +145,7 @@ const update = Command.make(
     const limits = limitsChange(input)
     const changes: UpdateKey = {
       ...Option.match(input.name, { onNone: () => ({}), onSome: (name) => ({ name }) }),
+      ...Option.match(input.description, { onNone: () => ({}), onSome: (text) => ({ description: text }) }),
       ...Option.match(input.expiresAt, { onNone: () => ({}), onSome: (expires_at) => ({ expires_at }) }),
       ...Option.match(input.allowedTools, { onNone: () => ({}), onSome: (ids) => ({ allowed_svc_tool_ids: ids }) }),
       ...(limits === undefined ? {} : { limits })
@@ -144,7 +159,7 @@ const update = Command.make(
   })
 ).pipe(
   Command.withDescription(
-    "Change an API key's name, expiry, allowed shared tools, rate limits or token budgets; the rest stays as it is"
+    "Change an API key's name, description, expiry, allowed shared tools, rate limits or token budgets; the rest stays as it is"
   ),
   Command.withExamples([
     { command: "svc-gateway keys update key_123 --allowed-tools svc_current_time,svc_generate_uuid" },

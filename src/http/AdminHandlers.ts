@@ -66,6 +66,7 @@ const KeysLive = HttpApiBuilder.group(AdminApi, "keys", (handlers) =>
           const allowedSvcToolIds = (yield* allowedTools(input.allowed_svc_tool_ids)) ?? null
           return yield* keys.create(params.org_id, {
             name: input.name,
+            ...(input.description === undefined ? {} : { description: input.description }),
             expiresAt,
             allowedSvcToolIds,
             ...(input.limits === undefined ? {} : { limits: input.limits })
@@ -79,6 +80,7 @@ const KeysLive = HttpApiBuilder.group(AdminApi, "keys", (handlers) =>
           const allowed = yield* allowedTools(input.allowed_svc_tool_ids)
           return yield* keys.update(params.key_id, {
             ...(input.name === undefined ? {} : { name: input.name }),
+            ...(input.description === undefined ? {} : { description: input.description }),
             ...(input.expires_at === undefined ? {} : { expiresAt: yield* parseExpiry(input.expires_at) }),
             ...(allowed === undefined ? {} : { allowedSvcToolIds: allowed }),
             ...(input.limits === undefined ? {} : { limits: input.limits })

@@ -20,6 +20,8 @@ export interface ApiKeyInfo {
   readonly id: string
   readonly org_id: string
   readonly name: string
+  /** What the key is for; null: none given. */
+  readonly description: string | null
   readonly prefix: string
   readonly created_at: string
   readonly expires_at: string | null
@@ -53,6 +55,7 @@ export interface KeyRecord {
 
 export interface NewKey {
   readonly name: string
+  readonly description?: string | null
   readonly expiresAt: Date | null
   /** Absent or `null`: every shared tool activated for the org is allowed. */
   readonly allowedSvcToolIds?: ReadonlyArray<string> | null
@@ -62,6 +65,7 @@ export interface NewKey {
 /** A key edit: only the fields present change. */
 export interface KeyChanges {
   readonly name?: string
+  readonly description?: string | null
   readonly expiresAt?: Date | null
   readonly allowedSvcToolIds?: ReadonlyArray<string> | null
   readonly limits?: LimitsChange
@@ -71,6 +75,7 @@ interface KeyRow {
   readonly id: string
   readonly org_id: string
   readonly name: string
+  readonly description: string | null
   readonly prefix: string
   readonly created_at: Date | string
   readonly expires_at: Date | string | null
@@ -82,12 +87,13 @@ interface KeyRow {
 }
 
 const COLUMNS =
-  "id, org_id, name, prefix, created_at, expires_at, revoked_at, last_used_at, allowed_svc_tool_ids, limits"
+  "id, org_id, name, description, prefix, created_at, expires_at, revoked_at, last_used_at, allowed_svc_tool_ids, limits"
 
 const toInfo = (row: KeyRow): ApiKeyInfo => ({
   id: row.id,
   org_id: row.org_id,
   name: row.name,
+  description: row.description,
   prefix: row.prefix,
   created_at: toIso(row.created_at),
   expires_at: toIsoOrNull(row.expires_at),
@@ -129,8 +135,11 @@ export class ApiKeys extends Context.Service<ApiKeys, {
         yield* orgs.get(orgId)
         const secret = generateSecret()
         const rows = yield* sql<KeyRow>`INSERT INTO api_keys
-        (id, org_id, name, key_hash, prefix, expires_at, allowed_svc_tool_ids, limits)
-        VALUES (${newId("key")}, ${orgId}, ${input.name}, ${secret.hash}, ${secret.prefix}, ${input.expiresAt},
+        (id, org_id, name, description, key_hash, prefix, expires_at, allowed_svc_tool_ids, limits)
+        VALUES (${newId("key")}, ${orgId}, ${input.name}, ${
+          input.description ?? null
+        }, ${secret.hash}, ${secret.prefix},
+          ${input.expiresAt},
           ${json(sql, input.allowedSvcToolIds ?? null)}, ${storedLimits(applyLimits(NO_LIMITS, input.limits ?? null))})
         RETURNING ${sql.literal(COLUMNS)}`
         return { ...toInfo(rows[0]!), key: secret.key }
@@ -155,6 +164,7 @@ export class ApiKeys extends Context.Service<ApiKeys, {
         yield* sql`UPDATE api_keys SET
         limits = ${limits === undefined ? sql`limits` : sql`${limits}`},
         name = ${changes.name === undefined ? sql`name` : sql`${changes.name}`},
+        description = ${changes.description === undefined ? sql`description` : sql`${changes.description}`},
         expires_at = ${changes.expiresAt === undefined ? sql`expires_at` : sql`${changes.expiresAt}`},
         allowed_svc_tool_ids = ${
           changes.allowedSvcToolIds === undefined

@@ -148,5 +148,10 @@ export const PgSchema = Migrator.fromRecord({
     // the index leaves such rows out; tag filters say `tags <> '{}'` so the planner knows it applies.
     yield* sql`CREATE INDEX request_log_tags_present ON request_log USING GIN (tags) WHERE tags <> '{}'`
     yield* sql`DROP INDEX request_log_tags`
+  }),
+  "0010_key_descriptions": Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    // what a key is for, in the admin's words; NULL: none given
+    yield* sql`ALTER TABLE api_keys ADD COLUMN description TEXT`
   })
 })

@@ -142,5 +142,10 @@ export const SqliteSchema = Migrator.fromRecord({
     yield* sql`ALTER TABLE api_keys ADD COLUMN limits TEXT`
   }),
   // PostgreSQL's GIN index on tags made partial; SQLite keeps tags as JSON text, with no such index
-  "0009_request_log_tags_partial": Effect.void
+  "0009_request_log_tags_partial": Effect.void,
+  "0010_key_descriptions": Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    // what a key is for, in the admin's words; NULL: none given
+    yield* sql`ALTER TABLE api_keys ADD COLUMN description TEXT`
+  })
 })

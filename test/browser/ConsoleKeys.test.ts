@@ -104,6 +104,7 @@ describe("console: sign-in and API keys, in Chromium", () => {
     expect(page.url()).toContain(`#/orgs/${orgId}/keys`)
 
     await page.getByLabel("Name").fill("laptop")
+    await page.getByLabel("Description (optional)").fill("Ana's work machine")
     await page.getByRole("button", { name: "Create key" }).click()
     const secretBox = page.getByLabel("The new API key")
     await secretBox.waitFor()
@@ -119,6 +120,7 @@ describe("console: sign-in and API keys, in Chromium", () => {
     const row = page.locator("tr", { hasText: "laptop" })
     await expect.poll(() => row.textContent()).toContain(`${secret.slice(0, 12)}`)
     expect(await row.textContent()).not.toContain(secret)
+    expect(await row.textContent()).toContain("Ana's work machine")
 
     await page.getByRole("button", { name: "I have copied the key" }).click()
     await expect.poll(() => page.getByLabel("The new API key").count()).toBe(0)

@@ -26,6 +26,7 @@ const decode = <S extends Schema.Top & { readonly DecodingServices: never }>(sch
 
 const ORG_ID = /^org_[0-9A-Za-z]{20}$/
 const KEY_ID = /^key_[0-9A-Za-z]{20}$/
+const KEY_ID_IN_TEXT = /key_[0-9A-Za-z]{20}/
 const SECRET = /sk-svc-[0-9A-Za-z]{40}/
 
 /** The message `parseExpiry` gives for `value`: what the admin API answers, to compare against. */
@@ -102,9 +103,32 @@ layer(CliStoreLive)("svc-gateway commands on the store", (it) => {
 
       const listed = yield* run("keys", "list", "--org", orgId)
       assert.strictEqual(listed.code, 0)
-      assert.match(listed.stdout, /^ID +NAME +PREFIX +CREATED +LAST USED +EXPIRES +REVOKED +ALLOWED TOOLS\n/)
-      assert.match(listed.stdout, /key_\w{20} +ci +sk-svc-\w{6} +\S+ +never +never +- +all$/)
+      assert.match(
+        listed.stdout,
+        /^ID +NAME +PREFIX +CREATED +LAST USED +EXPIRES +REVOKED +ALLOWED TOOLS +DESCRIPTION\n/
+      )
+      assert.match(listed.stdout, /key_\w{20} +ci +sk-svc-\w{6} +\S+ +never +never +- +all +-$/)
       assert.notInclude(listed.stdout, secret!)
+    }))
+
+  it.effect("keys create and update --description: shown by create, update and list; empty text clears it", () =>
+    Effect.gen(function*() {
+      const orgId = yield* newOrg
+      const created = yield* run("keys", "create", "--org", orgId, "--name", "ci", "--description", "nightly builds")
+      assert.strictEqual(created.code, 0, created.stderr)
+      assert.match(created.stdout, /description: +nightly builds\n/)
+      const keyId = created.stdout.match(KEY_ID_IN_TEXT)![0]
+
+      const listed = yield* run("keys", "list", "--org", orgId)
+      assert.match(listed.stdout, / +all +nightly builds$/)
+      const json = decode(listOf(KeyJson), stdoutJson(yield* run("keys", "list", "--org", orgId, "--json")))
+      assert.strictEqual(json.data[0]!.description, "nightly builds")
+
+      const changed = yield* run("keys", "update", keyId, "--description", "release builds")
+      assert.strictEqual(changed.code, 0, changed.stderr)
+      assert.match(changed.stdout, /description: +release builds\n/)
+      const cleared = yield* run("keys", "update", keyId, "--description", "", "--json")
+      assert.isNull(decode(KeyJson, stdoutJson(cleared)).description)
     }))
 
   it.effect("keys create --json: the API's object with the secret on stdout, the warning on stderr", () =>
@@ -181,7 +205,7 @@ layer(CliStoreLive)("svc-gateway commands on the store", (it) => {
       assert.include(text.stdout, again.revoked_at!.replace(/\.\d+Z$/, "Z"))
 
       const listed = yield* run("keys", "list", "--org", orgId)
-      assert.match(listed.stdout, /old .* \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ +all$/)
+      assert.match(listed.stdout, /old .* \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ +all +-$/)
     }))
 
   it.effect("an unknown organization or key: the admin API's message, exit 1", () =>
@@ -266,7 +290,7 @@ describe("usage mistakes", () => {
       assert.strictEqual(result.code, 2)
       assert.include(
         result.stderr,
-        "Usage: svc-gateway keys create --org <org_id> --name <string> [--expires-at <date_time>] " +
+        "Usage: svc-gateway keys create --org <org_id> --name <string> [--description <text>] [--expires-at <date_time>] " +
           "[--allowed-tools <tool_ids>] [--rpm <n|none>] [--tpm <n|none>] [--tokens-per-day <n|none>] " +
           "[--tokens-per-month <n|none>] [--json]"
       )

@@ -152,6 +152,40 @@ describe("admin API", () => {
       expect(Date.parse(created.json.expires_at)).toBe(Date.parse(expiresAt))
     })
 
+    it("a description is set at creation, changed or cleared by PATCH, and shown wherever the key is", async () => {
+      const org = await newOrg()
+      const created = await gw.admin("POST", `/orgs/${org.id}/keys`, { name: "ci", description: "nightly builds" })
+      expect(created.status).toBe(201)
+      expect(created.json.description).toBe("nightly builds")
+      const plain = await gw.admin("POST", `/orgs/${org.id}/keys`, { name: "plain" })
+      expect(plain.json.description).toBeNull()
+
+      const changed = await gw.admin("PATCH", `/keys/${created.json.id}`, { description: "release builds" })
+      expect(changed.status).toBe(200)
+      expect(changed.json.description).toBe("release builds")
+      expect((await gw.admin("GET", `/keys/${created.json.id}`)).json.description).toBe("release builds")
+      const listed = await gw.admin("GET", `/orgs/${org.id}/keys`)
+      expect(listed.json.data.map((key: { description: string | null }) => key.description)).toEqual([
+        "release builds",
+        null
+      ])
+      const cleared = await gw.admin("PATCH", `/keys/${created.json.id}`, { description: null })
+      expect(cleared.json.description).toBeNull()
+    })
+
+    it("a description that is not text, or too long, is 400 on `description`; nothing changes", async () => {
+      const org = await newOrg()
+      for (const description of [42, ["a"], "x".repeat(1001)]) {
+        const response = await adminFetch("POST", `/orgs/${org.id}/keys`, ADMIN_TOKEN, { name: "bad", description })
+        await expectError(response, 400, { type: "invalid_request_error", param: "description" })
+      }
+      expect((await gw.admin("GET", `/orgs/${org.id}/keys`)).json.data).toEqual([])
+      const key = await gw.admin("POST", `/orgs/${org.id}/keys`, { name: "kept", description: "as it was" })
+      const refused = await adminFetch("PATCH", `/keys/${key.json.id}`, ADMIN_TOKEN, { description: 7 })
+      await expectError(refused, 400, { param: "description" })
+      expect((await gw.admin("GET", `/keys/${key.json.id}`)).json.description).toBe("as it was")
+    })
+
     it("a bad expires_at is 400 on `expires_at`", async () => {
       const org = await newOrg()
       const past = new Date(Date.now() - 60_000).toISOString()

@@ -89,6 +89,24 @@ layer(RepositoriesLive)("ApiKeys", (it) => {
       assert.strictEqual((yield* keys.get(created.id)).expires_at, expiresAt.toISOString())
     }))
 
+  it.effect("a key's description: none by default, kept when given, changed or cleared by update", () =>
+    Effect.gen(function*() {
+      const { keys, org } = yield* setup
+      const plain = yield* keys.create(org.id, { name: "plain", expiresAt: null })
+      assert.isNull(plain.description)
+      assert.isNull((yield* rowOf(plain.id))["description"])
+
+      const described = yield* keys.create(org.id, { name: "ci", expiresAt: null, description: "CI runners — nightly" })
+      assert.strictEqual(described.description, "CI runners — nightly")
+      assert.strictEqual((yield* keys.get(described.id)).description, "CI runners — nightly")
+
+      const renamed = yield* keys.update(described.id, { name: "ci-2" })
+      assert.strictEqual(renamed.description, "CI runners — nightly")
+      assert.strictEqual((yield* keys.update(described.id, { description: "builds" })).description, "builds")
+      assert.isNull((yield* keys.update(described.id, { description: null })).description)
+      assert.deepStrictEqual((yield* keys.list(org.id)).map((key) => key.description), [null, null])
+    }))
+
   it.effect("list and get show the keys without their secret", () =>
     Effect.gen(function*() {
       const { keys, org } = yield* setup

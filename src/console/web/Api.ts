@@ -9,6 +9,7 @@
  */
 import type { HttpApi, HttpApiClient, HttpApiEndpoint } from "effect/http-api"
 import type { AdminApi } from "../../admin/AdminApi.ts"
+import type { CreateKey } from "../../admin/AdminPayloads.ts"
 import type {
   AnalyticsGroup,
   ApiKey,
@@ -233,10 +234,7 @@ export const api = {
   circuits: () => call("circuits", "list", {}).then((list) => list.data),
 
   keys: (orgId: string) => call("keys", "list", org(orgId)).then((list) => list.data),
-  createKey: (
-    orgId: string,
-    input: { name: string; expires_at: string | null; allowed_svc_tool_ids: ReadonlyArray<string> | null }
-  ) => call("keys", "create", { ...org(orgId), payload: input }),
+  createKey: (orgId: string, input: CreateKey) => call("keys", "create", { ...org(orgId), payload: input }),
   setAllowedTools: (keyId: string, ids: ReadonlyArray<string> | null) =>
     call("keys", "update", { ...key(keyId), payload: { allowed_svc_tool_ids: ids } }),
   revokeKey: (keyId: string) => call("keys", "revoke", key(keyId)),

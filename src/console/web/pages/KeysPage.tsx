@@ -27,6 +27,7 @@ export const KeysPage = (props: { readonly org: Org }) => {
     null
   )
   const [name, setName] = useState("")
+  const [description, setDescription] = useState("")
   const [expires, setExpires] = useState("")
   const [allowed, setAllowed] = useState<ReadonlyArray<string> | null>(null)
   const { busy, run } = useAction()
@@ -39,6 +40,7 @@ export const KeysPage = (props: { readonly org: Org }) => {
     const result = await run(() =>
       api.createKey(orgId, {
         name: name.trim(),
+        ...(description.trim() === "" ? {} : { description: description.trim() }),
         expires_at: expires === "" ? null : endOfDay(expires),
         allowed_svc_tool_ids: allowed
       })
@@ -47,6 +49,7 @@ export const KeysPage = (props: { readonly org: Org }) => {
     setMessage(null)
     setCreated(result.value)
     setName("")
+    setDescription("")
     setExpires("")
     setAllowed(null)
     await keys.reload()
@@ -114,6 +117,16 @@ export const KeysPage = (props: { readonly org: Org }) => {
             />
           </div>
           <div>
+            <label for="key-description">Description (optional)</label>
+            <input
+              id="key-description"
+              value={description}
+              onInput={(event) => setDescription(event.currentTarget.value)}
+              maxLength={1000}
+              placeholder="what the key is for"
+            />
+          </div>
+          <div>
             <label for="key-expires">Expires after (optional)</label>
             <input
               id="key-expires"
@@ -153,7 +166,10 @@ export const KeysPage = (props: { readonly org: Org }) => {
                   const status = keyStatus(key)
                   return (
                     <tr key={key.id} data-key-id={key.id}>
-                      <td>{key.name}</td>
+                      <td>
+                        {key.name}
+                        {key.description === null ? null : <div class="muted">{key.description}</div>}
+                      </td>
                       <td>
                         <code>{key.prefix}…</code>
                       </td>
