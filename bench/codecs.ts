@@ -11,7 +11,7 @@ import { encodeMessageStream } from "../src/dialects/anthropic/MessagesStream.ts
 import { renderFrames } from "../src/dialects/openai/ChatResponse.ts"
 import { parseResponsesCall } from "../src/dialects/responses/ResponsesRequest.ts"
 import { encodeResponseStream } from "../src/dialects/responses/ResponsesStream.ts"
-import { type CompletionChunk, emptyUsage } from "../src/kernel/ChatWire.ts"
+import { type CompletionChunk, emptyUsage } from "../src/kernel/Canonical.ts"
 import { type ChunkPull, pullOnce } from "../src/kernel/ChunkPull.ts"
 import { streamDecoder } from "../src/providers/anthropic/AnthropicResponse.ts"
 import { decodeChunk } from "../src/providers/openai/OpenAiMapping.ts"

@@ -11,7 +11,7 @@ import { AdminAuth } from "./auth/AdminAuth.ts"
 import { Auth } from "./auth/Auth.ts"
 import { GatewayConfig } from "./Config.ts"
 import { ConsoleRoutes } from "./console/ConsoleRoutes.ts"
-import { ChatCompletions } from "./core/ChatCompletions.ts"
+import { GatewayCore } from "./core/GatewayCore.ts"
 import { AdminApiRoutes } from "./http/AdminApiLive.ts"
 import { AdminDocsRoute } from "./http/AdminDocs.ts"
 import { onClientError } from "./http/ClientError.ts"
@@ -62,7 +62,7 @@ export const toolServices = <E, R>(registry: Layer.Layer<ToolRegistry, E, R>) =>
   Layer.mergeAll(Policy.layer, PendingCalls.layer, CutOutputs.layer).pipe(Layer.provideMerge(registry))
 
 /** Provider registry and chat core; needs the store, the tool services and an upstream HTTP client. */
-export const ChatServices = ChatCompletions.layer.pipe(Layer.provideMerge(Providers.layer))
+export const ChatServices = GatewayCore.layer.pipe(Layer.provideMerge(Providers.layer))
 
 /** Every service; tests may install other shared tools than the plugins. */
 export const appServices = <E, R>(registry: Layer.Layer<ToolRegistry, E, R>) =>

@@ -6,6 +6,7 @@
 import { Schema } from "effect"
 import { COMPRESSION_LEVELS } from "../kernel/CompressionLevel.ts"
 import { GROUP_BY } from "../kernel/GroupBy.ts"
+import { REQUEST_KINDS } from "../logs/RequestRecord.ts"
 
 const Count = Schema.Number
 const NullableTime = Schema.NullOr(Schema.String)
@@ -80,6 +81,9 @@ export type OrgToolSetting = typeof OrgToolSetting.Type
 /** One request of the log. */
 export const LoggedRequest = Schema.Struct({
   id: Schema.String,
+  kind: Schema.Literals(REQUEST_KINDS).annotate({
+    description: "completion (a chat answer, in any format) or count_tokens (POST /v1/messages/count_tokens)"
+  }),
   created_at: Schema.String,
   org_id: Schema.NullOr(Schema.String),
   key_id: Schema.NullOr(Schema.String),

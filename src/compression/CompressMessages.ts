@@ -11,8 +11,8 @@
  * texts the messages were decoded from: `compressNative` replaces those strings wherever they stand in
  * its conversation, whatever the format, and leaves its system prompt and tools alone.
  */
+import type { ChatMessage, ContentPart } from "../kernel/Canonical.ts"
 import type { NativeRequest } from "../kernel/ChatCall.ts"
-import type { ChatMessage, ContentPart } from "../kernel/ChatWire.ts"
 import { compressAggressive, type Cut, EXPAND_TOOL_ID, seenLinesOf } from "./Aggressive.ts"
 import { compressArguments, compressSafe } from "./Safe.ts"
 

@@ -5,8 +5,8 @@
  * only what goes upstream changes. Under `shadow` nothing changes on the wire, and what `safe` and
  * `aggressive` would have changed is counted instead.
  */
+import type { ChatMessage } from "../kernel/Canonical.ts"
 import type { NativeRequest } from "../kernel/ChatCall.ts"
-import type { ChatMessage } from "../kernel/ChatWire.ts"
 import type { CompressionLevel } from "../kernel/CompressionLevel.ts"
 import type { Cut } from "./Aggressive.ts"
 import { type Change, compressNative, compressorOf, type WireLevel } from "./CompressMessages.ts"

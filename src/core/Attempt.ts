@@ -5,7 +5,7 @@
  * a `Provider.stream` span that lasts until its answer's scope closes (see `spanPull`).
  */
 import { Effect } from "effect"
-import type { Completion, CompletionChunk } from "../kernel/ChatWire.ts"
+import type { Completion, CompletionChunk } from "../kernel/Canonical.ts"
 import { type OpenPull, spanPull } from "../kernel/ChunkPull.ts"
 import { annotateGenAi, genAiChunks, type GenAiRequest } from "../observability/GenAi.ts"
 import type { Provider, ProviderCall } from "../providers/Provider.ts"

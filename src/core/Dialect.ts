@@ -5,11 +5,11 @@
  * pipeline's (`http/Pipeline.ts`), the same for every dialect. See docs/architecture.md.
  */
 import type { Effect } from "effect"
+import type { CompletionChunk } from "../kernel/Canonical.ts"
 import type { ChatCall } from "../kernel/ChatCall.ts"
-import type { CompletionChunk } from "../kernel/ChatWire.ts"
 import type { ChunkPull } from "../kernel/ChunkPull.ts"
 import type { RequestError } from "../kernel/RequestError.ts"
-import type { Answer, Outcome } from "./Outcome.ts"
+import type { Outcome, WholeAnswer } from "./Outcome.ts"
 import type { Problem } from "./Problem.ts"
 
 /** Request headers, names in lower case (as Node gives them). */
@@ -40,7 +40,7 @@ export interface Dialect {
   /** A new answer's identity, in this format's id shape. */
   readonly identity: (call: ChatCall) => Identity
   /** A whole answer's JSON body. */
-  readonly encodeAnswer: (identity: Identity, call: ChatCall, answer: Answer) => unknown
+  readonly encodeAnswer: (identity: Identity, call: ChatCall, answer: WholeAnswer) => unknown
   /**
    * A streamed answer as server-sent events, each element one or more whole frames of text (event name,
    * data, blank line), the format's terminator included after the last chunk. `outcome()` is complete

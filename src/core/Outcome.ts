@@ -3,9 +3,14 @@
  * upstream calls made (failovers and tool rounds included), the shared tools that ran, the pending id
  * of a mixed turn, and which provider and model answered. A whole answer carries it with its
  * completion; a streamed one hands it over once its last chunk has gone (`StreamAnswer.outcome`).
+ *
+ * The family, from the core to the log: `Outcome` (and `StreamOutcome`, with what only a stream knows)
+ * is what it came to; `WholeAnswer` and `StreamAnswer` are how the client gets it; the log reads an
+ * outcome as `OutcomeFacts`, fills the request's `RequestDraft` with them and records the finished
+ * `RequestRecord` (`logs/`).
  */
 import type { CompressionReport } from "../compression/RequestCompression.ts"
-import type { Completion, CompletionChunk, Usage } from "../kernel/ChatWire.ts"
+import type { Completion, CompletionChunk, Usage } from "../kernel/Canonical.ts"
 import type { ChunkPull } from "../kernel/ChunkPull.ts"
 import type { ToolRunResult } from "../tools/ToolRunner.ts"
 
@@ -38,7 +43,7 @@ export interface Outcome {
 }
 
 /** A whole answer: the last round's completion (its usage summed over every round) and the outcome. */
-export interface Answer extends Outcome {
+export interface WholeAnswer extends Outcome {
   readonly completion: Completion
 }
 

@@ -17,7 +17,7 @@ import {
   type ToolCall,
   type ToolCallDelta,
   type Usage
-} from "../kernel/ChatWire.ts"
+} from "../kernel/Canonical.ts"
 import { type ChunkPull, mapPullThen, pullOnce } from "../kernel/ChunkPull.ts"
 import type { ProviderError } from "../providers/ProviderError.ts"
 import type { Outcome } from "./Outcome.ts"

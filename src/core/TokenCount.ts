@@ -5,7 +5,7 @@
  * tokens, and three to prime the answer; tool definitions count as their JSON.
  */
 import { Effect } from "effect"
-import type { ChatMessage, ToolDefinition } from "../kernel/ChatWire.ts"
+import type { ChatMessage, ToolDefinition } from "../kernel/Canonical.ts"
 import { loadTokenizer as load } from "../kernel/Tokenizer.ts"
 
 export const countText = (text: string): Effect.Effect<number> =>

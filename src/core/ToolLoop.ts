@@ -7,7 +7,7 @@
  */
 import { Effect } from "effect"
 import type { SqlError } from "effect/sql"
-import { addUsage, type ChatMessage, type Completion, emptyUsage, type Usage } from "../kernel/ChatWire.ts"
+import { addUsage, type ChatMessage, type Completion, emptyUsage, type Usage } from "../kernel/Canonical.ts"
 import type { ProviderError } from "../providers/ProviderError.ts"
 import type { ToolRunRecord } from "./Outcome.ts"
 import type { ToolLoopError } from "./ToolLoopError.ts"

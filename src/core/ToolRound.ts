@@ -10,7 +10,7 @@
 import { Effect } from "effect"
 import type { SqlError } from "effect/sql"
 import type { Caller } from "../kernel/Caller.ts"
-import type { ChatMessage, ToolCall } from "../kernel/ChatWire.ts"
+import type { ChatMessage, ToolCall } from "../kernel/Canonical.ts"
 import type { PendingCalls } from "../tools/PendingCalls.ts"
 import type { SvcTool, ToolContext } from "../tools/SvcTool.ts"
 import { runToolCalls, type ToolRunLimits, type ToolRunResult } from "../tools/ToolRunner.ts"

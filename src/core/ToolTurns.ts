@@ -2,7 +2,7 @@
  * Pure pieces of the shared-tool loop: the tool list the upstream sees, telling shared calls from the
  * client's, the messages a finished tool turn adds, and putting a pending turn back into a conversation.
  */
-import type { AssistantMessage, ChatMessage, ToolCall, ToolDefinition } from "../kernel/ChatWire.ts"
+import type { AssistantMessage, ChatMessage, ToolCall, ToolDefinition } from "../kernel/Canonical.ts"
 import type { PendingState } from "../tools/PendingCalls.ts"
 import type { SvcTool } from "../tools/SvcTool.ts"
 import type { ToolRunResult } from "../tools/ToolRunner.ts"

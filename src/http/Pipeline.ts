@@ -4,15 +4,15 @@
  * the tool loop), the answer written by the dialect, whole or as server-sent events, and, however the
  * request ends (answered, refused, failed, abandoned by the client), one row in the request log and in
  * the metrics, built from the core's outcome. Errors are written once, by the dialect, in its client's
- * own shape.
+ * own shape. `edge` is the part every client route shares (count_tokens runs it too).
  */
 import { Effect } from "effect"
 import { HttpServerRequest, HttpServerResponse } from "effect/http"
 import { Auth } from "../auth/Auth.ts"
 import { type CompressionFacts, factsOf, isCounting, uncountedFacts } from "../compression/RequestCompression.ts"
 import { GatewayConfig, type GatewaySettings } from "../Config.ts"
-import { ChatCompletions } from "../core/ChatCompletions.ts"
 import type { Dialect } from "../core/Dialect.ts"
+import { GatewayCore } from "../core/GatewayCore.ts"
 import type { Outcome } from "../core/Outcome.ts"
 import { describeError, type EdgeError } from "../core/Problem.ts"
 import { mergeTags } from "../core/Tags.ts"
@@ -21,9 +21,9 @@ import type { Caller } from "../kernel/Caller.ts"
 import { COMPRESSION_LEVELS, type CompressionLevel, isCompressionLevel } from "../kernel/CompressionLevel.ts"
 import { RequestError } from "../kernel/RequestError.ts"
 import { quotaHeaders, RateLimits } from "../limits/RateLimits.ts"
-import { RequestEntry, sessionIdOf } from "../logs/RequestEntry.ts"
+import { RequestDraft, sessionIdOf } from "../logs/RequestDraft.ts"
 import { RequestLog } from "../logs/RequestLog.ts"
-import type { RequestRecord } from "../logs/RequestRecord.ts"
+import type { RequestKind, RequestRecord } from "../logs/RequestRecord.ts"
 import { Metrics } from "../observability/Metrics.ts"
 import { readJsonBody } from "./JsonBody.ts"
 import { sseResponse } from "./Sse.ts"
@@ -32,9 +32,12 @@ import { sseResponse } from "./Sse.ts"
 const requestIdOf = (header: string | undefined) =>
   header !== undefined && /^[\w.:-]{1,128}$/.test(header) ? header : undefined
 
-/** One row in the request log and in the metrics, once per request. */
+/**
+ * One row in the request log, once per request, and the metrics of a chat request (a token count has
+ * no tokens, and its latency would blur the answers').
+ */
 const finish = (log: RequestLog["Service"], metrics: Metrics["Service"]) => (record: RequestRecord) => {
-  metrics.observeRequest(record)
+  if (record.kind === "completion") metrics.observeRequest(record)
   return log.record(record)
 }
 
@@ -120,37 +123,81 @@ const factsNow = (answer: Outcome, level: CompressionLevel): CompressionFacts | 
 const countedFacts = (answer: Outcome): Effect.Effect<CompressionFacts> =>
   Effect.promise(() => factsOf(answer.compression!, answer.usage))
 
+/** What a route's work gets from the edge (`edge`). */
+export interface EdgeContext {
+  readonly config: GatewaySettings
+  /** The request's log row in the making; the work fills in what it learns. */
+  readonly draft: RequestDraft
+  readonly requestId: string
+  /** The answer's headers so far; the work adds to them. */
+  readonly headers: Record<string, string>
+  /** Records the row (and the metrics); call it once, when the answer is known. */
+  readonly done: (record: RequestRecord) => Effect.Effect<void>
+}
+
 /**
- * The handler of one dialect's route. Its per-request body is a generator function made once per
- * dialect, not per request: a generator function made per request, closing over its data, kept all it
- * closes over alive until a full collection (likely through the map V8 gives each new generator
- * function, born in old space); the bench's young collections kept about a tenth of everything a
- * request allocated, and promoted it.
+ * The handler of one dialect's route, doing `kind` of work: the request's ids, then `work`, and however
+ * it ends (answered, refused, failed, abandoned by the client), one row in the request log of that kind,
+ * with refusals written by the dialect in its client's own shape. Its per-request body is a generator
+ * function made once per route, not per request: a generator function made per request, closing over
+ * its data, kept all it closes over alive until a full collection (likely through the map V8 gives each
+ * new generator function, born in old space); the bench's young collections kept about a tenth of
+ * everything a request allocated, and promoted it.
  */
+export const edge = <E extends EdgeError, R>(
+  dialect: Dialect,
+  kind: RequestKind,
+  work: (context: EdgeContext) => Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>
+) =>
+  Effect.gen(function*() {
+    const request = yield* HttpServerRequest.HttpServerRequest
+    const done = finish(yield* RequestLog, yield* Metrics)
+    const config = yield* GatewayConfig
+    const draft = new RequestDraft(newTimeOrderedId("req"), request.headers["user-agent"], kind)
+    draft.sessionId = sessionIdOf(request.headers["x-claude-code-session-id"])
+    const requestId = requestIdOf(request.headers["x-request-id"]) ?? draft.id
+    // `x-svc-request-id` finds the request in the log, whatever id the client sent
+    const headers = { "x-request-id": requestId, "x-svc-request-id": draft.id }
+    yield* Effect.annotateCurrentSpan("svc.request.id", draft.id)
+    return yield* work({ config, draft, requestId, headers, done }).pipe(
+      Effect.catch((error: EdgeError) => {
+        // a known key refused (expired, revoked): its org's log has the refusal
+        if (error._tag === "AuthError" && "orgId" in error.reason && error.reason.orgId !== undefined) {
+          draft.orgId = error.reason.orgId
+          draft.keyId = error.reason.keyId ?? null
+        }
+        const problem = describeError(error)
+        const { body, status } = dialect.errorBody(problem)
+        const answered = problem.retryAfterSeconds === undefined
+          ? headers
+          : { ...headers, "retry-after": String(problem.retryAfterSeconds) }
+        return done(draft.finish(status, problem.code)).pipe(
+          Effect.as(HttpServerResponse.jsonUnsafe(body, { status, headers: answered }))
+        )
+      }),
+      // the client left before a whole answer was ready
+      Effect.onInterrupt(() => done(draft.finish(499, "client_closed")))
+    )
+  })
+
+/** A chat dialect's route: a completion, whole or streamed, through the core. */
 export const pipeline = (dialect: Dialect) => {
-  const answer = Effect.fnUntraced(function*({ config, done, entry, headers, requestId }: {
-    readonly config: GatewaySettings
-    readonly entry: RequestEntry
-    readonly requestId: string
-    /** The answer's headers so far; the core's add to them. */
-    readonly headers: Record<string, string>
-    readonly done: (record: RequestRecord) => Effect.Effect<void>
-  }) {
+  const answer = Effect.fnUntraced(function*({ config, done, draft, headers, requestId }: EdgeContext) {
     const request = yield* HttpServerRequest.HttpServerRequest
     const caller = yield* (yield* Auth).authenticateKey(dialect.apiKey(request.headers))
-    entry.setCaller(caller)
+    draft.setCaller(caller)
     const limits = yield* RateLimits
     if (caller.limits !== undefined) headers = { ...headers, ...quotaHeaders(yield* limits.admit(caller)) }
     const compression = compressionLevel(request.headers[COMPRESSION_HEADER], caller, config.compression)
     if (typeof compression !== "string") return yield* compression
-    entry.compressionLevel = compression
+    draft.compressionLevel = compression
     const call = yield* dialect.decode(yield* readJsonBody, request.headers)
-    entry.requestedModel = call.model
-    entry.stream = call.stream
+    draft.requestedModel = call.model
+    draft.stream = call.stream
     const tags = yield* mergeTags(call.tags, request.headers["x-svc-tags"])
-    entry.tags = tags
-    if (entry.keepContent) entry.promptText = JSON.stringify(call.messages)
-    const chat = yield* ChatCompletions
+    draft.tags = tags
+    if (draft.keepContent) draft.promptText = JSON.stringify(call.messages)
+    const chat = yield* GatewayCore
     const identity = dialect.identity(call)
     const context = { call, caller, requestId, compression }
     if (!call.stream) {
@@ -161,7 +208,7 @@ export const pipeline = (dialect: Dialect) => {
         yield* limits.charge(caller, answered.usage.promptTokens + answered.usage.completionTokens)
       }
       yield* done(
-        entry.finish(200, null, {
+        draft.finish(200, null, {
           ...answered,
           text: typeof content === "string" ? content : undefined,
           compressionFacts
@@ -172,7 +219,7 @@ export const pipeline = (dialect: Dialect) => {
       })
     }
     const streaming = yield* chat.stream(context)
-    entry.provider = streaming.provider
+    draft.provider = streaming.provider
     const frames = dialect.encodeStream(identity, call, streaming)
     // counted while the upstream worked on the first round: the headers say what it saved
     const started = streaming.outcome()
@@ -192,41 +239,12 @@ export const pipeline = (dialect: Dialect) => {
           ? Effect.void
           : limits.charge(caller, outcome.usage.promptTokens + outcome.usage.completionTokens)
         const finish = (compressionFacts: CompressionFacts) =>
-          Effect.andThen(charged, done(entry.finish(status, code, { ...outcome, compressionFacts })))
+          Effect.andThen(charged, done(draft.finish(status, code, { ...outcome, compressionFacts })))
         const now = factsNow(outcome, compression)
         return now !== undefined ? finish(now) : Effect.flatMap(countedFacts(outcome), finish)
       }
     )
   })
 
-  return Effect.gen(function*() {
-    const request = yield* HttpServerRequest.HttpServerRequest
-    const done = finish(yield* RequestLog, yield* Metrics)
-    const config = yield* GatewayConfig
-    const entry = new RequestEntry(newTimeOrderedId("req"), request.headers["user-agent"])
-    entry.sessionId = sessionIdOf(request.headers["x-claude-code-session-id"])
-    const requestId = requestIdOf(request.headers["x-request-id"]) ?? entry.id
-    // `x-svc-request-id` finds the request in the log, whatever id the client sent
-    const headers = { "x-request-id": requestId, "x-svc-request-id": entry.id }
-    yield* Effect.annotateCurrentSpan("svc.request.id", entry.id)
-    return yield* answer({ config, entry, requestId, headers, done }).pipe(
-      Effect.catch((error: EdgeError) => {
-        // a known key refused (expired, revoked): its org's log has the refusal
-        if (error._tag === "AuthError" && "orgId" in error.reason && error.reason.orgId !== undefined) {
-          entry.orgId = error.reason.orgId
-          entry.keyId = error.reason.keyId ?? null
-        }
-        const problem = describeError(error)
-        const { body, status } = dialect.errorBody(problem)
-        const answered = problem.retryAfterSeconds === undefined
-          ? headers
-          : { ...headers, "retry-after": String(problem.retryAfterSeconds) }
-        return done(entry.finish(status, problem.code)).pipe(
-          Effect.as(HttpServerResponse.jsonUnsafe(body, { status, headers: answered }))
-        )
-      }),
-      // the client left before a whole answer was ready
-      Effect.onInterrupt(() => done(entry.finish(499, "client_closed")))
-    )
-  })
+  return edge(dialect, "completion", answer)
 }

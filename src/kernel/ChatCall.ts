@@ -1,11 +1,11 @@
 /**
  * The gateway's own request model: what every inbound dialect decodes a client's request into, and what
- * the core acts on. Its messages, tools and answers are the chat-completions shapes of `ChatWire.ts`,
+ * the core acts on. Its messages, tools and answers are the chat-completions shapes of `Canonical.ts`,
  * the richest common ground of the formats; what a format has beyond them travels as open keys (such as
  * `cache_control` on a content part or `thinking_blocks` on an assistant message) or, when the client's
  * format is the upstream's, as the client's own request in `native`.
  */
-import type { ChatMessage, ToolDefinition } from "./ChatWire.ts"
+import type { ChatMessage, ToolDefinition } from "./Canonical.ts"
 import type { WireFormat } from "./WireFormat.ts"
 
 /**

@@ -38,7 +38,9 @@ const COLUMNS = [
   ["prompt_tokens_saved", "int4"],
   ["prompt_tokens_saved_net", "int4"],
   ["shadow_tokens_saved_safe", "int4"],
-  ["shadow_tokens_saved_aggressive", "int4"]
+  ["shadow_tokens_saved_aggressive", "int4"],
+  // NULL for a completion, the kind of nearly every row
+  ["kind", "text"]
 ] as const
 
 type ElementType = (typeof COLUMNS)[number][1]
@@ -132,6 +134,7 @@ export const columnsOf = (rows: ReadonlyArray<RequestRecord>): ReadonlyArray<unk
     columns[25]![i] = savingOrNull(row.promptTokensSavedNet)
     columns[26]![i] = intOrNull(row.shadowTokensSavedSafe)
     columns[27]![i] = intOrNull(row.shadowTokensSavedAggressive)
+    columns[28]![i] = row.kind === "completion" ? null : row.kind
   }
   return columns.map((values, index) => {
     const parameter = PgTypes.array(values, OIDS[COLUMNS[index]![1]])

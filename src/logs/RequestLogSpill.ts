@@ -11,7 +11,7 @@ import { appendFile, mkdir, rename, rm } from "node:fs/promises"
 import { dirname } from "node:path"
 import { createInterface } from "node:readline"
 import { COMPRESSION_LEVELS } from "../kernel/CompressionLevel.ts"
-import type { RequestRecord } from "./RequestRecord.ts"
+import { REQUEST_KINDS, type RequestRecord } from "./RequestRecord.ts"
 
 /** The spill file could not be written, renamed or read. */
 export class SpillError extends Data.TaggedError("SpillError")<{
@@ -55,7 +55,9 @@ const RecordLine = Schema.fromJsonString(Schema.Struct({
   promptText: Schema.NullOr(Schema.String),
   completionText: Schema.NullOr(Schema.String),
   // absent in lines spilled before sessions were logged
-  sessionId: Schema.optionalKey(Schema.NullOr(Schema.String))
+  sessionId: Schema.optionalKey(Schema.NullOr(Schema.String)),
+  // absent in lines spilled before kinds were logged: those were all completions
+  kind: Schema.optionalKey(Schema.Literals(REQUEST_KINDS))
 }))
 
 const decodeLine = Schema.decodeUnknownOption(RecordLine)
@@ -64,6 +66,7 @@ const decodeLine = Schema.decodeUnknownOption(RecordLine)
 export const parseLine = (line: string): Option.Option<RequestRecord> =>
   Option.map(decodeLine(line), (record) => ({
     ...record,
+    kind: record.kind ?? "completion",
     latencyMs: record.latencyMs ?? 0,
     sessionId: record.sessionId ?? null,
     compressionLevel: record.compressionLevel ?? null,

@@ -13,11 +13,16 @@ import { AdminError } from "../kernel/AdminError.ts"
 import type { GroupBy } from "../kernel/GroupBy.ts"
 import { fromJson, toBool, toIso } from "../store/Rows.ts"
 import { encodeCursor, type PageRequest, type RequestFilter } from "./RequestFilter.ts"
+import type { RequestKind } from "./RequestRecord.ts"
 
 /** One request as the admin API shows it: the stored row, with an ISO time and the total tokens. */
 export type RequestLogEntry =
-  & Omit<LogRow, "created_at" | "stream" | "tags" | "svc_tools" | "cursor_time" | "prompt_text" | "completion_text">
+  & Omit<
+    LogRow,
+    "created_at" | "stream" | "tags" | "svc_tools" | "cursor_time" | "prompt_text" | "completion_text" | "kind"
+  >
   & {
+    readonly kind: RequestKind
     readonly created_at: string
     readonly stream: boolean
     readonly tags: ReadonlyArray<string>
@@ -101,6 +106,8 @@ export interface LogRow {
   readonly session_id: string | null
   readonly prompt_text: string | null
   readonly completion_text: string | null
+  /** NULL: a completion. */
+  readonly kind: RequestKind | null
   /** `created_at` to the microsecond, for the cursor (a JS Date keeps only milliseconds). */
   readonly cursor_time: string
 }
@@ -126,7 +133,7 @@ interface GroupRow {
 const STORED = `id, created_at, org_id, key_id, requested_model, model, provider, status, error_code, stream, tags,
   prompt_tokens, completion_tokens, cached_tokens, reasoning_tokens, svc_tools, attempts, latency_ms, ttft_ms,
   compression_level, prompt_tokens_saved, prompt_tokens_saved_net, shadow_tokens_saved_safe,
-  shadow_tokens_saved_aggressive, user_agent, session_id, prompt_text, completion_text`
+  shadow_tokens_saved_aggressive, user_agent, session_id, prompt_text, completion_text, kind`
 
 /** The stored columns and the cursor's time: SQLite's text already is the exact stored time. */
 const columns = (sql: SqlClient.SqlClient) =>
@@ -137,6 +144,8 @@ const columns = (sql: SqlClient.SqlClient) =>
 
 const toEntry = (row: LogRow): RequestLogEntry => ({
   id: row.id,
+  // stored only when not a completion (see RequestLogStore's toRow)
+  kind: row.kind ?? "completion",
   created_at: toIso(row.created_at),
   org_id: row.org_id,
   key_id: row.key_id,

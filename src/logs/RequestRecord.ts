@@ -5,9 +5,17 @@
 
 import type { CompressionLevel } from "../kernel/CompressionLevel.ts"
 
+/**
+ * What was asked: a chat answer (`completion`, every format's) or a count of a request's input tokens
+ * (`count_tokens`, which no upstream bills as a completion).
+ */
+export const REQUEST_KINDS = ["completion", "count_tokens"] as const
+export type RequestKind = (typeof REQUEST_KINDS)[number]
+
 export interface RequestRecord {
   /** The request id (`x-request-id`), unique: a replayed row is inserted once. */
   readonly id: string
+  readonly kind: RequestKind
   /** When the request arrived. */
   readonly createdAt: Date
   readonly orgId: string | null

@@ -9,7 +9,7 @@
  */
 import { Context, Effect, Tracer } from "effect"
 import type { Fiber } from "effect"
-import type { CompletionChunk, Usage } from "../kernel/ChatWire.ts"
+import type { CompletionChunk, Usage } from "../kernel/Canonical.ts"
 
 export interface GenAiRequest {
   /** `gen_ai.system`: the provider instance name, e.g. `openai`, `groq`, `local`. */

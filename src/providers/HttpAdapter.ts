@@ -10,7 +10,7 @@
  * bad response, instead of a stream cut short.
  */
 import { type Duration, Effect, Redacted, Result, Scope } from "effect"
-import type { Completion } from "../kernel/ChatWire.ts"
+import type { Completion } from "../kernel/Canonical.ts"
 import type { Provider, ProviderCall } from "./Provider.ts"
 import { ProviderError, UpstreamBadResponse, type UpstreamStatus } from "./ProviderError.ts"
 import { withRetryAfter } from "./RetryAfter.ts"

@@ -6,8 +6,8 @@
  * OpenAI-compatible).
  */
 import type { Effect, Scope } from "effect"
+import type { ChatMessage, Completion, CompletionChunk, ToolDefinition } from "../kernel/Canonical.ts"
 import type { NativeRequest, ToolChoice } from "../kernel/ChatCall.ts"
-import type { ChatMessage, Completion, CompletionChunk, ToolDefinition } from "../kernel/ChatWire.ts"
 import type { ChunkPull } from "../kernel/ChunkPull.ts"
 import type { WireFormat } from "../kernel/WireFormat.ts"
 import type { ProviderError } from "./ProviderError.ts"

@@ -7,7 +7,7 @@
 import { Cause, Effect } from "effect"
 import type { NonEmptyReadonlyArray } from "effect/Array"
 import { Sse } from "effect/encoding"
-import type { CompletionChunk } from "../kernel/ChatWire.ts"
+import type { CompletionChunk } from "../kernel/Canonical.ts"
 import { type ProviderError, UpstreamUnreachable } from "./ProviderError.ts"
 import { reasonFromSseError } from "./UpstreamReasons.ts"
 import type { UpstreamResponse, UpstreamTransportError } from "./UpstreamTransport.ts"

@@ -153,5 +153,11 @@ export const PgSchema = Migrator.fromRecord({
     const sql = yield* SqlClient.SqlClient
     // what a key is for, in the admin's words; NULL: none given
     yield* sql`ALTER TABLE api_keys ADD COLUMN description TEXT`
+  }),
+  "0011_request_log_kind": Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    // what was asked: NULL for a completion (nearly every row, and every row before this), else
+    // 'count_tokens'; a nullable column with no default costs an existing table nothing to add
+    yield* sql`ALTER TABLE request_log ADD COLUMN kind TEXT`
   })
 })

@@ -5,7 +5,7 @@
  * reads, so a tool can never crash a client's request.
  */
 import { Cause, Duration, Effect } from "effect"
-import type { ToolCall } from "../kernel/ChatWire.ts"
+import type { ToolCall } from "../kernel/Canonical.ts"
 import type { SvcTool, ToolContext } from "./SvcTool.ts"
 
 export interface ToolRunResult {

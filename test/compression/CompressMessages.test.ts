@@ -1,7 +1,7 @@
 /** Message-level compression: which texts change, the client's own request, and memory per message. */
 import { describe, expect, it } from "vitest"
 import { compressNative, compressorOf } from "../../src/compression/CompressMessages.ts"
-import type { ChatMessage } from "../../src/kernel/ChatWire.ts"
+import type { ChatMessage } from "../../src/kernel/Canonical.ts"
 
 const PRETTY = JSON.stringify({ a: [1, 2], b: "x  y" }, null, 2)
 const COMPACT = "{\"a\":[1,2],\"b\":\"x  y\"}"

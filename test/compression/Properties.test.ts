@@ -14,7 +14,7 @@ import { compressorOf } from "../../src/compression/CompressMessages.ts"
 import { splitProtected } from "../../src/compression/Protected.ts"
 import { compressSafe } from "../../src/compression/Safe.ts"
 import { looksLikeTerminal, renderTerminal } from "../../src/compression/Terminal.ts"
-import type { ChatMessage } from "../../src/kernel/ChatWire.ts"
+import type { ChatMessage } from "../../src/kernel/Canonical.ts"
 
 const corpusDir = fileURLToPath(new URL("../../bench/compression/corpus", import.meta.url))
 const corpus = readdirSync(corpusDir).flatMap((category) =>

@@ -1,7 +1,7 @@
 /** One request's compression at each level: what goes upstream and what is reported. */
 import { describe, expect, it } from "vitest"
 import { factsOf, isCounting, requestCompression, uncountedFacts } from "../../src/compression/RequestCompression.ts"
-import type { ChatMessage } from "../../src/kernel/ChatWire.ts"
+import type { ChatMessage } from "../../src/kernel/Canonical.ts"
 
 const PRETTY = JSON.stringify({ files: ["a.ts", "b.ts", "c.ts"], count: 3 }, null, 2)
 const history: ReadonlyArray<ChatMessage> = [

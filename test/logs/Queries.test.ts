@@ -8,6 +8,7 @@ import { Effect, Layer } from "effect"
 import type { RequestFilter } from "../../src/logs/RequestFilter.ts"
 import { RequestLogStore } from "../../src/logs/RequestLogStore.ts"
 import { type AnalyticsGroup, type RequestLogEntry, RequestQueries } from "../../src/logs/RequestQueries.ts"
+import { makeRecord } from "../utils/RequestLogHarness.ts"
 import { notFoundOf, StoreLive, unique } from "../utils/TestStore.ts"
 import { insertRows, OTHER_ORG_SEED, SEED } from "./QueriesSeed.ts"
 
@@ -78,6 +79,7 @@ layer(Live)("RequestQueries", (it) => {
       const [eight, seven] = page.data
       assert.deepStrictEqual(seven, {
         id: id(7),
+        kind: "completion",
         created_at: "2026-03-04T00:00:00.000Z",
         org_id: ORG,
         key_id: "key_c",
@@ -219,12 +221,26 @@ layer(Live)("RequestQueries", (it) => {
       assert.deepStrictEqual(byStatus.data.map((g) => [g.group, g.requests]), [["200", 2], ["500", 1]])
     }))
 
+  it.effect("a row's kind: stored as written, a completion's read back as completion", () =>
+    Effect.gen(function*() {
+      const store = yield* RequestLogStore
+      const org = unique("kind-org")
+      yield* store.insert([
+        makeRecord({ id: `${org}-count`, orgId: org, kind: "count_tokens" }),
+        makeRecord({ id: `${org}-chat`, orgId: org })
+      ])
+      const queries = yield* RequestQueries
+      assert.strictEqual((yield* queries.get(org, `${org}-count`)).kind, "count_tokens")
+      assert.strictEqual((yield* queries.get(org, `${org}-chat`)).kind, "completion")
+    }))
+
   it.effect("compression figures: a saving left out of the row reads 0 under a level, stays null without one", () =>
     Effect.gen(function*() {
       const store = yield* RequestLogStore
       const org = unique("compression-org")
       const row = (id: string, level: "safe" | "shadow" | null, saved: number | null) => ({
         id: `${org}-${id}`,
+        kind: "completion" as const,
         createdAt: new Date("2026-05-01T00:00:00Z"),
         orgId: org,
         keyId: null,

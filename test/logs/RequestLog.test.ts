@@ -32,6 +32,7 @@ layer(StoreLive, { excludeTestServices: true })("RequestLog", (it) => {
   it.effect("a row round-trips every column; an all-null row keeps the column defaults' shape", () =>
     Effect.gen(function*() {
       const full = makeRecord({
+        kind: "count_tokens",
         createdAt: new Date("2026-03-04T05:06:07.089Z"),
         orgId: "org_a",
         keyId: "key_b",
@@ -122,13 +123,16 @@ layer(StoreLive, { excludeTestServices: true })("RequestLog", (it) => {
         user_agent: "OpenAI/JS 7.57.0",
         prompt_text: "What is 2+2? 😀\nline two",
         completion_text: "4",
-        session_id: "9f4e2c1a-session"
+        session_id: "9f4e2c1a-session",
+        kind: "count_tokens"
       })
       const stored = byId.get(empty.id)
       assert.isDefined(stored)
       assert.deepStrictEqual([stored.org_id, stored.key_id, stored.model, stored.user_agent], [null, null, null, null])
       assert.deepStrictEqual([stored.tags, stored.svc_tools], [[], []])
       assert.deepStrictEqual([stored.ttft_ms, stored.prompt_tokens_saved, stored.prompt_text], [null, null, null])
+      // a completion, nearly every row, is stored as NULL and read back as one (Queries.test.ts)
+      assert.isNull(stored.kind)
       const zero = byId.get(zeros.id)
       assert.isDefined(zero)
       assert.deepStrictEqual(

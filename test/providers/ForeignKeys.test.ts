@@ -4,7 +4,7 @@
  * keys are never touched.
  */
 import { describe, expect, it } from "@effect/vitest"
-import type { ChatMessage, ToolDefinition } from "../../src/kernel/ChatWire.ts"
+import type { ChatMessage, ToolDefinition } from "../../src/kernel/Canonical.ts"
 import { stripForeignKeys } from "../../src/providers/openai/ForeignKeys.ts"
 import { buildRequestBody, droppedFields } from "../../src/providers/openai/OpenAiMapping.ts"
 import type { ProviderCall } from "../../src/providers/Provider.ts"

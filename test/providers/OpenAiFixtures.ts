@@ -4,7 +4,7 @@
  */
 import { assert } from "@effect/vitest"
 import { Duration, Redacted } from "effect"
-import type { CompletionChunk } from "../../src/kernel/ChatWire.ts"
+import type { CompletionChunk } from "../../src/kernel/Canonical.ts"
 import type { OpenAiCompatibleOptions } from "../../src/providers/openai/OpenAiCompatible.ts"
 import type { ProviderCall } from "../../src/providers/Provider.ts"
 import type { ProviderError } from "../../src/providers/ProviderError.ts"

@@ -1,6 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Result } from "effect"
-import type { ChatMessage, ToolDefinition, Usage } from "../../src/kernel/ChatWire.ts"
+import type { ChatMessage, ToolDefinition, Usage } from "../../src/kernel/Canonical.ts"
 import {
   buildRequestBody,
   decodeChunk,

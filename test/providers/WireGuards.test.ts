@@ -4,7 +4,7 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Result, Schema } from "effect"
-import { Choice, ChunkChoice } from "../../src/kernel/ChatWire.ts"
+import { Choice, ChunkChoice } from "../../src/kernel/Canonical.ts"
 import { isChoices, isChunkChoices } from "../../src/providers/openai/WireGuards.ts"
 
 const bySchema = (decode: (u: unknown) => Result.Result<unknown, unknown>) => (u: unknown) =>

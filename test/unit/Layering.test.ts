@@ -157,7 +157,7 @@ describe("layering", () => {
   })
 
   it("would name an upward import", () => {
-    expect(folderOf(join(SRC, "core/ChatCompletions.ts"), "../http/Sse.ts")).toBe("http")
+    expect(folderOf(join(SRC, "core/GatewayCore.ts"), "../http/Sse.ts")).toBe("http")
     expect(folderOf(join(SRC, "kernel/ChatCall.ts"), "../Config.ts")).toBe("")
     expect(folderOf(join(SRC, "kernel/ChatCall.ts"), "../../test/x.ts")).toBeUndefined()
   })

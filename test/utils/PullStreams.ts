@@ -9,7 +9,7 @@ import { type LoopProgress, pullWithTools } from "../../src/core/StreamToolLoop.
 import type { LoopSettings } from "../../src/core/ToolLoop.ts"
 import type { ToolLoopError } from "../../src/core/ToolLoopError.ts"
 import { renderPull, type ResponseIdentity } from "../../src/dialects/openai/ChatResponse.ts"
-import type { ChatMessage, CompletionChunk, Usage } from "../../src/kernel/ChatWire.ts"
+import type { ChatMessage, CompletionChunk, Usage } from "../../src/kernel/Canonical.ts"
 import { type ChunkPull, type OpenPull, openScoped } from "../../src/kernel/ChunkPull.ts"
 import type { Provider, ProviderCall } from "../../src/providers/Provider.ts"
 import type { ProviderError } from "../../src/providers/ProviderError.ts"

@@ -19,6 +19,7 @@ import { unique } from "./TestStore.ts"
 /** A complete record with a unique id; `overrides` replaces fields. */
 export const makeRecord = (overrides: Partial<RequestRecord> = {}): RequestRecord => ({
   id: unique("req"),
+  kind: "completion",
   createdAt: new Date(),
   orgId: "org_test",
   keyId: "key_test",

@@ -4,7 +4,7 @@
  * `Providers` layer built by the real `makeRegistry` over such fakes.
  */
 import { Effect, Layer, Stream } from "effect"
-import type { Completion, CompletionChunk, Usage } from "../../src/kernel/ChatWire.ts"
+import type { Completion, CompletionChunk, Usage } from "../../src/kernel/Canonical.ts"
 import type { Provider, ProviderCall } from "../../src/providers/Provider.ts"
 import { ProviderError, UpstreamStatus } from "../../src/providers/ProviderError.ts"
 import { makeRegistry, Providers } from "../../src/providers/Providers.ts"

@@ -6,7 +6,7 @@
 import { Duration, Effect, Schema } from "effect"
 import type { LoopSettings } from "../../src/core/ToolLoop.ts"
 import type { Caller } from "../../src/kernel/Caller.ts"
-import type { ChunkChoice, CompletionChunk, ToolCall, Usage } from "../../src/kernel/ChatWire.ts"
+import type { ChunkChoice, CompletionChunk, ToolCall, Usage } from "../../src/kernel/Canonical.ts"
 import { PendingCalls, type PendingState } from "../../src/tools/PendingCalls.ts"
 import { defineTool, type SvcTool, ToolError } from "../../src/tools/SvcTool.ts"
 

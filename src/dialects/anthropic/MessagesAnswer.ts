@@ -7,8 +7,8 @@
  * shares the usage, stop reason and gateway fields from here.
  */
 import type { Identity } from "../../core/Dialect.ts"
-import type { Answer, Outcome } from "../../core/Outcome.ts"
-import type { Completion, NativeDetail, Usage } from "../../kernel/ChatWire.ts"
+import type { Outcome, WholeAnswer } from "../../core/Outcome.ts"
+import type { Completion, NativeDetail, Usage } from "../../kernel/Canonical.ts"
 import { isRecord } from "../../kernel/Json.ts"
 import { toolUseId } from "./MessagesIds.ts"
 
@@ -92,7 +92,7 @@ export const contentBlocks = (completion: Completion): Array<Json> => {
   return blocks
 }
 
-export const encodeMessage = (identity: Identity, answer: Answer): Json => ({
+export const encodeMessage = (identity: Identity, answer: WholeAnswer): Json => ({
   id: identity.id,
   type: "message",
   role: "assistant",

@@ -7,8 +7,8 @@
  * machine over the chunks, in plain code per chunk; each element it answers holds one or more whole frames.
  */
 import type { Identity, StreamedAnswer } from "../../core/Dialect.ts"
+import type { ChatMessage, ChunkChoice, CompletionChunk, NativeDetail, ToolCallDelta } from "../../kernel/Canonical.ts"
 import type { ChatCall } from "../../kernel/ChatCall.ts"
-import type { ChatMessage, ChunkChoice, CompletionChunk, NativeDetail, ToolCallDelta } from "../../kernel/ChatWire.ts"
 import { type ChunkPull, mapPullThen } from "../../kernel/ChunkPull.ts"
 import { anthropicUsage, gatewayFields, stopOf } from "./MessagesAnswer.ts"
 import { toolUseId } from "./MessagesIds.ts"

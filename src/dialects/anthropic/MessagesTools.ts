@@ -5,8 +5,8 @@
  * across formats, named `tools[i].<type>`. Tool choice takes its chat-completions names: `any` is
  * `required`, `tool` a named function.
  */
+import type { ToolDefinition } from "../../kernel/Canonical.ts"
 import type { ToolChoice } from "../../kernel/ChatCall.ts"
-import type { ToolDefinition } from "../../kernel/ChatWire.ts"
 import { isRecord } from "../../kernel/Json.ts"
 import { RequestError } from "../../kernel/RequestError.ts"
 

@@ -8,7 +8,7 @@
  * reads from it is a 400 naming the field.
  */
 import { assistantFromBlocks } from "../../formats/anthropic/AssistantBlocks.ts"
-import type { ChatMessage, ContentPart } from "../../kernel/ChatWire.ts"
+import type { ChatMessage, ContentPart } from "../../kernel/Canonical.ts"
 import { isRecord } from "../../kernel/Json.ts"
 import { RequestError } from "../../kernel/RequestError.ts"
 

@@ -5,8 +5,8 @@
  * which field and why.
  */
 import { Effect, Schema } from "effect"
+import { ChatMessage, ToolDefinition } from "../../kernel/Canonical.ts"
 import type { ChatCall } from "../../kernel/ChatCall.ts"
-import { ChatMessage, ToolDefinition } from "../../kernel/ChatWire.ts"
 import { decodeInput } from "../../kernel/DecodeInput.ts"
 import { isRecord } from "../../kernel/Json.ts"
 import { RequestError } from "../../kernel/RequestError.ts"

@@ -3,7 +3,7 @@
  * `chat.completion.chunk` objects that share one `id` and `created`, start with the role, keep
  * tool-call indexes, and carry usage only on a last `choices: []` chunk when the client asked for it.
  */
-import { type Completion, type CompletionChunk, emptyUsage, renderUsage, type Usage } from "../../kernel/ChatWire.ts"
+import { type Completion, type CompletionChunk, emptyUsage, renderUsage, type Usage } from "../../kernel/Canonical.ts"
 import { type ChunkPull, mapPullThen } from "../../kernel/ChunkPull.ts"
 
 export interface ResponseIdentity {

@@ -8,10 +8,10 @@
  * builds the same object for its first and last events.
  */
 import type { Identity } from "../../core/Dialect.ts"
-import type { Answer, Outcome } from "../../core/Outcome.ts"
+import type { Outcome, WholeAnswer } from "../../core/Outcome.ts"
 import { randomBase62 } from "../../Ids.ts"
+import type { AssistantMessage, Usage } from "../../kernel/Canonical.ts"
 import type { ChatCall } from "../../kernel/ChatCall.ts"
-import type { AssistantMessage, Usage } from "../../kernel/ChatWire.ts"
 import { isRecord } from "../../kernel/Json.ts"
 
 type Json = Record<string, unknown>
@@ -152,7 +152,7 @@ export const outputItems = (message: AssistantMessage | undefined): Array<Json> 
   return items
 }
 
-export const encodeResponse = (identity: Identity, call: ChatCall, answer: Answer): Json => {
+export const encodeResponse = (identity: Identity, call: ChatCall, answer: WholeAnswer): Json => {
   const choice = answer.completion.choices[0]
   const { incomplete_details, status } = statusOf(choice?.finish_reason)
   return responseObject(identity, call, {

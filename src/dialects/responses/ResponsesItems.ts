@@ -7,7 +7,7 @@
  * `web_search_call`, whatever a client adds next) are named in `dropped` as `input[i].<type>`; they still
  * reach a Responses upstream, which gets the client's body as sent.
  */
-import type { ChatMessage, ContentPart, ToolCall } from "../../kernel/ChatWire.ts"
+import type { ChatMessage, ContentPart, ToolCall } from "../../kernel/Canonical.ts"
 import { isRecord } from "../../kernel/Json.ts"
 import { RequestError } from "../../kernel/RequestError.ts"
 

@@ -14,8 +14,8 @@
  */
 import { Effect, Schema } from "effect"
 import type { Headers } from "../../core/Dialect.ts"
+import type { ToolDefinition } from "../../kernel/Canonical.ts"
 import type { ChatCall, NativeRequest, ToolChoice } from "../../kernel/ChatCall.ts"
-import type { ToolDefinition } from "../../kernel/ChatWire.ts"
 import { decodeInput } from "../../kernel/DecodeInput.ts"
 import { isRecord } from "../../kernel/Json.ts"
 import { RequestError } from "../../kernel/RequestError.ts"

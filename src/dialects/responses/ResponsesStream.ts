@@ -11,8 +11,8 @@
 import type { Identity, StreamedAnswer } from "../../core/Dialect.ts"
 import type { Problem } from "../../core/Problem.ts"
 import { randomBase62 } from "../../Ids.ts"
+import type { ChunkChoice, ToolCallDelta } from "../../kernel/Canonical.ts"
 import type { ChatCall } from "../../kernel/ChatCall.ts"
-import type { ChunkChoice, ToolCallDelta } from "../../kernel/ChatWire.ts"
 import { type ChunkPull, mapPullThen } from "../../kernel/ChunkPull.ts"
 import {
   functionCallItem,

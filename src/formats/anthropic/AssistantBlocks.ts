@@ -6,7 +6,7 @@
  * provider) and a client's earlier turns (the dialect), so it lives under `formats/`, which each of them
  * may import and which imports only the kernel.
  */
-import type { AssistantMessage, ToolCall } from "../../kernel/ChatWire.ts"
+import type { AssistantMessage, ToolCall } from "../../kernel/Canonical.ts"
 import { isRecord } from "../../kernel/Json.ts"
 
 type Json = Readonly<Record<string, unknown>>

@@ -12,8 +12,8 @@
  * `max_tokens` is required by Anthropic: a call without one (nor a passthrough `max_completion_tokens`)
  * asks for `DEFAULT_MAX_TOKENS` (4096).
  */
+import type { ChatMessage, ContentPart, ToolDefinition } from "../../kernel/Canonical.ts"
 import { forcedToolName } from "../../kernel/ChatCall.ts"
-import type { ChatMessage, ContentPart, ToolDefinition } from "../../kernel/ChatWire.ts"
 import { isRecord } from "../../kernel/Json.ts"
 import type { ProviderCall } from "../Provider.ts"
 

@@ -9,7 +9,7 @@
  */
 import { Result } from "effect"
 import { assistantFromBlocks } from "../../formats/anthropic/AssistantBlocks.ts"
-import type { ChunkChoice, Completion, NativeDetail, Usage } from "../../kernel/ChatWire.ts"
+import type { ChunkChoice, Completion, NativeDetail, Usage } from "../../kernel/Canonical.ts"
 import { isRecord } from "../../kernel/Json.ts"
 import { UpstreamBadResponse, UpstreamStatus } from "../ProviderError.ts"
 import { endEvent, type EventStep, skipEvent } from "../SseChunks.ts"

@@ -8,7 +8,7 @@
  * (`reasoning_effort` as a thinking budget with thought summaries). What Gemini has no field for is
  * left out and named by `droppedFields`.
  */
-import type { ChatMessage, ContentPart } from "../../kernel/ChatWire.ts"
+import type { ChatMessage, ContentPart } from "../../kernel/Canonical.ts"
 import { isRecord } from "../../kernel/Json.ts"
 import type { ProviderCall } from "../Provider.ts"
 import { geminiSchema } from "./GeminiSchema.ts"

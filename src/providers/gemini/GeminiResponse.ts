@@ -11,7 +11,7 @@
  */
 import { Result } from "effect"
 import { randomBase62 } from "../../Ids.ts"
-import type { Completion, CompletionChunk, ToolCall, Usage } from "../../kernel/ChatWire.ts"
+import type { Completion, CompletionChunk, ToolCall, Usage } from "../../kernel/Canonical.ts"
 import { isRecord } from "../../kernel/Json.ts"
 import { UpstreamBadResponse, UpstreamStatus } from "../ProviderError.ts"
 import { type EventStep, skipEvent } from "../SseChunks.ts"

@@ -4,8 +4,8 @@
  * stream, so both paths always agree. "Tokens" here are whitespace-separated words: predictable
  * counts make usage, `max_tokens` and streaming easy to assert in tests.
  */
+import type { ChatMessage, ChunkChoice, Completion, CompletionChunk, ToolCall, Usage } from "../../kernel/Canonical.ts"
 import { forcedToolName } from "../../kernel/ChatCall.ts"
-import type { ChatMessage, ChunkChoice, Completion, CompletionChunk, ToolCall, Usage } from "../../kernel/ChatWire.ts"
 import type { ProviderCall } from "../Provider.ts"
 
 export const ECHO_MODEL = "echo"

@@ -6,7 +6,7 @@
  * `x-svc-dropped-fields`. A chat-completions client's own keys are never touched (OpenRouter, for one,
  * takes `cache_control`).
  */
-import type { ChatMessage, ToolDefinition } from "../../kernel/ChatWire.ts"
+import type { ChatMessage, ToolDefinition } from "../../kernel/Canonical.ts"
 
 const MESSAGE_KEYS = ["thinking_blocks", "reasoning_content", "is_error"] as const
 

@@ -5,8 +5,8 @@
  * wire is testable as a table.
  */
 import { Result, Schema } from "effect"
-import { Choice, ChunkChoice } from "../../kernel/ChatWire.ts"
-import type { Completion, CompletionChunk, Usage } from "../../kernel/ChatWire.ts"
+import { Choice, ChunkChoice } from "../../kernel/Canonical.ts"
+import type { Completion, CompletionChunk, Usage } from "../../kernel/Canonical.ts"
 import { isRecord } from "../../kernel/Json.ts"
 import type { ProviderCall } from "../Provider.ts"
 import { UpstreamBadResponse, UpstreamStatus } from "../ProviderError.ts"

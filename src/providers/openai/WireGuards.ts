@@ -1,12 +1,12 @@
 /**
- * Checks that say whether parsed JSON already is a `Choice` / `ChunkChoice` array as the ChatWire schemas
+ * Checks that say whether parsed JSON already is a `Choice` / `ChunkChoice` array as the Canonical schemas
  * define them, without building anything. Decoding a streamed chunk through the schemas copies every
  * choice, delta and tool call, and cost more than the `JSON.parse` before it, on every event of every
  * stream. Upstream bodies are nearly always well formed: when a check passes, the parsed JSON is used as
  * it is; when it fails, the schema decodes it again to say what is wrong. `WireGuards.test.ts` holds
  * each check to its schema over valid and malformed inputs.
  */
-import type { Choice, ChunkChoice } from "../../kernel/ChatWire.ts"
+import type { Choice, ChunkChoice } from "../../kernel/Canonical.ts"
 import { isRecord } from "../../kernel/Json.ts"
 
 const isNumber = (u: unknown): boolean => typeof u === "number"

@@ -9,8 +9,8 @@
  *   `reasoning`, `text`), with `store: false` since the gateway keeps nothing; chat-only fields
  *   (`n`, `seed`, `stop`, penalties, `logprobs`, ...) are left out and named by `droppedFields`.
  */
+import type { ChatMessage, ContentPart, ToolDefinition } from "../../kernel/Canonical.ts"
 import type { NativeRequest } from "../../kernel/ChatCall.ts"
-import type { ChatMessage, ContentPart, ToolDefinition } from "../../kernel/ChatWire.ts"
 import { isRecord } from "../../kernel/Json.ts"
 import type { WireFormat } from "../../kernel/WireFormat.ts"
 import type { ProviderCall } from "../Provider.ts"

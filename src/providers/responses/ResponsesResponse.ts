@@ -10,7 +10,7 @@
  * failure. Output items of hosted tools (`web_search_call`, ...) have no place in the model and are not read.
  */
 import { Result } from "effect"
-import type { Completion, CompletionChunk, ToolCall, ToolCallDelta, Usage } from "../../kernel/ChatWire.ts"
+import type { Completion, CompletionChunk, ToolCall, ToolCallDelta, Usage } from "../../kernel/Canonical.ts"
 import { isRecord } from "../../kernel/Json.ts"
 import { UpstreamBadResponse, UpstreamStatus } from "../ProviderError.ts"
 import { type EventStep, skipEvent } from "../SseChunks.ts"

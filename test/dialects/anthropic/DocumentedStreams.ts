@@ -10,7 +10,7 @@
  *   thinking example of the documentation shows neither; the API sends both).
  * The tool-use example adds a second, parallel call after the documented one (`get_time`).
  */
-import type { CompletionChunk, NativeDetail, Usage } from "../../../src/kernel/ChatWire.ts"
+import type { CompletionChunk, NativeDetail, Usage } from "../../../src/kernel/Canonical.ts"
 
 export interface DocumentedStream {
   readonly name: string

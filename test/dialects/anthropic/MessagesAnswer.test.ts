@@ -7,10 +7,10 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
-import type { Answer } from "../../../src/core/Outcome.ts"
+import type { WholeAnswer } from "../../../src/core/Outcome.ts"
 import { anthropicUsage, encodeMessage } from "../../../src/dialects/anthropic/MessagesAnswer.ts"
 import { parseMessagesCall } from "../../../src/dialects/anthropic/MessagesRequest.ts"
-import type { AssistantMessage, Completion, NativeDetail, Usage } from "../../../src/kernel/ChatWire.ts"
+import type { AssistantMessage, Completion, NativeDetail, Usage } from "../../../src/kernel/Canonical.ts"
 import { usage } from "./DocumentedStreams.ts"
 
 const identity = { id: "msg_01XFDUDYJgAACzvnptvVoYEL", created: 1_767_000_000, model: "claude-opus-4-6" }
@@ -19,8 +19,8 @@ const answerOf = (
   message: Partial<AssistantMessage> & Record<string, unknown>,
   finish: string | null,
   u: Usage = usage(12, 6),
-  more: Partial<Answer> & { readonly native?: NativeDetail } = {}
-): Answer => {
+  more: Partial<WholeAnswer> & { readonly native?: NativeDetail } = {}
+): WholeAnswer => {
   const { native, ...rest } = more
   const completion: Completion = {
     model: "upstream-model",

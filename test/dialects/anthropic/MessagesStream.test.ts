@@ -8,7 +8,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { estimateInputTokens } from "../../../src/dialects/anthropic/MessagesStream.ts"
-import { emptyUsage } from "../../../src/kernel/ChatWire.ts"
+import { emptyUsage } from "../../../src/kernel/Canonical.ts"
 import { chunk, documentedStreams, toolStream, usage, usageChunk } from "./DocumentedStreams.ts"
 import { callWith, encode, events, outcomeOf, splitFrames } from "./StreamHarness.ts"
 

@@ -8,8 +8,8 @@ import { Effect } from "effect"
 import { describe, expect, it } from "vitest"
 import type { Outcome } from "../../../src/core/Outcome.ts"
 import { encodeResponseStream, responsesStreamError } from "../../../src/dialects/responses/ResponsesStream.ts"
+import type { CompletionChunk } from "../../../src/kernel/Canonical.ts"
 import type { ChatCall } from "../../../src/kernel/ChatCall.ts"
-import type { CompletionChunk } from "../../../src/kernel/ChatWire.ts"
 import { pullOnce } from "../../../src/kernel/ChunkPull.ts"
 
 const identity = { id: "resp_1", created: 100, model: "openai/gpt-5" }

@@ -8,7 +8,7 @@ import { assert, describe, expect, it } from "@effect/vitest"
 import { Effect, Exit, Scope, Stream } from "effect"
 import { HttpClient, HttpClientResponse } from "effect/http"
 import type { HttpClientRequest } from "effect/http"
-import type { CompletionChunk } from "../../../src/kernel/ChatWire.ts"
+import type { CompletionChunk } from "../../../src/kernel/Canonical.ts"
 import {
   type AnthropicOptions,
   DEFAULT_BASE_URL,

@@ -6,7 +6,7 @@
  */
 import { assert, describe, expect, it } from "@effect/vitest"
 import { Duration, Effect, Stream } from "effect"
-import type { CompletionChunk } from "../../../src/kernel/ChatWire.ts"
+import type { CompletionChunk } from "../../../src/kernel/Canonical.ts"
 import { make } from "../../../src/providers/anthropic/Anthropic.ts"
 import { UpstreamTransport } from "../../../src/providers/UpstreamTransport.ts"
 import { anthropicError, anthropicMessage, anthropicUsage } from "../../utils/FakeAnthropic.ts"

@@ -5,8 +5,8 @@
  * the model, stream, appended tools and turns), and the headers.
  */
 import { describe, expect, it } from "@effect/vitest"
+import type { ChatMessage, ToolDefinition } from "../../../src/kernel/Canonical.ts"
 import type { ToolChoice } from "../../../src/kernel/ChatCall.ts"
-import type { ChatMessage, ToolDefinition } from "../../../src/kernel/ChatWire.ts"
 import {
   ANTHROPIC_VERSION,
   countTokensBody,

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import { Result } from "effect"
-import type { CompletionChunk, Usage } from "../../../src/kernel/ChatWire.ts"
+import type { CompletionChunk, Usage } from "../../../src/kernel/Canonical.ts"
 import {
   decodeError,
   decodeMessage,

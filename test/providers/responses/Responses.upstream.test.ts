@@ -8,7 +8,7 @@
  */
 import { assert, describe, expect, it } from "@effect/vitest"
 import { Duration, Effect, Stream } from "effect"
-import type { CompletionChunk } from "../../../src/kernel/ChatWire.ts"
+import type { CompletionChunk } from "../../../src/kernel/Canonical.ts"
 import { takesNative } from "../../../src/providers/Provider.ts"
 import type { ProviderError } from "../../../src/providers/ProviderError.ts"
 import { make, makeOpenAi } from "../../../src/providers/responses/Responses.ts"

@@ -4,7 +4,7 @@
  * other format written from the gateway's model, with what has no Responses name left out and named.
  */
 import { describe, expect, it } from "vitest"
-import type { ToolDefinition } from "../../../src/kernel/ChatWire.ts"
+import type { ToolDefinition } from "../../../src/kernel/Canonical.ts"
 import { droppedFields, requestBody } from "../../../src/providers/responses/ResponsesRequest.ts"
 import { call, codexBody, nativeCall } from "./ResponsesFixtures.ts"
 

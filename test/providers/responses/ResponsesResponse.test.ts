@@ -5,7 +5,7 @@
  */
 import { Result } from "effect"
 import { describe, expect, it } from "vitest"
-import type { CompletionChunk } from "../../../src/kernel/ChatWire.ts"
+import type { CompletionChunk } from "../../../src/kernel/Canonical.ts"
 import { decodeErrorResponse } from "../../../src/providers/openai/OpenAiMapping.ts"
 import { decodeResponse, streamDecoder } from "../../../src/providers/responses/ResponsesResponse.ts"
 import type { EventStep } from "../../../src/providers/SseChunks.ts"

@@ -7,7 +7,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Stream } from "effect"
 import type { LoopSettings } from "../../../src/core/ToolLoop.ts"
-import { type ChatMessage, type CompletionChunk, type ToolCallDelta } from "../../../src/kernel/ChatWire.ts"
+import { type ChatMessage, type CompletionChunk, type ToolCallDelta } from "../../../src/kernel/Canonical.ts"
 import { streamWithTools } from "../../utils/PullStreams.ts"
 import {
   echoTool,

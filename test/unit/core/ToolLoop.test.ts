@@ -7,7 +7,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { Effect, Fiber } from "effect"
 import { TestClock } from "effect/testing"
 import { completeWithTools, type LoopSettings, type ModelAnswer } from "../../../src/core/ToolLoop.ts"
-import type { ChatMessage, Completion, ToolCall, Usage } from "../../../src/kernel/ChatWire.ts"
+import type { ChatMessage, Completion, ToolCall, Usage } from "../../../src/kernel/Canonical.ts"
 import { upstreamFailure } from "../../utils/ScriptedProvider.ts"
 import {
   callOf,

@@ -12,7 +12,7 @@ import {
   toolResultMessages,
   upstreamTools
 } from "../../../src/core/ToolTurns.ts"
-import type { ChatMessage, ToolDefinition } from "../../../src/kernel/ChatWire.ts"
+import type { ChatMessage, ToolDefinition } from "../../../src/kernel/Canonical.ts"
 import type { PendingState } from "../../../src/tools/PendingCalls.ts"
 import { callOf, echoTool } from "../../utils/ToolFixtures.ts"
 

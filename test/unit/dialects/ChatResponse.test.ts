@@ -6,7 +6,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Stream } from "effect"
 import { renderCompletion, renderFrames, type ResponseIdentity } from "../../../src/dialects/openai/ChatResponse.ts"
-import type { ChunkChoice, Completion, CompletionChunk, Usage } from "../../../src/kernel/ChatWire.ts"
+import type { ChunkChoice, Completion, CompletionChunk, Usage } from "../../../src/kernel/Canonical.ts"
 import { fromChunkPull, renderChunks, streamPull } from "../../utils/PullStreams.ts"
 
 const identity: ResponseIdentity = { id: "chatcmpl-test", created: 1_700_000_000, model: "team/fast" }

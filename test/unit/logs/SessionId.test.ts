@@ -1,16 +1,17 @@
 /**
  * A client's session id in the request log: which `X-Claude-Code-Session-Id` values are kept
- * (`sessionIdOf`), that `RequestEntry.finish` copies it into the record, and that spilled lines keep it
+ * (`sessionIdOf`), that `RequestDraft.finish` copies it into the record, and that spilled lines keep it
  * while lines spilled before sessions were logged read back as no session.
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Option } from "effect"
-import { RequestEntry, sessionIdOf } from "../../../src/logs/RequestEntry.ts"
+import { RequestDraft, sessionIdOf } from "../../../src/logs/RequestDraft.ts"
 import { parseLine } from "../../../src/logs/RequestLogSpill.ts"
 import type { RequestRecord } from "../../../src/logs/RequestRecord.ts"
 
 const record: RequestRecord = {
   id: "req_1",
+  kind: "completion",
   createdAt: new Date("2026-03-01T08:00:00.000Z"),
   orgId: "org_1",
   keyId: "key_1",
@@ -54,14 +55,14 @@ describe("sessionIdOf", () => {
   })
 })
 
-describe("RequestEntry", () => {
+describe("RequestDraft", () => {
   it("finish copies the session id into the record; none by default", () => {
-    const entry = new RequestEntry("req_1", "claude-cli/2.0.0")
+    const entry = new RequestDraft("req_1", "claude-cli/2.0.0")
     assert.isNull(entry.sessionId)
     entry.sessionId = sessionIdOf("sess-42")
     const finished: RequestRecord = entry.finish(200, null)
     assert.strictEqual(finished.sessionId, "sess-42")
-    assert.isNull(new RequestEntry("req_2", undefined).finish(200, null).sessionId)
+    assert.isNull(new RequestDraft("req_2", undefined).finish(200, null).sessionId)
   })
 })
 

@@ -6,7 +6,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Duration, Effect, Fiber, Schema } from "effect"
 import { TestClock } from "effect/testing"
-import type { ToolCall } from "../../../src/kernel/ChatWire.ts"
+import type { ToolCall } from "../../../src/kernel/Canonical.ts"
 import { defineTool, type SvcTool } from "../../../src/tools/SvcTool.ts"
 import { runToolCalls, type ToolRunLimits } from "../../../src/tools/ToolRunner.ts"
 import { callOf, echoTool, failingTool, sleepyTool, toolRunning } from "../../utils/ToolFixtures.ts"

@@ -53,6 +53,8 @@ export const RequestDetail = (props: {
             <dd title={r.created_at}>
               {time(r.created_at)} <span class="muted">({r.created_at})</span>
             </dd>
+            <dt>Kind</dt>
+            <dd>{r.kind === "count_tokens" ? "token count (count_tokens)" : "completion"}</dd>
             <dt>Status</dt>
             <dd>{r.status}{r.error_code === null ? "" : ` (${r.error_code})`}</dd>
             <dt>Model requested</dt>

@@ -7,10 +7,10 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Layer, Stream } from "effect"
 import { GatewayConfig } from "../../../src/Config.ts"
-import { ChatCompletions, type ChatContext, toProviderCall } from "../../../src/core/ChatCompletions.ts"
+import { type ChatContext, GatewayCore, toProviderCall } from "../../../src/core/GatewayCore.ts"
 import type { Caller } from "../../../src/kernel/Caller.ts"
+import type { CompletionChunk } from "../../../src/kernel/Canonical.ts"
 import type { ChatCall } from "../../../src/kernel/ChatCall.ts"
-import type { CompletionChunk } from "../../../src/kernel/ChatWire.ts"
 import { Metrics } from "../../../src/observability/Metrics.ts"
 import { ProviderError } from "../../../src/providers/ProviderError.ts"
 import { CutOutputs } from "../../../src/tools/CutOutputs.ts"
@@ -60,11 +60,11 @@ const context = (overrides: Partial<ChatCall> = {}): ChatContext => ({
 })
 
 /**
- * ChatCompletions over the given fakes; `openai/gpt-4o` falls back to `groq/llama` then `local/echo`.
+ * GatewayCore over the given fakes; `openai/gpt-4o` falls back to `groq/llama` then `local/echo`.
  * Providers a test does not script are there with no script, so calling them fails the test.
  */
 const core = (fakes: ReadonlyArray<ScriptedProvider>) =>
-  ChatCompletions.layer.pipe(
+  GatewayCore.layer.pipe(
     Layer.provide(Metrics.layer),
     Layer.provide(providersLayer(
       ["openai", "groq", "local"].map((name) =>
@@ -90,10 +90,10 @@ const reasonOf = (error: { readonly _tag: string } | undefined) =>
   error instanceof ProviderError ? `${error.provider}:${error.reason._tag}` : error?._tag
 
 const complete = (fakes: ReadonlyArray<ScriptedProvider>, ctx: ChatContext = context()) =>
-  ChatCompletions.use((service) => service.complete(ctx)).pipe(Effect.provide(core(fakes)))
+  GatewayCore.use((service) => service.complete(ctx)).pipe(Effect.provide(core(fakes)))
 
 const openStream = (fakes: ReadonlyArray<ScriptedProvider>, ctx: ChatContext = context({ stream: true })) =>
-  ChatCompletions.use((service) => service.stream(ctx)).pipe(Effect.provide(core(fakes)))
+  GatewayCore.use((service) => service.stream(ctx)).pipe(Effect.provide(core(fakes)))
 
 /** Runs a stream to its end or failure: what it emitted, and the error if any. */
 const drain = <E>(chunks: Stream.Stream<CompletionChunk, E>) =>
@@ -103,7 +103,7 @@ const drain = <E>(chunks: Stream.Stream<CompletionChunk, E>) =>
     return { seen, error: exit._tag === "Failure" ? exit.failure : undefined }
   })
 
-describe("ChatCompletions.complete", () => {
+describe("GatewayCore.complete", () => {
   it.effect("answers from the primary in one attempt, with the call it was given", () =>
     Effect.gen(function*() {
       const openai = scriptedProvider("openai", { complete: [Effect.succeed(completionOf("from openai"))] })
@@ -179,7 +179,7 @@ describe("ChatCompletions.complete", () => {
     }))
 })
 
-describe("ChatCompletions.stream", () => {
+describe("GatewayCore.stream", () => {
   it.effect("fails over when the first chunk fails, and streams the backup's chunks", () =>
     Effect.gen(function*() {
       const openai = scriptedProvider("openai", { stream: [Stream.fail(upstreamFailure("openai", 503))] })

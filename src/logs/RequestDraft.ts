@@ -5,12 +5,12 @@
  */
 import type { CompressionFacts } from "../compression/RequestCompression.ts"
 import type { Caller } from "../kernel/Caller.ts"
-import { emptyUsage, type Usage } from "../kernel/ChatWire.ts"
+import { emptyUsage, type Usage } from "../kernel/Canonical.ts"
 import type { CompressionLevel } from "../kernel/CompressionLevel.ts"
-import type { RequestRecord } from "./RequestRecord.ts"
+import type { RequestKind, RequestRecord } from "./RequestRecord.ts"
 
 /** What the core reports about an answered request; `Outcome` (and its streamed form) fits as is. */
-export interface AnswerFacts {
+export interface OutcomeFacts {
   readonly usage: Usage
   readonly attempts: number
   readonly toolRuns: ReadonlyArray<{ readonly id: string }>
@@ -30,8 +30,9 @@ export const sessionIdOf = (header: string | undefined): string | null => {
   return value !== undefined && /^[\w.:-]{1,128}$/.test(value) ? value : null
 }
 
-export class RequestEntry {
+export class RequestDraft {
   readonly id: string
+  readonly kind: RequestKind
   readonly createdAt = new Date()
   readonly started = performance.now()
   readonly userAgent: string | null
@@ -50,8 +51,9 @@ export class RequestEntry {
   /** The compression level, once chosen. */
   compressionLevel: CompressionLevel | null = null
 
-  constructor(id: string, userAgent: string | undefined) {
+  constructor(id: string, userAgent: string | undefined, kind: RequestKind = "completion") {
     this.id = id
+    this.kind = kind
     this.userAgent = userAgent ?? null
   }
 
@@ -61,11 +63,12 @@ export class RequestEntry {
     this.keepContent = caller.logContent
   }
 
-  finish(status: number, errorCode: string | null, answer?: AnswerFacts): RequestRecord {
+  finish(status: number, errorCode: string | null, answer?: OutcomeFacts): RequestRecord {
     const usage = answer?.usage ?? emptyUsage
     const text = answer?.text
     return {
       id: this.id,
+      kind: this.kind,
       createdAt: this.createdAt,
       orgId: this.orgId,
       keyId: this.keyId,

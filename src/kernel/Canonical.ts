@@ -1,7 +1,9 @@
 /**
- * The OpenAI chat-completions wire format, as Schemas: the shapes the gateway's own model
- * (`ChatCall.ts`) is written in. OpenAI clients and OpenAI-compatible providers speak it as it is; other
- * formats' dialects and adapters map to it (see docs/architecture.md for what they carry beyond it).
+ * The gateway's canonical model of a chat, as Schemas: messages, tools, completions, chunks and usage,
+ * which every inbound format is read into and every upstream format written from (the request around
+ * them is `ChatCall.ts`). Its shape is OpenAI's chat-completions wire format, so OpenAI clients and
+ * OpenAI-compatible providers speak it as it is; other formats' dialects and adapters map to it (see
+ * docs/architecture.md for what they carry beyond it).
  * Objects that users extend (messages, choices, tool calls) keep their unknown keys, so fields such as
  * `logprobs` or `system_fingerprint` pass through untouched.
  */

@@ -3,7 +3,7 @@
  * when the client continues one, choose the shared tools to inject, resolve the model to its targets,
  * and run the tool loop over the provider, failing over to the next target when an attempt fails with a
  * retryable error. A stream fails over only until its first chunk arrives; after that the client already
- * has output. What the request came to is returned as one value (`Answer`, `StreamAnswer.outcome`).
+ * has output. What the request came to is returned as one value (`WholeAnswer`, `StreamAnswer.outcome`).
  */
 import { Context, Duration, Effect, Layer, Scope } from "effect"
 import type { SqlError } from "effect/sql"
@@ -11,9 +11,9 @@ import { EXPAND_TOOL_ID } from "../compression/Aggressive.ts"
 import { requestCompression } from "../compression/RequestCompression.ts"
 import { GatewayConfig } from "../Config.ts"
 import type { Caller } from "../kernel/Caller.ts"
+import type { ChatMessage } from "../kernel/Canonical.ts"
+import type { CompletionChunk } from "../kernel/Canonical.ts"
 import type { ChatCall, ToolChoice } from "../kernel/ChatCall.ts"
-import type { ChatMessage } from "../kernel/ChatWire.ts"
-import type { CompletionChunk } from "../kernel/ChatWire.ts"
 import { pullFirst } from "../kernel/ChunkPull.ts"
 import type { CompressionLevel } from "../kernel/CompressionLevel.ts"
 import { RequestError } from "../kernel/RequestError.ts"
@@ -30,7 +30,7 @@ import { ToolRegistry } from "../tools/ToolRegistry.ts"
 import { hotSpan } from "../Tracing.ts"
 import { completeAttempt, openAttempt } from "./Attempt.ts"
 import { type FailoverOptions, withFailover } from "./Failover.ts"
-import type { Answer, StreamAnswer } from "./Outcome.ts"
+import type { StreamAnswer, WholeAnswer } from "./Outcome.ts"
 import { pullWithTools } from "./StreamToolLoop.ts"
 import { TargetBreaker } from "./TargetBreaker.ts"
 import { completeWithTools, type LoopSettings } from "./ToolLoop.ts"
@@ -123,12 +123,12 @@ export const showsOutput = (chunk: CompletionChunk): boolean => {
   return false
 }
 
-export class ChatCompletions extends Context.Service<ChatCompletions, {
-  readonly complete: (context: ChatContext) => Effect.Effect<Answer, ChatError>
+export class GatewayCore extends Context.Service<GatewayCore, {
+  readonly complete: (context: ChatContext) => Effect.Effect<WholeAnswer, ChatError>
   readonly stream: (context: ChatContext) => Effect.Effect<StreamAnswer<ChatError>, ChatError, Scope.Scope>
-}>()("svc-gateway/ChatCompletions") {
+}>()("svc-gateway/GatewayCore") {
   static readonly layer = Layer.effect(
-    ChatCompletions,
+    GatewayCore,
     Effect.gen(function*() {
       const providers = yield* Providers
       const policy = yield* Policy
@@ -233,7 +233,7 @@ export class ChatCompletions extends Context.Service<ChatCompletions, {
           )
         })
         const answered = first ?? { target: targets[0]!, call: callFor(messages)(targets[0]!) }
-        const answer: Answer = {
+        const answer: WholeAnswer = {
           ...outcome,
           usage: outcome.completion.usage,
           provider: answered.target.provider.name,
@@ -242,7 +242,7 @@ export class ChatCompletions extends Context.Service<ChatCompletions, {
           compression: compression.report()
         }
         return answer
-      }, hotSpan("ChatCompletions.complete"))
+      }, hotSpan("GatewayCore.complete"))
 
       /** Opens a round's answer on the first target that gives a first chunk, failing over until one does. */
       const openRound = (
@@ -279,9 +279,9 @@ export class ChatCompletions extends Context.Service<ChatCompletions, {
           outcome: () => ({ ...loop.progress(), provider, dropped, compression: compression.report() })
         }
         return answer
-      }, hotSpan("ChatCompletions.stream"))
+      }, hotSpan("GatewayCore.stream"))
 
-      return ChatCompletions.of({ complete, stream })
+      return GatewayCore.of({ complete, stream })
     })
   ).pipe(Layer.provideMerge(TargetBreaker.layerFromConfig))
 }
