@@ -27,6 +27,7 @@ import { Metrics } from "./observability/Metrics.ts"
 import { MetricsRoutes } from "./observability/MetricsRoutes.ts"
 import { TraceIdHeader } from "./observability/TraceHeaders.ts"
 import { Orgs } from "./orgs/Orgs.ts"
+import { Prices } from "./prices/Prices.ts"
 import { Providers } from "./providers/Providers.ts"
 import { UpstreamTransport } from "./providers/UpstreamTransport.ts"
 import { DatabaseLive } from "./store/Database.ts"
@@ -66,7 +67,7 @@ export const ChatServices = GatewayCore.layer.pipe(Layer.provideMerge(Providers.
 
 /** Every service; tests may install other shared tools than the plugins. */
 export const appServices = <E, R>(registry: Layer.Layer<ToolRegistry, E, R>) =>
-  Layer.mergeAll(ChatServices.pipe(Layer.provide(UpstreamClientLive)), MetricsLogStatsLive).pipe(
+  Layer.mergeAll(ChatServices.pipe(Layer.provide(UpstreamClientLive)), MetricsLogStatsLive, Prices.layer).pipe(
     Layer.provideMerge(toolServices(registry)),
     Layer.provideMerge(StoreServices),
     Layer.provideMerge(Metrics.layer)

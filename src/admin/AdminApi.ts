@@ -32,6 +32,7 @@ import {
   CreatedApiKey,
   ListOf,
   LoggedRequest,
+  ModelPriceInfo,
   Org,
   OrgToolSetting,
   RequestPage,
@@ -150,12 +151,20 @@ export const CircuitsGroup = HttpApiGroup.make("circuits").add(
   )
 )
 
+export const PricesGroup = HttpApiGroup.make("prices").add(
+  HttpApiEndpoint.get("list", "/prices", { success: ListOf(ModelPriceInfo) }).annotate(
+    summary,
+    "The effective price of every routable model, and where it comes from"
+  )
+)
+
 export const AdminApi = HttpApi.make("admin")
   .add(OrgsGroup)
   .add(KeysGroup)
   .add(SvcToolsGroup)
   .add(RequestsGroup)
   .add(CircuitsGroup)
+  .add(PricesGroup)
   .middleware(AdminFailures)
   .middleware(AdminAuthorization)
   .prefix("/admin/v1")

@@ -161,6 +161,34 @@ export const Circuit = Schema.Struct({
 }).annotate({ identifier: "Circuit" })
 export type Circuit = typeof Circuit.Type
 
+/** Dollars per million tokens: `base`, or a tier's `price` once the request's input reaches its `start`. */
+export const Rate = Schema.Struct({
+  base: Schema.Number,
+  tiers: Schema.Array(Schema.Struct({ start: Schema.Number, price: Schema.Number }))
+}).annotate({ identifier: "Rate" })
+
+/** A model's price per kind of token; a null rate is billed as input. */
+export const TokenPrices = Schema.Struct({
+  input: Rate,
+  cached_input: Schema.NullOr(Rate).annotate({ description: "A cache read; null: billed as input" }),
+  cache_write: Schema.NullOr(Rate).annotate({ description: "A 5-minute cache write; null: billed as input" }),
+  cache_write_1h: Schema.NullOr(Rate).annotate({ description: "A 1-hour cache write; null: as cache_write" }),
+  output: Rate
+}).annotate({ identifier: "TokenPrices" })
+
+/** The effective price of one routable model, and where it comes from. */
+export const ModelPriceInfo = Schema.Struct({
+  model: Schema.String.annotate({ description: "The address clients use (author/model)" }),
+  provider: Schema.String,
+  model_id: Schema.String.annotate({ description: "The model id the provider is asked for" }),
+  source: Schema.NullOr(Schema.Literals(["routing", "catalogue", "free"])).annotate({
+    description: "routing: the routing file's own price; catalogue: @pydantic/genai-prices; free: local; null: unknown"
+  }),
+  catalogue_model: Schema.NullOr(Schema.String).annotate({ description: "The catalogue's id for the model" }),
+  price: Schema.NullOr(TokenPrices).annotate({ description: "null: no price is known; its requests cost null" })
+}).annotate({ identifier: "ModelPriceInfo" })
+export type ModelPriceInfo = typeof ModelPriceInfo.Type
+
 /** A list in OpenAI's envelope. */
 export const ListOf = <S extends Schema.Top>(item: S) =>
   Schema.Struct({ object: Schema.Literal("list"), data: Schema.Array(item) })

@@ -10,6 +10,7 @@ import { AdminApi, AdminAuthorization, AdminFailures, OPENAPI_PATH } from "../ad
 import { AdminAuth } from "../auth/AdminAuth.ts"
 import { toRequestError } from "../kernel/DecodeInput.ts"
 import { AdminHandlers, apiError } from "./AdminHandlers.ts"
+import { PricesHandlers } from "./AdminPricesHandlers.ts"
 
 /** Query or path parameters that do not fit their schema: a 400 naming the parameter. */
 export const AdminFailuresLive = HttpApiMiddleware.layerSchemaErrorTransform(
@@ -48,5 +49,8 @@ export const adminHandlers = <E, R>(authorization: Layer.Layer<AdminAuthorizatio
 
 /** The admin API's routes and its OpenAPI document, on the router. */
 export const AdminApiRoutes = HttpApiBuilder.layer(AdminApi, { openapiPath: OPENAPI_PATH }).pipe(
-  Layer.provide(adminHandlers(AdminAuthorizationLive))
+  Layer.provide(Layer.mergeAll(
+    adminHandlers(AdminAuthorizationLive),
+    PricesHandlers.pipe(Layer.provide(Layer.mergeAll(AdminAuthorizationLive, AdminFailuresLive)))
+  ))
 )

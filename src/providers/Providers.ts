@@ -22,7 +22,8 @@ export interface ModelEntry {
   readonly owned_by: string
 }
 
-const globToRegExp = (glob: string) =>
+/** A pattern where `*` stands for any text, as routes and prices write model names. */
+export const globToRegExp = (glob: string) =>
   new RegExp(`^${glob.replace(/[.+?^${}()|[\]\\]/g, "\\$&").replace(/\*/g, ".*")}$`)
 
 /** Splits at the first slash: model ids may contain slashes themselves (`openrouter/meta/llama`). */

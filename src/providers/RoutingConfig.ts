@@ -6,6 +6,9 @@
  * ```yaml
  * providers:
  *   groq: { adapter: openai-compatible, base_url: https://api.groq.com/openai/v1, api_key_env: GROQ_API_KEY }
+ *   vllm:                       # its own prices, dollars per million tokens (else the catalogue's)
+ *     base_url: http://10.0.0.5:8000/v1
+ *     prices: { "*": { input: 0.2, output: 0.6 } }
  * routes:                       # optional; an author id equal to a provider name needs no route
  *   - { match: "team/fast", provider: groq, model: llama-3.1-8b-instant }
  *   - { match: "meta/*", provider: groq }
@@ -18,12 +21,25 @@ import { readFile } from "node:fs/promises"
 import { parse as parseYaml } from "yaml"
 import { adapterNames, adapters, type ProviderSpec, wellKnown } from "./Adapters.ts"
 
+const DollarsPerMillion = Schema.Number.check(Schema.isGreaterThanOrEqualTo(0))
+
+/** A price a routing file sets for a provider's models: dollars per million tokens. */
+export const PriceEntry = Schema.Struct({
+  input: DollarsPerMillion,
+  output: DollarsPerMillion,
+  cached_input: Schema.optionalKey(DollarsPerMillion),
+  cache_write: Schema.optionalKey(DollarsPerMillion)
+})
+export type PriceEntry = typeof PriceEntry.Type
+
 export const ProviderEntry = Schema.Struct({
   adapter: Schema.optionalKey(Schema.Literals(adapterNames)),
   base_url: Schema.optionalKey(Schema.String),
   api_key_env: Schema.optionalKey(Schema.String),
   headers: Schema.optionalKey(Schema.Record(Schema.String, Schema.String)),
-  models: Schema.optionalKey(Schema.Array(Schema.String))
+  models: Schema.optionalKey(Schema.Array(Schema.String)),
+  /** By model id, `*` globs allowed; the first match wins, in the file's order. */
+  prices: Schema.optionalKey(Schema.Record(Schema.String, PriceEntry))
 })
 
 export const RouteEntry = Schema.Struct({
@@ -43,6 +59,8 @@ export interface Routing {
   readonly providers: ReadonlyArray<ProviderSpec>
   readonly routes: ReadonlyArray<RouteEntry>
   readonly fallbacks: Readonly<Record<string, ReadonlyArray<string>>>
+  /** A provider's own prices by model glob, when its entry sets them (else the catalogue's apply). */
+  readonly prices: Readonly<Record<string, Readonly<Record<string, PriceEntry>>>>
 }
 
 export class RoutingConfigError extends Schema.TaggedError<RoutingConfigError>()("RoutingConfigError", {
@@ -79,7 +97,7 @@ export const routingFromEnv = Effect.gen(function*() {
       models: []
     })
   }
-  return { providers, routes: [], fallbacks: {} } satisfies Routing
+  return { providers, routes: [], fallbacks: {}, prices: {} } satisfies Routing
 })
 
 const decodeFile = Schema.decodeUnknownEffect(RoutingFile)
@@ -118,10 +136,15 @@ export const parseRoutingFile = Effect.fn("RoutingConfig.parse")(function*(text:
       })
     }
   }
+  const prices: Record<string, Readonly<Record<string, PriceEntry>>> = {}
+  for (const [name, entry] of Object.entries(file.providers ?? {})) {
+    if (entry.prices !== undefined) prices[name] = entry.prices
+  }
   return {
     providers: [...byName.values()],
     routes: file.routes ?? [],
-    fallbacks: file.fallbacks ?? {}
+    fallbacks: file.fallbacks ?? {},
+    prices
   } satisfies Routing
 })
 

@@ -56,6 +56,7 @@ describe("the admin API's OpenAPI document", () => {
       "GET /admin/v1/orgs/{org_id}/requests",
       "GET /admin/v1/orgs/{org_id}/requests/{request_id}",
       "GET /admin/v1/orgs/{org_id}/svc-tools",
+      "GET /admin/v1/prices",
       "GET /admin/v1/svc-tools",
       "PATCH /admin/v1/keys/{key_id}",
       "PATCH /admin/v1/orgs/{org_id}",

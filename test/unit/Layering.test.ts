@@ -44,7 +44,8 @@ const FORBIDDEN: Readonly<Record<string, ReadonlyArray<string>>> = {
   orgs: ["http", "dialects", "core", "cli", "console"],
   store: ["http", "dialects", "core", "cli", "console"],
   observability: ["http", "dialects", "core", "cli", "console"],
-  limits: ["http", "dialects", "core", "cli", "console"]
+  limits: ["http", "dialects", "core", "cli", "console"],
+  prices: ["http", "dialects", "core", "cli", "console"]
 }
 
 const filesUnder = (dir: string): ReadonlyArray<string> =>

@@ -67,7 +67,7 @@ export const providersLayer = (
   Layer.effect(
     Providers,
     makeRegistry(
-      { providers: [], routes: routing.routes ?? [], fallbacks: routing.fallbacks ?? {} },
+      { providers: [], routes: routing.routes ?? [], fallbacks: routing.fallbacks ?? {}, prices: {} },
       new Map(providers.map((provider) => [provider.name, provider]))
     )
   )

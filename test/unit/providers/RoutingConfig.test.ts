@@ -144,6 +144,27 @@ describe("parseRoutingFile", () => {
       assert.deepStrictEqual(byName(routing).get("offline"), { ...LOCAL, name: "offline" })
     }))
 
+  it.effect("a provider's own prices, by model glob; a file without any sets none", () =>
+    Effect.gen(function*() {
+      const text = "providers:\n  lab:\n    base_url: http://10.0.0.7:8000/v1\n" +
+        "    prices: { qwen-7b: { input: 0.1, output: 0.3, cached_input: 0.01 }, '*': { input: 0.2, output: 0.6 } }\n"
+      const routing = yield* parseRoutingFile(text, "gateway.yaml").pipe(withEnv({}))
+      assert.deepStrictEqual(routing.prices, {
+        lab: { "qwen-7b": { input: 0.1, output: 0.3, cached_input: 0.01 }, "*": { input: 0.2, output: 0.6 } }
+      })
+      assert.deepStrictEqual((yield* parseRoutingFile(fileAsJson, "gateway.json").pipe(withEnv({}))).prices, {})
+    }))
+
+  it.effect("refuses a negative price, or one without its output rate, naming the file", () =>
+    Effect.gen(function*() {
+      for (const price of [{ input: -1, output: 1 }, { input: 1 }]) {
+        const text = JSON.stringify({ providers: { lab: { base_url: "http://h/v1", prices: { "*": price } } } })
+        const message = yield* refusal(text)
+        assert.include(message, "gateway.yaml")
+        assert.include(message, "prices")
+      }
+    }))
+
   it.effect("a route may name a provider the environment enables", () =>
     Effect.gen(function*() {
       const text = JSON.stringify({

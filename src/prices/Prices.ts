@@ -1,0 +1,95 @@
+/**
+ * The effective price of each model the gateway routes to: a routing file's own `prices` for the
+ * provider (a private deployment, a negotiated rate) first, else `@pydantic/genai-prices`' catalogue,
+ * which is bundled with the package (nothing is fetched at run time), else unknown: a model without a
+ * price costs `null`, never 0. The built-in `local` provider is free. Looked up once per provider and
+ * model, then kept.
+ */
+import { calcPrice, findProvider, type Provider as CatalogueProvider } from "@pydantic/genai-prices"
+import { Context, Effect, Layer } from "effect"
+import { GatewayConfig } from "../Config.ts"
+import type { AdapterName, ProviderSpec } from "../providers/Adapters.ts"
+import { globToRegExp } from "../providers/Providers.ts"
+import { loadRouting } from "../providers/RoutingConfig.ts"
+import { FREE, fromCatalogue, fromRouting, type ModelPrice, type PriceInput, type PriceSource } from "./ModelPrice.ts"
+
+export interface EffectivePrice {
+  /** null: no price is known for the model. */
+  readonly price: ModelPrice | null
+  readonly source: PriceSource | null
+  /** The catalogue's id for the model, when the price is the catalogue's (`gpt-4o` for `gpt-4o-2024-08-06`). */
+  readonly catalogueModel: string | null
+}
+
+const UNKNOWN: EffectivePrice = { price: null, source: null, catalogueModel: null }
+
+/** The catalogue's provider ids for the adapters that speak one vendor's API. */
+const VENDOR: Partial<Record<AdapterName, string>> = {
+  openai: "openai",
+  "openai-responses": "openai",
+  anthropic: "anthropic",
+  gemini: "google"
+}
+
+/** The catalogue's provider for a configured one: by vendor, else by name, else by its API's address. */
+const catalogueProvider = (spec: ProviderSpec): CatalogueProvider | undefined => {
+  const vendor = VENDOR[spec.adapter]
+  if (vendor !== undefined) return findProvider({ providerId: vendor })
+  return findProvider({ providerId: spec.name }) ?? findProvider({ providerApiUrl: spec.baseUrl })
+}
+
+/** A model's price in the catalogue, as of `at`. */
+const fromCatalogueOf = (provider: CatalogueProvider, modelId: string, at: Date): EffectivePrice => {
+  const found = calcPrice({}, modelId, { provider, timestamp: at })
+  if (found === null) return UNKNOWN
+  const price = fromCatalogue(found.model_price)
+  return price === null ? UNKNOWN : { price, source: "catalogue", catalogueModel: found.model.id }
+}
+
+export class Prices extends Context.Service<Prices, {
+  /** The effective price of `modelId` at the configured provider `provider`. */
+  readonly of: (provider: string, modelId: string) => EffectivePrice
+}>()("svc-gateway/Prices") {
+  /** Over the providers and prices the settings' routing names. */
+  static readonly layer = Layer.effect(
+    Prices,
+    Effect.gen(function*() {
+      const config = yield* GatewayConfig
+      const routing = yield* loadRouting(config.configFile)
+      return Prices.of(pricesOf(routing.providers, routing.prices))
+    })
+  )
+}
+
+/** The lookup over configured providers and a routing file's `prices` (provider name -> model glob -> price). */
+export const pricesOf = (
+  providers: ReadonlyArray<ProviderSpec>,
+  overrides: Readonly<Record<string, Readonly<Record<string, PriceInput>>>>,
+  now: () => Date = () => new Date()
+) => {
+  const specs = new Map(providers.map((spec) => [spec.name, spec]))
+  const own = new Map(
+    Object.entries(overrides).map((
+      [name, byModel]
+    ) => [name, Object.entries(byModel).map(([glob, entry]) => [globToRegExp(glob), fromRouting(entry)] as const)])
+  )
+  const known = new Map<string, EffectivePrice>()
+  const of = (provider: string, modelId: string): EffectivePrice => {
+    const key = `${provider}\u0000${modelId}`
+    const cached = known.get(key)
+    if (cached !== undefined) return cached
+    const spec = specs.get(provider)
+    const routed = own.get(provider)?.find(([glob]) => glob.test(modelId))?.[1]
+    const catalogue = spec === undefined ? undefined : catalogueProvider(spec)
+    const effective: EffectivePrice = routed !== undefined
+      ? { price: routed, source: "routing", catalogueModel: null }
+      : spec?.adapter === "local"
+      ? { price: FREE, source: "free", catalogueModel: null }
+      : catalogue === undefined
+      ? UNKNOWN
+      : fromCatalogueOf(catalogue, modelId, now())
+    known.set(key, effective)
+    return effective
+  }
+  return { of }
+}
