@@ -102,7 +102,8 @@ const outcome = () => ({
   svcPendingId: undefined,
   provider: "bench",
   model: "fake-model",
-  dropped: []
+  dropped: [],
+  cost: null
 })
 
 const chunksOf = (n: number, make: (i: number) => CompletionChunk): Array<CompletionChunk> => {

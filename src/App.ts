@@ -62,12 +62,15 @@ export const StoreServices = Layer.mergeAll(
 export const toolServices = <E, R>(registry: Layer.Layer<ToolRegistry, E, R>) =>
   Layer.mergeAll(Policy.layer, PendingCalls.layer, CutOutputs.layer).pipe(Layer.provideMerge(registry))
 
-/** Provider registry and chat core; needs the store, the tool services and an upstream HTTP client. */
-export const ChatServices = GatewayCore.layer.pipe(Layer.provideMerge(Providers.layer))
+/** Provider registry, prices and chat core; needs the store, the tool services and an upstream HTTP client. */
+export const ChatServices = GatewayCore.layer.pipe(
+  Layer.provideMerge(Providers.layer),
+  Layer.provideMerge(Prices.layer)
+)
 
 /** Every service; tests may install other shared tools than the plugins. */
 export const appServices = <E, R>(registry: Layer.Layer<ToolRegistry, E, R>) =>
-  Layer.mergeAll(ChatServices.pipe(Layer.provide(UpstreamClientLive)), MetricsLogStatsLive, Prices.layer).pipe(
+  Layer.mergeAll(ChatServices.pipe(Layer.provide(UpstreamClientLive)), MetricsLogStatsLive).pipe(
     Layer.provideMerge(toolServices(registry)),
     Layer.provideMerge(StoreServices),
     Layer.provideMerge(Metrics.layer)

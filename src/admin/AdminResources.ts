@@ -112,6 +112,13 @@ export const LoggedRequest = Schema.Struct({
   session_id: Schema.NullOr(Schema.String).annotate({
     description: "The client's session (Claude Code's X-Claude-Code-Session-Id)"
   }),
+  cost_usd: Schema.NullOr(Schema.Number).annotate({
+    description: "What the upstream calls cost, in dollars (stored as whole micro-dollars); null: unknown"
+  }),
+  cost_input_usd: Schema.NullOr(Schema.Number),
+  cost_cached_input_usd: Schema.NullOr(Schema.Number).annotate({ description: "Cache reads" }),
+  cost_cache_write_usd: Schema.NullOr(Schema.Number),
+  cost_output_usd: Schema.NullOr(Schema.Number).annotate({ description: "Reasoning included" }),
   prompt_text: Schema.optionalKey(Schema.String).annotate({ description: "Only when the org stores content" }),
   completion_text: Schema.optionalKey(Schema.String)
 }).annotate({ identifier: "LoggedRequest" })

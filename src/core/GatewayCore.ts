@@ -11,13 +11,14 @@ import { EXPAND_TOOL_ID } from "../compression/Aggressive.ts"
 import { requestCompression } from "../compression/RequestCompression.ts"
 import { GatewayConfig } from "../Config.ts"
 import type { Caller } from "../kernel/Caller.ts"
-import type { ChatMessage } from "../kernel/Canonical.ts"
-import type { CompletionChunk } from "../kernel/Canonical.ts"
+import type { ChatMessage, CompletionChunk, Usage } from "../kernel/Canonical.ts"
 import type { ChatCall, ToolChoice } from "../kernel/ChatCall.ts"
 import { pullFirst } from "../kernel/ChunkPull.ts"
 import type { CompressionLevel } from "../kernel/CompressionLevel.ts"
 import { RequestError } from "../kernel/RequestError.ts"
 import { Metrics } from "../observability/Metrics.ts"
+import { addCost, type Cost, costOf, ZERO_COST } from "../prices/Cost.ts"
+import { Prices } from "../prices/Prices.ts"
 import { type ProviderCall, takesNative } from "../providers/Provider.ts"
 import type { ProviderError } from "../providers/ProviderError.ts"
 import { Providers, type Target } from "../providers/Providers.ts"
@@ -136,6 +137,18 @@ export class GatewayCore extends Context.Service<GatewayCore, {
       const config = yield* GatewayConfig
       const metrics = yield* Metrics
       const cutOutputs = yield* CutOutputs
+      const prices = yield* Prices
+      /** The cost of each round at the price of the target that answered it; null when one price is unknown. */
+      const costOfRounds = (targets: ReadonlyArray<Target>, usages: ReadonlyArray<Usage>): Cost | null => {
+        let cost = ZERO_COST
+        for (let i = 0; i < usages.length; i++) {
+          const target = targets[i] ?? targets[targets.length - 1]!
+          const price = prices.of(target.provider.name, target.modelId).price
+          if (price === null) return null
+          cost = addCost(cost, costOf(price, usages[i]!))
+        }
+        return cost
+      }
       const expandTool = (yield* ToolRegistry).get(EXPAND_TOOL_ID)
       const failover: FailoverOptions = {
         rules: {
@@ -223,11 +236,16 @@ export class GatewayCore extends Context.Service<GatewayCore, {
       const complete = Effect.fnUntraced(function*(context: ChatContext) {
         const { callFor, compression, messages, settings, targets } = yield* prepare(context)
         let first: { readonly target: Target; readonly call: ProviderCall } | undefined
+        // each round's answering target and usage, for its cost
+        const answeredBy: Array<Target> = []
+        const roundUsages: Array<Usage> = []
         const outcome = yield* completeWithTools(settings, messages, (history) => {
           const callOf = callFor(history)
           return withFailover(targets, (target) => completeAttempt(target.provider, callOf(target)), failover).pipe(
             Effect.map(({ attempts, target, value }) => {
               first ??= { target, call: callOf(target) }
+              answeredBy.push(target)
+              roundUsages.push(value.usage)
               return { completion: value, attempts }
             })
           )
@@ -239,7 +257,8 @@ export class GatewayCore extends Context.Service<GatewayCore, {
           provider: answered.target.provider.name,
           model: outcome.completion.model,
           dropped: droppedFor(context.call, answered.target, answered.call),
-          compression: compression.report()
+          compression: compression.report(),
+          cost: costOfRounds(answeredBy, roundUsages)
         }
         return answer
       }, hotSpan("GatewayCore.complete"))
@@ -261,6 +280,8 @@ export class GatewayCore extends Context.Service<GatewayCore, {
         const scope = yield* Effect.scope
         const callOf = callFor(messages)
         const opened = yield* openRound(targets, callOf, scope)
+        // each round's answering target, for its cost
+        const answeredBy: Array<Target> = [opened.target]
         const provider = opened.target.provider.name
         const dropped = droppedFor(context.call, opened.target, callOf(opened.target))
         const loop = pullWithTools(settings, {
@@ -269,14 +290,26 @@ export class GatewayCore extends Context.Service<GatewayCore, {
           openRound: (history) =>
             Effect.map(
               openRound(targets, callFor(history), scope),
-              ({ attempts, value }) => ({ pull: value, attempts })
+              ({ attempts, target, value }) => {
+                answeredBy.push(target)
+                return { pull: value, attempts }
+              }
             )
         })
         const answer: StreamAnswer<ChatError> = {
           provider,
           model: opened.target.modelId,
           chunks: loop.chunks,
-          outcome: () => ({ ...loop.progress(), provider, dropped, compression: compression.report() })
+          outcome: () => {
+            const progress = loop.progress()
+            return {
+              ...progress,
+              provider,
+              dropped,
+              compression: compression.report(),
+              cost: costOfRounds(answeredBy, progress.roundUsages)
+            }
+          }
         }
         return answer
       }, hotSpan("GatewayCore.stream"))

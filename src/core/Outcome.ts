@@ -12,6 +12,7 @@
 import type { CompressionReport } from "../compression/RequestCompression.ts"
 import type { Completion, CompletionChunk, Usage } from "../kernel/Canonical.ts"
 import type { ChunkPull } from "../kernel/ChunkPull.ts"
+import type { Cost } from "../prices/Cost.ts"
 import type { ToolRunResult } from "../tools/ToolRunner.ts"
 
 /** One shared-tool run, as the answer and the log report it. */
@@ -40,6 +41,11 @@ export interface Outcome {
   readonly dropped: ReadonlyArray<string>
   /** What compressing the upstream requests saved (counted while the upstream works); absent: off. */
   readonly compression?: CompressionReport | undefined
+  /**
+   * What the upstream calls cost: every round, each at the price of the target that answered it; null
+   * when a target's price is unknown (`prices/Prices.ts`).
+   */
+  readonly cost: Cost | null
 }
 
 /** A whole answer: the last round's completion (its usage summed over every round) and the outcome. */

@@ -34,6 +34,8 @@ export interface LoopProgress
   readonly firstOutputAt: number | undefined
   /** The text the client was sent, every round's. */
   readonly text: string
+  /** Each round's usage, in order (the round under way: what its upstream reported so far). */
+  readonly roundUsages: ReadonlyArray<Usage>
 }
 
 /** Whether a forwarded chunk gives the client output: text, or a tool call. */
@@ -269,6 +271,7 @@ export const pullWithTools = <R>(
   let firstOutputAt: number | undefined
   let current: Round | undefined
   const toolRuns: Array<ToolRunRecord> = []
+  const roundUsages: Array<Usage> = []
 
   const usageChunk = (): CompletionChunk => ({ model: "", choices: [], usage, extra: {} })
 
@@ -283,6 +286,7 @@ export const pullWithTools = <R>(
     // a round without shared tool calls (nearly all) ends without an effect: no fiber work per request
     const afterRound = () => {
       usage = addUsage(usage, state.usage ?? emptyUsage)
+      roundUsages.push(state.usage ?? emptyUsage)
       if (state.model !== "") model = state.model
       text += state.text
       current = undefined
@@ -342,7 +346,8 @@ export const pullWithTools = <R>(
     svcPendingId,
     model: current !== undefined && current.model !== "" ? current.model : model,
     firstOutputAt,
-    text: current === undefined ? text : text + current.text
+    text: current === undefined ? text : text + current.text,
+    roundUsages: current?.usage === undefined ? [...roundUsages] : [...roundUsages, current.usage]
   })
   return { chunks: round(1, messages, first.pull), progress }
 }

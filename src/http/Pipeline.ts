@@ -25,6 +25,7 @@ import { RequestDraft, sessionIdOf } from "../logs/RequestDraft.ts"
 import { RequestLog } from "../logs/RequestLog.ts"
 import type { RequestKind, RequestRecord } from "../logs/RequestRecord.ts"
 import { Metrics } from "../observability/Metrics.ts"
+import { type Cost, dollars } from "../prices/Cost.ts"
 import { readJsonBody } from "./JsonBody.ts"
 import { sseResponse } from "./Sse.ts"
 
@@ -62,8 +63,8 @@ export const droppedHeader = (dropped: ReadonlyArray<string>): string => {
 
 /**
  * The headers of an answer: the request ids, which provider and model answered after how many upstream
- * calls, what compression saved (o200k tokens, `0` when nothing), and the fields left out on the way
- * when there are any.
+ * calls, what compression saved (o200k tokens, `0` when nothing), the fields left out on the way when
+ * there are any, and what it cost when that is known (a whole answer whose prices are).
  */
 const answerHeaders = (
   base: Record<string, string>,
@@ -73,11 +74,13 @@ const answerHeaders = (
     readonly attempts: number
     /** The fields left out on the way. */
     readonly dropped: ReadonlyArray<string>
+    /** Absent until the answer is whole; null: a price is unknown. */
+    readonly cost?: Cost | null | undefined
   },
   compression: CompressionFacts
 ): Record<string, string> => {
   const dropped = answered.dropped
-  const headers = {
+  const headers: Record<string, string> = {
     ...base,
     "x-svc-provider": answered.provider,
     "x-svc-model": answered.model,
@@ -85,7 +88,9 @@ const answerHeaders = (
     "x-svc-compression": compression.level,
     "x-svc-tokens-saved": String(compression.saved)
   }
-  return dropped.length === 0 ? headers : { ...headers, "x-svc-dropped-fields": droppedHeader(dropped) }
+  if (answered.cost !== undefined && answered.cost !== null) headers["x-svc-cost-usd"] = dollars(answered.cost.total)
+  if (dropped.length > 0) headers["x-svc-dropped-fields"] = droppedHeader(dropped)
+  return headers
 }
 
 /**

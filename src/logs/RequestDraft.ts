@@ -7,6 +7,7 @@ import type { CompressionFacts } from "../compression/RequestCompression.ts"
 import type { Caller } from "../kernel/Caller.ts"
 import { emptyUsage, type Usage } from "../kernel/Canonical.ts"
 import type { CompressionLevel } from "../kernel/CompressionLevel.ts"
+import type { Cost } from "../prices/Cost.ts"
 import type { RequestKind, RequestRecord } from "./RequestRecord.ts"
 
 /** What the core reports about an answered request; `Outcome` (and its streamed form) fits as is. */
@@ -22,6 +23,8 @@ export interface OutcomeFacts {
   readonly text?: string | undefined
   /** What compression saved, once counted. */
   readonly compressionFacts?: CompressionFacts | undefined
+  /** What the upstream calls cost; null: a price was unknown. */
+  readonly cost?: Cost | null | undefined
 }
 
 /** A client's session id as the log keeps it: up to 128 of `[\w.:-]`, else none. */
@@ -95,6 +98,7 @@ export class RequestDraft {
       shadowTokensSavedAggressive: answer?.compressionFacts?.shadowAggressive ?? null,
       userAgent: this.userAgent,
       sessionId: this.sessionId,
+      cost: answer?.cost ?? null,
       promptText: this.keepContent ? this.promptText : null,
       completionText: this.keepContent && text !== undefined && text !== "" ? text : null
     }

@@ -40,7 +40,12 @@ const COLUMNS = [
   ["shadow_tokens_saved_safe", "int4"],
   ["shadow_tokens_saved_aggressive", "int4"],
   // NULL for a completion, the kind of nearly every row
-  ["kind", "text"]
+  ["kind", "text"],
+  // micro-dollars per part; NULL when nothing was billed or a price was unknown
+  ["cost_input", "int4"],
+  ["cost_cached_input", "int4"],
+  ["cost_cache_write", "int4"],
+  ["cost_output", "int4"]
 ] as const
 
 type ElementType = (typeof COLUMNS)[number][1]
@@ -135,6 +140,11 @@ export const columnsOf = (rows: ReadonlyArray<RequestRecord>): ReadonlyArray<unk
     columns[26]![i] = intOrNull(row.shadowTokensSavedSafe)
     columns[27]![i] = intOrNull(row.shadowTokensSavedAggressive)
     columns[28]![i] = row.kind === "completion" ? null : row.kind
+    const cost = row.cost
+    columns[29]![i] = cost === null ? null : int(cost.input)
+    columns[30]![i] = cost === null ? null : int(cost.cachedInput)
+    columns[31]![i] = cost === null ? null : int(cost.cacheWrite)
+    columns[32]![i] = cost === null ? null : int(cost.output)
   }
   return columns.map((values, index) => {
     const parameter = PgTypes.array(values, OIDS[COLUMNS[index]![1]])

@@ -57,7 +57,15 @@ const RecordLine = Schema.fromJsonString(Schema.Struct({
   // absent in lines spilled before sessions were logged
   sessionId: Schema.optionalKey(Schema.NullOr(Schema.String)),
   // absent in lines spilled before kinds were logged: those were all completions
-  kind: Schema.optionalKey(Schema.Literals(REQUEST_KINDS))
+  kind: Schema.optionalKey(Schema.Literals(REQUEST_KINDS)),
+  // absent in lines spilled before costs were logged
+  cost: Schema.optionalKey(Schema.NullOr(Schema.Struct({
+    input: Schema.Number,
+    cachedInput: Schema.Number,
+    cacheWrite: Schema.Number,
+    output: Schema.Number,
+    total: Schema.Number
+  })))
 }))
 
 const decodeLine = Schema.decodeUnknownOption(RecordLine)
@@ -67,6 +75,7 @@ export const parseLine = (line: string): Option.Option<RequestRecord> =>
   Option.map(decodeLine(line), (record) => ({
     ...record,
     kind: record.kind ?? "completion",
+    cost: record.cost ?? null,
     latencyMs: record.latencyMs ?? 0,
     sessionId: record.sessionId ?? null,
     compressionLevel: record.compressionLevel ?? null,

@@ -46,9 +46,9 @@ export class RequestLogStore extends Context.Service<RequestLogStore, {
         COALESCE(r.value ->> 'cached_tokens', 0), COALESCE(r.value ->> 'reasoning_tokens', 0),
         COALESCE(r.value ->> 'svc_tools', '[]'), COALESCE(r.value ->> 'attempts', 0), r.value ->> 'latency_ms',
         r.value ->> 'ttft_ms', r.value ->> 'user_agent', r.value ->> 'prompt_text', r.value ->> 'completion_text',
-        r.value ->> 'session_id', r.value ->> 'compression_level', r.value ->> 'kind'${
-          sql.literal(savings ? SAVINGS_SQLITE : "")
-        }
+        r.value ->> 'session_id', r.value ->> 'compression_level', r.value ->> 'kind',
+        r.value ->> 'cost_input', r.value ->> 'cost_cached_input', r.value ->> 'cost_cache_write',
+        r.value ->> 'cost_output'${sql.literal(savings ? SAVINGS_SQLITE : "")}
       FROM json_each(${batch}) AS r WHERE true
       ${sql.literal(skipStored ? "ON CONFLICT (id) DO NOTHING" : "")}`
 
@@ -99,7 +99,8 @@ export class RequestLogStore extends Context.Service<RequestLogStore, {
 /** The columns every batch fills, in the order both engines' SELECTs give them. */
 const INSERTED = `id, created_at, org_id, key_id, requested_model, model, provider, status, error_code, stream, tags,
   prompt_tokens, completion_tokens, cached_tokens, reasoning_tokens, svc_tools, attempts, latency_ms, ttft_ms,
-  user_agent, prompt_text, completion_text, session_id, compression_level, kind`
+  user_agent, prompt_text, completion_text, session_id, compression_level, kind, cost_input, cost_cached_input,
+  cost_cache_write, cost_output`
 
 /** What compression saved: filled only by a batch where some row saved something (`hasSavings`). */
 const SAVINGS = "prompt_tokens_saved, prompt_tokens_saved_net, shadow_tokens_saved_safe, shadow_tokens_saved_aggressive"
@@ -218,5 +219,10 @@ const toRow = (record: RequestRecord) => ({
   completion_text: textOrAbsent(record.completionText),
   session_id: textOrAbsent(record.sessionId),
   // left out for a completion, the kind of nearly every row: read back as one
-  kind: record.kind === "completion" ? undefined : record.kind
+  kind: record.kind === "completion" ? undefined : record.kind,
+  // absent (NULL) when nothing was billed or a price was unknown
+  cost_input: record.cost === null ? undefined : int(record.cost.input),
+  cost_cached_input: record.cost === null ? undefined : int(record.cost.cachedInput),
+  cost_cache_write: record.cost === null ? undefined : int(record.cost.cacheWrite),
+  cost_output: record.cost === null ? undefined : int(record.cost.output)
 })

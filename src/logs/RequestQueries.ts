@@ -19,10 +19,27 @@ import type { RequestKind } from "./RequestRecord.ts"
 export type RequestLogEntry =
   & Omit<
     LogRow,
-    "created_at" | "stream" | "tags" | "svc_tools" | "cursor_time" | "prompt_text" | "completion_text" | "kind"
+    | "created_at"
+    | "stream"
+    | "tags"
+    | "svc_tools"
+    | "cursor_time"
+    | "prompt_text"
+    | "completion_text"
+    | "kind"
+    | "cost_input"
+    | "cost_cached_input"
+    | "cost_cache_write"
+    | "cost_output"
   >
   & {
     readonly kind: RequestKind
+    /** Dollars, from whole micro-dollars (exact to six decimals); null when unknown. */
+    readonly cost_usd: number | null
+    readonly cost_input_usd: number | null
+    readonly cost_cached_input_usd: number | null
+    readonly cost_cache_write_usd: number | null
+    readonly cost_output_usd: number | null
     readonly created_at: string
     readonly stream: boolean
     readonly tags: ReadonlyArray<string>
@@ -108,6 +125,11 @@ export interface LogRow {
   readonly completion_text: string | null
   /** NULL: a completion. */
   readonly kind: RequestKind | null
+  /** Micro-dollars per part; NULL when nothing was billed or a price was unknown. */
+  readonly cost_input: number | null
+  readonly cost_cached_input: number | null
+  readonly cost_cache_write: number | null
+  readonly cost_output: number | null
   /** `created_at` to the microsecond, for the cursor (a JS Date keeps only milliseconds). */
   readonly cursor_time: string
 }
@@ -133,7 +155,8 @@ interface GroupRow {
 const STORED = `id, created_at, org_id, key_id, requested_model, model, provider, status, error_code, stream, tags,
   prompt_tokens, completion_tokens, cached_tokens, reasoning_tokens, svc_tools, attempts, latency_ms, ttft_ms,
   compression_level, prompt_tokens_saved, prompt_tokens_saved_net, shadow_tokens_saved_safe,
-  shadow_tokens_saved_aggressive, user_agent, session_id, prompt_text, completion_text, kind`
+  shadow_tokens_saved_aggressive, user_agent, session_id, prompt_text, completion_text, kind, cost_input,
+  cost_cached_input, cost_cache_write, cost_output`
 
 /** The stored columns and the cursor's time: SQLite's text already is the exact stored time. */
 const columns = (sql: SqlClient.SqlClient) =>
@@ -141,6 +164,31 @@ const columns = (sql: SqlClient.SqlClient) =>
     sqlite: () => `${STORED}, created_at AS cursor_time`,
     orElse: () => `${STORED}, to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS cursor_time`
   }))
+
+/** Micro-dollars as dollars: an integer over 1e6 prints as its exact six-decimal figure. */
+const usd = (micro: number) => micro / 1_000_000
+
+/** The row's cost in dollars, each part and their sum; all null when it has none. */
+const costOfRow = (row: LogRow) => {
+  const parts = [row.cost_input, row.cost_cached_input, row.cost_cache_write, row.cost_output]
+  if (parts.some((part) => part === null)) {
+    return {
+      cost_usd: null,
+      cost_input_usd: null,
+      cost_cached_input_usd: null,
+      cost_cache_write_usd: null,
+      cost_output_usd: null
+    }
+  }
+  const [input, cached, written, output] = parts as Array<number>
+  return {
+    cost_usd: usd(input! + cached! + written! + output!),
+    cost_input_usd: usd(input!),
+    cost_cached_input_usd: usd(cached!),
+    cost_cache_write_usd: usd(written!),
+    cost_output_usd: usd(output!)
+  }
+}
 
 const toEntry = (row: LogRow): RequestLogEntry => ({
   id: row.id,
@@ -175,6 +223,7 @@ const toEntry = (row: LogRow): RequestLogEntry => ({
   shadow_tokens_saved_aggressive: row.shadow_tokens_saved_aggressive,
   user_agent: row.user_agent,
   session_id: row.session_id,
+  ...costOfRow(row),
   ...(row.prompt_text === null ? {} : { prompt_text: row.prompt_text }),
   ...(row.completion_text === null ? {} : { completion_text: row.completion_text })
 })

@@ -4,6 +4,7 @@
  */
 
 import type { CompressionLevel } from "../kernel/CompressionLevel.ts"
+import type { Cost } from "../prices/Cost.ts"
 
 /**
  * What was asked: a chat answer (`completion`, every format's) or a count of a request's input tokens
@@ -53,6 +54,11 @@ export interface RequestRecord {
   readonly shadowTokensSavedAggressive: number | null
   readonly userAgent: string | null
   /** The client's session: Claude Code's `X-Claude-Code-Session-Id`; null when it sent none. */
+  /**
+   * What the upstream calls cost, whole micro-dollars per part (every round and billed attempt at its own
+   * target's price); null when nothing was billed or a price was unknown.
+   */
+  readonly cost: Cost | null
   readonly sessionId: string | null
   /** Only when the org opted in (`log_content`); null otherwise. */
   readonly promptText: string | null

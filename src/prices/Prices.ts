@@ -21,6 +21,9 @@ export interface EffectivePrice {
   readonly catalogueModel: string | null
 }
 
+/** Per provider; a name past it is looked up again each time, which is correct, only slower. */
+const MAX_MODELS_KEPT = 1_000
+
 const UNKNOWN: EffectivePrice = { price: null, source: null, catalogueModel: null }
 
 /** The catalogue's provider ids for the adapters that speak one vendor's API. */
@@ -73,10 +76,12 @@ export const pricesOf = (
       [name, byModel]
     ) => [name, Object.entries(byModel).map(([glob, entry]) => [globToRegExp(glob), fromRouting(entry)] as const)])
   )
-  const known = new Map<string, EffectivePrice>()
+  // by provider, then model: looked up on every answer, so no key is built per request
+  const known = new Map<string, Map<string, EffectivePrice>>()
   const of = (provider: string, modelId: string): EffectivePrice => {
-    const key = `${provider}\u0000${modelId}`
-    const cached = known.get(key)
+    let byModel = known.get(provider)
+    if (byModel === undefined) known.set(provider, byModel = new Map())
+    const cached = byModel.get(modelId)
     if (cached !== undefined) return cached
     const spec = specs.get(provider)
     const routed = own.get(provider)?.find(([glob]) => glob.test(modelId))?.[1]
@@ -88,7 +93,8 @@ export const pricesOf = (
       : catalogue === undefined
       ? UNKNOWN
       : fromCatalogueOf(catalogue, modelId, now())
-    known.set(key, effective)
+    // a glob route passes the client's model name on: keep a bounded number of them
+    if (byModel.size < MAX_MODELS_KEPT) byModel.set(modelId, effective)
     return effective
   }
   return { of }

@@ -159,5 +159,14 @@ export const PgSchema = Migrator.fromRecord({
     // what was asked: NULL for a completion (nearly every row, and every row before this), else
     // 'count_tokens'; a nullable column with no default costs an existing table nothing to add
     yield* sql`ALTER TABLE request_log ADD COLUMN kind TEXT`
+  }),
+  "0012_request_log_cost": Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    // what each request cost, whole micro-dollars per part (prices/Cost.ts): integers add up exactly;
+    // NULL when nothing was billed or a price was unknown
+    yield* sql`ALTER TABLE request_log ADD COLUMN cost_input INTEGER`
+    yield* sql`ALTER TABLE request_log ADD COLUMN cost_cached_input INTEGER`
+    yield* sql`ALTER TABLE request_log ADD COLUMN cost_cache_write INTEGER`
+    yield* sql`ALTER TABLE request_log ADD COLUMN cost_output INTEGER`
   })
 })

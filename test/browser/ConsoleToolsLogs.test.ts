@@ -114,6 +114,8 @@ describe("console: shared tools, requests and analytics, in Chromium", () => {
     await expect.poll(() => detail.textContent()).toContain("alpha")
     expect(await detail.textContent()).toContain("gamma")
     expect(await detail.textContent()).toContain("local/echo")
+    // local/echo is free: its cost is known, and nothing
+    expect(await detail.textContent()).toContain("Cost$0.000000: input $0.000000")
     await page.getByRole("link", { name: "← Back to the requests" }).click()
     await expect.poll(() => rows.count()).toBe(2)
 

@@ -148,7 +148,8 @@ const outcomeOf = (chunks: ReadonlyArray<CompletionChunk>): Outcome => ({
   svcPendingId: undefined,
   provider: "anthropic",
   model: "claude-opus-4-6",
-  dropped: []
+  dropped: [],
+  cost: null
 })
 
 const identity = { id: "msg_gateway", created: 0, model: "anthropic/claude-opus-4-6" }

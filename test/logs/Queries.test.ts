@@ -105,7 +105,12 @@ layer(Live)("RequestQueries", (it) => {
         shadow_tokens_saved_safe: null,
         shadow_tokens_saved_aggressive: null,
         user_agent: "seed",
-        session_id: null
+        session_id: null,
+        cost_usd: null,
+        cost_input_usd: null,
+        cost_cached_input_usd: null,
+        cost_cache_write_usd: null,
+        cost_output_usd: null
       })
       assert.strictEqual(eight?.prompt_text, "hello")
       assert.strictEqual(eight?.completion_text, "world")
@@ -234,6 +239,36 @@ layer(Live)("RequestQueries", (it) => {
       assert.strictEqual((yield* queries.get(org, `${org}-chat`)).kind, "completion")
     }))
 
+  it.effect("a row's cost: whole micro-dollars per part, read as dollars that add up; none stays null", () =>
+    Effect.gen(function*() {
+      const store = yield* RequestLogStore
+      const org = unique("cost-org")
+      const cost = { input: 1_600, cachedInput: 200, cacheWrite: 7_500, output: 123_456_789, total: 123_466_089 }
+      yield* store.insert([
+        makeRecord({ id: `${org}-priced`, orgId: org, cost }),
+        makeRecord({
+          id: `${org}-free`,
+          orgId: org,
+          cost: { ...cost, input: 0, cachedInput: 0, cacheWrite: 0, output: 0, total: 0 }
+        }),
+        makeRecord({ id: `${org}-unknown`, orgId: org })
+      ])
+      const queries = yield* RequestQueries
+      const priced = yield* queries.get(org, `${org}-priced`)
+      assert.deepStrictEqual(
+        [
+          priced.cost_usd,
+          priced.cost_input_usd,
+          priced.cost_cached_input_usd,
+          priced.cost_cache_write_usd,
+          priced.cost_output_usd
+        ],
+        [123.466089, 0.0016, 0.0002, 0.0075, 123.456789]
+      )
+      assert.strictEqual((yield* queries.get(org, `${org}-free`)).cost_usd, 0)
+      assert.isNull((yield* queries.get(org, `${org}-unknown`)).cost_usd)
+    }))
+
   it.effect("compression figures: a saving left out of the row reads 0 under a level, stays null without one", () =>
     Effect.gen(function*() {
       const store = yield* RequestLogStore
@@ -241,6 +276,7 @@ layer(Live)("RequestQueries", (it) => {
       const row = (id: string, level: "safe" | "shadow" | null, saved: number | null) => ({
         id: `${org}-${id}`,
         kind: "completion" as const,
+        cost: null,
         createdAt: new Date("2026-05-01T00:00:00Z"),
         orgId: org,
         keyId: null,

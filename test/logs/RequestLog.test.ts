@@ -33,6 +33,7 @@ layer(StoreLive, { excludeTestServices: true })("RequestLog", (it) => {
     Effect.gen(function*() {
       const full = makeRecord({
         kind: "count_tokens",
+        cost: { input: 1_600, cachedInput: 200, cacheWrite: 0, output: 3_450, total: 5_250 },
         createdAt: new Date("2026-03-04T05:06:07.089Z"),
         orgId: "org_a",
         keyId: "key_b",
@@ -124,7 +125,11 @@ layer(StoreLive, { excludeTestServices: true })("RequestLog", (it) => {
         prompt_text: "What is 2+2? 😀\nline two",
         completion_text: "4",
         session_id: "9f4e2c1a-session",
-        kind: "count_tokens"
+        kind: "count_tokens",
+        cost_input: 1_600,
+        cost_cached_input: 200,
+        cost_cache_write: 0,
+        cost_output: 3_450
       })
       const stored = byId.get(empty.id)
       assert.isDefined(stored)
@@ -133,6 +138,7 @@ layer(StoreLive, { excludeTestServices: true })("RequestLog", (it) => {
       assert.deepStrictEqual([stored.ttft_ms, stored.prompt_tokens_saved, stored.prompt_text], [null, null, null])
       // a completion, nearly every row, is stored as NULL and read back as one (Queries.test.ts)
       assert.isNull(stored.kind)
+      assert.deepStrictEqual([stored.cost_input, stored.cost_output], [null, null])
       const zero = byId.get(zeros.id)
       assert.isDefined(zero)
       assert.deepStrictEqual(

@@ -20,6 +20,7 @@ import { unique } from "./TestStore.ts"
 export const makeRecord = (overrides: Partial<RequestRecord> = {}): RequestRecord => ({
   id: unique("req"),
   kind: "completion",
+  cost: null,
   createdAt: new Date(),
   orgId: "org_test",
   keyId: "key_test",

@@ -39,6 +39,7 @@ const answerOf = (
     provider: "test",
     model: "upstream-model",
     dropped: [],
+    cost: null,
     ...rest
   }
 }

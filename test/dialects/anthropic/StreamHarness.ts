@@ -23,6 +23,7 @@ export const outcomeOf = (usage: Usage, more: Partial<Outcome> = {}): Outcome =>
   provider: "test",
   model: "test-model",
   dropped: [],
+  cost: null,
   ...more
 })
 

@@ -37,7 +37,8 @@ const outcome = (): Outcome => ({
   svcPendingId: undefined,
   provider: "p",
   model: "m",
-  dropped: []
+  dropped: [],
+  cost: null
 })
 
 const chunkOf = (delta: Record<string, unknown>, finish: string | null = null): CompletionChunk => ({

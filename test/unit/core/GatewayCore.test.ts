@@ -2,7 +2,9 @@
  * The core's failover, with scripted fake providers behind the real registry: `complete` moves to the
  * next target on a retryable error and counts attempts, stops on a non-retryable one; `stream` fails
  * over until the first chunk and never after. Shared tools are off (a Policy fake offers none), so
- * each request is one model round. `toProviderCall` as a table.
+ * each request is one model round. `toProviderCall` as a table. What an answer cost: each call at the
+ * price of the target that answered it (openai $2 / $1 cached / $8 output per million tokens, groq
+ * $0.5 / $1, local free; `unpriced` has no price for groq), null when a price is unknown.
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Layer, Stream } from "effect"
@@ -12,6 +14,8 @@ import type { Caller } from "../../../src/kernel/Caller.ts"
 import type { CompletionChunk } from "../../../src/kernel/Canonical.ts"
 import type { ChatCall } from "../../../src/kernel/ChatCall.ts"
 import { Metrics } from "../../../src/observability/Metrics.ts"
+import { Prices, pricesOf } from "../../../src/prices/Prices.ts"
+import type { AdapterName } from "../../../src/providers/Adapters.ts"
 import { ProviderError } from "../../../src/providers/ProviderError.ts"
 import { CutOutputs } from "../../../src/tools/CutOutputs.ts"
 import { PendingCalls } from "../../../src/tools/PendingCalls.ts"
@@ -63,9 +67,31 @@ const context = (overrides: Partial<ChatCall> = {}): ChatContext => ({
  * GatewayCore over the given fakes; `openai/gpt-4o` falls back to `groq/llama` then `local/echo`.
  * Providers a test does not script are there with no script, so calling them fails the test.
  */
-const core = (fakes: ReadonlyArray<ScriptedProvider>) =>
+const specOf = (name: string, adapter: AdapterName) => ({
+  name,
+  adapter,
+  baseUrl: "",
+  apiKey: undefined,
+  headers: {},
+  models: []
+})
+
+const pricesLayer = (priced: "all" | "unpriced") =>
+  Layer.succeed(
+    Prices,
+    Prices.of(pricesOf(
+      [specOf("openai", "openai-compatible"), specOf("groq", "openai-compatible"), specOf("local", "local")],
+      {
+        openai: { "*": { input: 2, cached_input: 1, output: 8 } },
+        ...(priced === "all" ? { groq: { "*": { input: 0.5, output: 1 } } } : {})
+      }
+    ))
+  )
+
+const core = (fakes: ReadonlyArray<ScriptedProvider>, priced: "all" | "unpriced" = "all") =>
   GatewayCore.layer.pipe(
     Layer.provide(Metrics.layer),
+    Layer.provide(pricesLayer(priced)),
     Layer.provide(providersLayer(
       ["openai", "groq", "local"].map((name) =>
         (fakes.find((fake) => fake.provider.name === name) ?? scriptedProvider(name)).provider
@@ -89,8 +115,11 @@ const textOf = (chunks: ReadonlyArray<CompletionChunk>) =>
 const reasonOf = (error: { readonly _tag: string } | undefined) =>
   error instanceof ProviderError ? `${error.provider}:${error.reason._tag}` : error?._tag
 
-const complete = (fakes: ReadonlyArray<ScriptedProvider>, ctx: ChatContext = context()) =>
-  GatewayCore.use((service) => service.complete(ctx)).pipe(Effect.provide(core(fakes)))
+const complete = (
+  fakes: ReadonlyArray<ScriptedProvider>,
+  ctx: ChatContext = context(),
+  priced: "all" | "unpriced" = "all"
+) => GatewayCore.use((service) => service.complete(ctx)).pipe(Effect.provide(core(fakes, priced)))
 
 const openStream = (fakes: ReadonlyArray<ScriptedProvider>, ctx: ChatContext = context({ stream: true })) =>
   GatewayCore.use((service) => service.stream(ctx)).pipe(Effect.provide(core(fakes)))
@@ -176,6 +205,52 @@ describe("GatewayCore.complete", () => {
       assert.strictEqual(error._tag, "RequestError")
       assert.strictEqual(error._tag === "RequestError" ? error.reason._tag : "", "ModelNotFound")
       assert.strictEqual(openai.completeCalls.length, 0)
+    }))
+})
+
+describe("the cost of an answer", () => {
+  const usage = { promptTokens: 1000, completionTokens: 100, totalTokens: 1100, cachedTokens: 200, reasoningTokens: 0 }
+  const priced = (text: string) => ({ ...completionOf(text), usage })
+
+  it.effect("a whole answer: its usage at the price of the target that answered", () =>
+    Effect.gen(function*() {
+      const openai = scriptedProvider("openai", { complete: [Effect.succeed(priced("hi"))] })
+      const result = yield* complete([openai])
+      // 800 input x 2 + 200 cached x 1 + 100 output x 8 micro-dollars
+      assert.deepStrictEqual(result.cost, { input: 1600, cachedInput: 200, cacheWrite: 0, output: 800, total: 2600 })
+    }))
+
+  it.effect("after a failover: priced at the backup that answered, the failed attempt billed nothing", () =>
+    Effect.gen(function*() {
+      const openai = scriptedProvider("openai", { complete: [Effect.fail(upstreamFailure("openai", 503))] })
+      const groq = scriptedProvider("groq", { complete: [Effect.succeed(priced("from groq"))] })
+      const result = yield* complete([openai, groq])
+      assert.strictEqual(result.provider, "groq")
+      // 1000 prompt tokens x 0.5 (no cache rate: cached billed as input) + 100 x 1
+      assert.deepStrictEqual(result.cost, { input: 400, cachedInput: 100, cacheWrite: 0, output: 100, total: 600 })
+    }))
+
+  it.effect("a target without a known price: the cost is null, not 0", () =>
+    Effect.gen(function*() {
+      const groq = scriptedProvider("groq", { complete: [Effect.succeed(priced("unpriced"))] })
+      const result = yield* complete([groq], context({ model: "groq/llama" }), "unpriced")
+      assert.isNull(result.cost)
+    }))
+
+  it.effect("a streamed answer costs what the same whole answer costs, once its usage arrived", () =>
+    Effect.gen(function*() {
+      const last = { ...chunkOf("lo", "stop"), usage }
+      const openai = scriptedProvider("openai", { stream: [Stream.make(chunkOf("hel"), last)] })
+      const result = yield* openStream([openai])
+      const { error } = yield* drain(fromChunkPull(result.chunks))
+      assert.isUndefined(error)
+      assert.deepStrictEqual(result.outcome().cost, {
+        input: 1600,
+        cachedInput: 200,
+        cacheWrite: 0,
+        output: 800,
+        total: 2600
+      })
     }))
 })
 

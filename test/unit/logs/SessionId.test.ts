@@ -12,6 +12,7 @@ import type { RequestRecord } from "../../../src/logs/RequestRecord.ts"
 const record: RequestRecord = {
   id: "req_1",
   kind: "completion",
+  cost: null,
   createdAt: new Date("2026-03-01T08:00:00.000Z"),
   orgId: "org_1",
   keyId: "key_1",

@@ -14,6 +14,16 @@ const readable = (text: string): string => {
   }
 }
 
+/** Dollars to six decimals, as the gateway stores them (whole micro-dollars). */
+const usd = (value: number) => `$${value.toFixed(6)}`
+
+/** What the request cost and its parts; unknown when a price was not. */
+const costOf = (r: LoggedRequest): string =>
+  r.cost_usd === null
+    ? "unknown (no price for this model)"
+    : `${usd(r.cost_usd)}: input ${usd(r.cost_input_usd ?? 0)}, cached input ${usd(r.cost_cached_input_usd ?? 0)}, ` +
+      `cache writes ${usd(r.cost_cache_write_usd ?? 0)}, output ${usd(r.cost_output_usd ?? 0)}`
+
 /** The level and what it saved; under shadow, what each level would have saved. */
 const compressionOf = (r: LoggedRequest): string => {
   if (r.compression_level === null) return "–"
@@ -85,6 +95,8 @@ export const RequestDetail = (props: {
               {count(r.prompt_tokens)} prompt ({count(r.cached_tokens)} cached) + {count(r.completion_tokens)}{" "}
               completion ({count(r.reasoning_tokens)} reasoning) = {count(r.total_tokens)}
             </dd>
+            <dt>Cost</dt>
+            <dd>{costOf(r)}</dd>
             <dt>Latency</dt>
             <dd>{ms(r.latency_ms)}{r.ttft_ms === null ? "" : `, first token after ${ms(r.ttft_ms)}`}</dd>
             <dt>Compression</dt>
