@@ -148,6 +148,10 @@ export const AnalyticsGroup = Schema.Struct({
   prompt_tokens_saved_net: Count,
   shadow_tokens_saved_safe: Count,
   shadow_tokens_saved_aggressive: Count,
+  cost_usd: Schema.Number.annotate({
+    description: "What the requests cost, in dollars (summed as whole micro-dollars); unknown costs add nothing"
+  }),
+  unpriced_requests: Count.annotate({ description: "Answered completions whose model had no price" }),
   p50_latency_ms: Count,
   p95_latency_ms: Count
 }).annotate({ identifier: "AnalyticsGroup" })

@@ -75,6 +75,10 @@ export interface AnalyticsGroup {
   /** What `safe` and `aggressive` would have saved on the requests that ran at `shadow`. */
   readonly shadow_tokens_saved_safe: number
   readonly shadow_tokens_saved_aggressive: number
+  /** What the group's requests cost, in dollars (summed as whole micro-dollars); requests of unknown cost add nothing. */
+  readonly cost_usd: number
+  /** Answered completions whose model had no price: their cost is unknown, not 0. */
+  readonly unpriced_requests: number
   readonly p50_latency_ms: number
   readonly p95_latency_ms: number
 }
@@ -148,6 +152,8 @@ interface GroupRow {
   readonly prompt_tokens_saved_net: bigint | number
   readonly shadow_tokens_saved_safe: bigint | number
   readonly shadow_tokens_saved_aggressive: bigint | number
+  readonly cost_micro: bigint | number
+  readonly unpriced: bigint | number
   readonly p50: number
   readonly p95: number
 }
@@ -315,6 +321,9 @@ const GROUP_KEY_SQLITE: Record<GroupBy, string> = {
 }
 
 /** Per group: counts, token sums and latency percentiles; hours, days and statuses ascending, others busiest first. */
+/** An answered completion whose cost is unknown: its model had no price. */
+const UNPRICED = "cost_input IS NULL AND status < 400 AND kind IS NULL"
+
 export const analyticsStatement = (
   sql: SqlClient.SqlClient,
   orgId: string,
@@ -339,6 +348,8 @@ export const analyticsStatement = (
           coalesce(sum(prompt_tokens_saved_net), 0) AS prompt_tokens_saved_net,
           coalesce(sum(shadow_tokens_saved_safe), 0) AS shadow_tokens_saved_safe,
           coalesce(sum(shadow_tokens_saved_aggressive), 0) AS shadow_tokens_saved_aggressive,
+          coalesce(sum(cost_input + cost_cached_input + cost_cache_write + cost_output), 0) AS cost_micro,
+          count(*) FILTER (WHERE ${sql.literal(UNPRICED)}) AS unpriced,
           percentile_cont(latency_ms, 0.5) AS p50,
           percentile_cont(latency_ms, 0.95) AS p95
         FROM ${groupBy === "tag" ? sql`request_log LEFT JOIN json_each(request_log.tags) AS t` : sql`request_log`}
@@ -359,6 +370,8 @@ export const analyticsStatement = (
           coalesce(sum(prompt_tokens_saved_net), 0)::int8 AS prompt_tokens_saved_net,
           coalesce(sum(shadow_tokens_saved_safe), 0)::int8 AS shadow_tokens_saved_safe,
           coalesce(sum(shadow_tokens_saved_aggressive), 0)::int8 AS shadow_tokens_saved_aggressive,
+          coalesce(sum(cost_input::int8 + cost_cached_input + cost_cache_write + cost_output), 0)::int8 AS cost_micro,
+          count(*) FILTER (WHERE ${sql.literal(UNPRICED)})::int8 AS unpriced,
           percentile_cont(0.5) WITHIN GROUP (ORDER BY latency_ms) AS p50,
           percentile_cont(0.95) WITHIN GROUP (ORDER BY latency_ms) AS p95
         FROM ${groupBy === "tag" ? sql`request_log LEFT JOIN LATERAL unnest(tags) AS t(tag) ON true` : sql`request_log`}
@@ -382,6 +395,8 @@ const toGroup = (row: GroupRow): AnalyticsGroup => ({
   prompt_tokens_saved_net: Number(row.prompt_tokens_saved_net),
   shadow_tokens_saved_safe: Number(row.shadow_tokens_saved_safe),
   shadow_tokens_saved_aggressive: Number(row.shadow_tokens_saved_aggressive),
+  cost_usd: usd(Number(row.cost_micro)),
+  unpriced_requests: Number(row.unpriced),
   p50_latency_ms: row.p50,
   p95_latency_ms: row.p95
 })

@@ -194,6 +194,9 @@ describe("request log admin API", () => {
       prompt_tokens_saved_net: 0,
       shadow_tokens_saved_safe: 0,
       shadow_tokens_saved_aggressive: 0,
+      // the seed rows have no cost: answered without a known price
+      cost_usd: 0,
+      unpriced_requests: 5,
       p50_latency_ms: 100,
       p95_latency_ms: 360
     })

@@ -269,6 +269,35 @@ layer(Live)("RequestQueries", (it) => {
       assert.isNull((yield* queries.get(org, `${org}-unknown`)).cost_usd)
     }))
 
+  it.effect("analytics add the costs exactly and count the answered completions without a price", () =>
+    Effect.gen(function*() {
+      const store = yield* RequestLogStore
+      const org = unique("spend-org")
+      const cost = (input: number, output: number) => ({
+        input,
+        cachedInput: 1,
+        cacheWrite: 2,
+        output,
+        total: input + 3 + output
+      })
+      yield* store.insert([
+        makeRecord({ orgId: org, model: "a", requestedModel: "a", cost: cost(100_000, 50_001) }),
+        makeRecord({ orgId: org, model: "a", requestedModel: "a", cost: cost(1, 1) }),
+        makeRecord({ orgId: org, model: "b", requestedModel: "b", cost: null }),
+        // a failure and a token count bill nothing: no cost, and not unpriced either
+        makeRecord({ orgId: org, model: "b", requestedModel: "b", status: 502, cost: null }),
+        makeRecord({ orgId: org, model: "b", requestedModel: "b", kind: "count_tokens", cost: null })
+      ])
+      const queries = yield* RequestQueries
+      const totals = (yield* queries.analytics(org, "none", {})).data[0]!
+      assert.deepStrictEqual([totals.requests, totals.cost_usd, totals.unpriced_requests], [5, 0.150009, 1])
+      const byModel = (yield* queries.analytics(org, "model", {})).data
+      assert.deepStrictEqual(
+        byModel.map((group) => [group.group, group.cost_usd, group.unpriced_requests]),
+        [["b", 0, 1], ["a", 0.150009, 0]]
+      )
+    }))
+
   it.effect("compression figures: a saving left out of the row reads 0 under a level, stays null without one", () =>
     Effect.gen(function*() {
       const store = yield* RequestLogStore

@@ -62,6 +62,8 @@ export const AnalyticsPage = (props: { readonly org: Org; readonly route: Route 
       prompt_tokens_saved_net: 0,
       shadow_tokens_saved_safe: 0,
       shadow_tokens_saved_aggressive: 0,
+      cost_usd: 0,
+      unpriced_requests: 0,
       p50_latency_ms: 0,
       p95_latency_ms: 0
     }
@@ -99,6 +101,13 @@ export const AnalyticsPage = (props: { readonly org: Org; readonly route: Route 
         </li>
         <li>
           <span class="figure">{count(total.errors)}</span> errors ({percent(total.errors, total.requests)})
+        </li>
+        <li>
+          <span class="figure">${total.cost_usd.toFixed(2)}</span> spent
+          {total.unpriced_requests === 0 ?
+            null :
+            <span class="muted">({count(total.unpriced_requests)} requests of models without a price not counted)
+            </span>}
         </li>
         <li>
           <span class="figure">{count(total.total_tokens)}</span> tokens
