@@ -59,6 +59,11 @@ export interface Usage {
    * says (Anthropic's `cache_creation_input_tokens`); absent means none were reported.
    */
   readonly cacheWriteTokens?: number
+  /**
+   * Of `cacheWriteTokens`, those written to the 1-hour cache, billed at a higher rate (Anthropic's
+   * `cache_creation.ephemeral_1h_input_tokens`); absent means none were reported.
+   */
+  readonly cacheWrite1hTokens?: number
 }
 
 export const emptyUsage: Usage = {
@@ -77,9 +82,11 @@ export const addUsage = (a: Usage, b: Usage): Usage => {
     cachedTokens: a.cachedTokens + b.cachedTokens,
     reasoningTokens: a.reasoningTokens + b.reasoningTokens
   }
-  return a.cacheWriteTokens === undefined && b.cacheWriteTokens === undefined
-    ? sum
-    : { ...sum, cacheWriteTokens: (a.cacheWriteTokens ?? 0) + (b.cacheWriteTokens ?? 0) }
+  if (a.cacheWriteTokens === undefined && b.cacheWriteTokens === undefined) return sum
+  const written = { ...sum, cacheWriteTokens: (a.cacheWriteTokens ?? 0) + (b.cacheWriteTokens ?? 0) }
+  return a.cacheWrite1hTokens === undefined && b.cacheWrite1hTokens === undefined
+    ? written
+    : { ...written, cacheWrite1hTokens: (a.cacheWrite1hTokens ?? 0) + (b.cacheWrite1hTokens ?? 0) }
 }
 
 /** OpenAI's usage object, plus the `input_tokens_details` / `output_tokens_details` names the spec asks for. */

@@ -39,7 +39,10 @@ export const costOf = (price: ModelPrice, usage: Usage): Cost => {
   const written = Math.min(usage.cacheWriteTokens ?? 0, prompt - cached)
   const input = microDollars(prompt - cached - written, price.input, prompt)
   const cachedInput = microDollars(cached, price.cachedInput ?? price.input, prompt)
-  const cacheWrite = microDollars(written, price.cacheWrite ?? price.input, prompt)
+  // the 1-hour cache's writes at their own rate, the rest at the 5-minute one
+  const writtenHour = Math.min(usage.cacheWrite1hTokens ?? 0, written)
+  const cacheWrite = microDollars(written - writtenHour, price.cacheWrite ?? price.input, prompt) +
+    microDollars(writtenHour, price.cacheWrite1h ?? price.cacheWrite ?? price.input, prompt)
   const output = microDollars(usage.completionTokens, price.output, prompt)
   return { input, cachedInput, cacheWrite, output, total: input + cachedInput + cacheWrite + output }
 }

@@ -51,12 +51,14 @@ export const finishReason = (stopReason: unknown): string => {
 /**
  * Anthropic's usage in the shared shape: its `input_tokens` leaves out what was read from and written
  * to the prompt cache, which chat completions count as prompt tokens. `cacheWriteTokens` is set when
- * the usage has a `cache_creation_input_tokens` number (0 included), absent otherwise.
+ * the usage has a `cache_creation_input_tokens` number (0 included), absent otherwise; of those,
+ * `cacheWrite1hTokens` are the ones its `cache_creation` breakdown puts in the 1-hour cache.
  */
 export const usageOf = (usage: unknown): Usage => {
   const u = isRecord(usage) ? usage : {}
   const cacheRead = count(u["cache_read_input_tokens"])
   const cacheWrite = count(u["cache_creation_input_tokens"])
+  const oneHour = isRecord(u["cache_creation"]) ? u["cache_creation"]["ephemeral_1h_input_tokens"] : undefined
   const promptTokens = count(u["input_tokens"]) + cacheRead + cacheWrite
   const completionTokens = count(u["output_tokens"])
   return {
@@ -65,7 +67,8 @@ export const usageOf = (usage: unknown): Usage => {
     totalTokens: promptTokens + completionTokens,
     cachedTokens: cacheRead,
     reasoningTokens: 0,
-    ...(isCount(u["cache_creation_input_tokens"]) ? { cacheWriteTokens: cacheWrite } : {})
+    ...(isCount(u["cache_creation_input_tokens"]) ? { cacheWriteTokens: cacheWrite } : {}),
+    ...(isCount(oneHour) ? { cacheWrite1hTokens: Math.min(oneHour, cacheWrite) } : {})
   }
 }
 

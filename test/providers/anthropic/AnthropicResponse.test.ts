@@ -172,12 +172,18 @@ describe("a whole message", () => {
         cache_read_input_tokens: null,
         cache_creation_input_tokens: null
       }, usage(3, 1)],
-      ["the newer cache_creation detail and server tool counts are ignored", {
+      ["the 5-minute part of cache_creation and server tool counts are ignored", {
         input_tokens: 3,
         output_tokens: 1,
         cache_creation: { ephemeral_5m_input_tokens: 0 },
         server_tool_use: { web_search_requests: 1 }
       }, usage(3, 1)],
+      ["cache_creation's 1-hour writes are kept apart, as part of the writes", {
+        input_tokens: 3,
+        output_tokens: 1,
+        cache_creation_input_tokens: 500,
+        cache_creation: { ephemeral_5m_input_tokens: 200, ephemeral_1h_input_tokens: 300 }
+      }, { ...usage(503, 1, 0, 500), cacheWrite1hTokens: 300 }],
       ["none", undefined, usage(0, 0)]
     ]
     for (const [label, anthropic, expected] of cases) {

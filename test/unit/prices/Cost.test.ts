@@ -66,6 +66,19 @@ describe("costOf", () => {
     })
   })
 
+  it("Anthropic: writes to the 1-hour cache at their own rate, the rest at the 5-minute one", () => {
+    const reported = anthropicUsage({
+      input_tokens: 0,
+      cache_creation_input_tokens: 1_000,
+      cache_creation: { ephemeral_5m_input_tokens: 400, ephemeral_1h_input_tokens: 600 },
+      output_tokens: 0
+    })
+    // 400 x 3.75 + 600 x 6
+    assert.strictEqual(costOf(sonnet, reported).cacheWrite, 1_500 + 3_600)
+    // a price without a 1-hour rate bills them as 5-minute writes
+    assert.strictEqual(costOf({ ...sonnet, cacheWrite1h: null }, reported).cacheWrite, 3_750)
+  })
+
   it("Gemini: thoughts are output; above 200k prompt tokens every rate is the tier's", () => {
     const small = geminiUsage({ promptTokenCount: 1000, candidatesTokenCount: 100, thoughtsTokenCount: 400 })
     assert.deepStrictEqual(costOf(geminiPro, small), {
