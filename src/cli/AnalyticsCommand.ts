@@ -14,7 +14,7 @@ import { filterFlags, filterInput, ms, noRequests } from "./LogFlags.ts"
 import { printJson, table } from "./Output.ts"
 
 /** The first column's header, and what its null group means. */
-const GROUP_COLUMN: Record<GroupBy, readonly [header: string, none: string]> = {
+export const GROUP_COLUMN: Record<GroupBy, readonly [header: string, none: string]> = {
   none: ["GROUP", "all"],
   tag: ["TAG", "(untagged)"],
   model: ["MODEL", "(no model)"],

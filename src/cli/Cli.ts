@@ -14,10 +14,11 @@ import { ExitCode } from "./ExitCode.ts"
 import { KeysCommand } from "./KeysCommand.ts"
 import { OrgsCommand } from "./OrgsCommand.ts"
 import { RequestsCommand } from "./RequestsCommand.ts"
+import { SpendCommand } from "./SpendCommand.ts"
 import { ToolsCommand } from "./ToolsCommand.ts"
 
 /** Every command group, in the order help lists them. */
-const commands = [OrgsCommand, KeysCommand, ToolsCommand, RequestsCommand, AnalyticsCommand] as const
+const commands = [OrgsCommand, KeysCommand, ToolsCommand, RequestsCommand, AnalyticsCommand, SpendCommand] as const
 
 export const cli = root.pipe(Command.withSubcommands(commands))
 

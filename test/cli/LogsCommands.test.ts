@@ -14,7 +14,8 @@ import {
 } from "../../src/admin/AdminResources.ts"
 import { MORE_GROUPS, TAG_NOTE } from "../../src/cli/AnalyticsCommand.ts"
 import { NOT_STORED } from "../../src/cli/RequestsCommand.ts"
-import { expectedOrder, OTHER_ORG_SEED, pagingSeed, SEED } from "../logs/QueriesSeed.ts"
+import { unpricedNote } from "../../src/cli/SpendCommand.ts"
+import { expectedOrder, OTHER_ORG_SEED, pagingSeed, SEED, type SeedRow } from "../logs/QueriesSeed.ts"
 import { stdoutJson } from "./CliHarness.ts"
 import { bothWays, decode, type LogsGateway, newOrgIn, ok, startLogsGateway } from "./LogsHarness.ts"
 
@@ -233,6 +234,68 @@ describe("svc-gateway requests get", () => {
           assert.strictEqual(result.stdout, "")
         }
       }
+    }))
+})
+
+describe("svc-gateway spend", () => {
+  const spendSeed: ReadonlyArray<SeedRow> = [
+    {
+      ...SEED[0]!,
+      suffix: "s1",
+      createdAt: "2026-03-01T08:00:00Z",
+      requestedModel: "gpt-4o",
+      model: "gpt-4o",
+      cost: [1_600, 200, 0, 800]
+    },
+    {
+      ...SEED[1]!,
+      suffix: "s2",
+      createdAt: "2026-03-01T09:00:00Z",
+      requestedModel: "gpt-4o",
+      model: "gpt-4o",
+      cost: [10_000, 0, 0, 5_000]
+    },
+    {
+      ...SEED[0]!,
+      suffix: "s3",
+      createdAt: "2026-03-02T10:00:00Z",
+      requestedModel: "claude-3",
+      model: "claude-3",
+      cost: [2, 1, 0, 1]
+    },
+    // answered, with no known price: counted apart, never as free
+    { ...SEED[0]!, suffix: "s4", createdAt: "2026-03-02T11:00:00Z", requestedModel: "mystery", model: "mystery" }
+  ]
+  let spendOrg = ""
+  beforeAll(async () => {
+    spendOrg = await Effect.runPromise(newOrgIn(gw, "logs-spend"))
+    await gw.seed(spendOrg, spendSeed)
+  })
+
+  it.live("per UTC day by default, with the total and the unpriced requests named; --json is the API's", () =>
+    Effect.gen(function*() {
+      const text = ok(yield* both("spend", "--org", spendOrg)).stdout
+      assert.match(text, /^DAY +COST +REQUESTS +UNPRICED +TOKENS\n/)
+      assert.match(text, /\n2026-03-01 +\$0\.02 +2 +0 +\d+\n/)
+      // four micro-dollars: shown to the micro-dollar, not as $0.00
+      assert.match(text, /\n2026-03-02 +\$0\.000004 +2 +1 +\d+\n/)
+      assert.include(text, "\nTotal: $0.02\n")
+      assert.include(text, unpricedNote(1))
+      const json = ok(yield* both("spend", "--org", spendOrg, "--json"))
+      assert.strictEqual(
+        json.stdout,
+        yield* Effect.promise(() => gw.adminText(`/orgs/${spendOrg}/analytics?group_by=day`))
+      )
+    }))
+
+  it.live("per model, and in total with --group-by none", () =>
+    Effect.gen(function*() {
+      const byModel = ok(yield* both("spend", "--org", spendOrg, "--group-by", "model")).stdout
+      assert.match(byModel, /\ngpt-4o +\$0\.02 +2 +0 /)
+      assert.match(byModel, /\nmystery +\$0\.00 +1 +1 /)
+      const total = ok(yield* both("spend", "--org", spendOrg, "--group-by", "none")).stdout
+      assert.match(total, /\nall +\$0\.02 +4 +1 +\d+/)
+      assert.notInclude(total, "Total:")
     }))
 })
 

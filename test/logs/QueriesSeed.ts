@@ -39,6 +39,8 @@ export interface SeedRow {
   readonly sessionId?: string
   readonly promptText?: string
   readonly completionText?: string
+  /** Micro-dollars: input, cached input, cache writes, output; absent: no cost (unknown). */
+  readonly cost?: readonly [number, number, number, number]
 }
 
 const row = (
@@ -153,14 +155,16 @@ export const insertRows = (orgId: string, rows: ReadonlyArray<SeedRow>) =>
     for (const r of rows) {
       yield* sql`INSERT INTO request_log (id, created_at, org_id, key_id, requested_model, model, provider, status,
           error_code, stream, tags, prompt_tokens, completion_tokens, cached_tokens, reasoning_tokens, svc_tools,
-          attempts, latency_ms, ttft_ms, user_agent, session_id, prompt_text, completion_text)
+          attempts, latency_ms, ttft_ms, user_agent, session_id, prompt_text, completion_text, cost_input,
+          cost_cached_input, cost_cache_write, cost_output)
         VALUES (${`${orgId}-${r.suffix}`}, ${time(r.createdAt)}, ${orgId}, ${r.keyId}, ${r.requestedModel},
           ${r.model}, ${r.model === null ? null : "test"}, ${r.status}, ${r.status >= 400 ? "some_error" : null},
           ${false}, ${list(r.tags)}, ${r.promptTokens}, ${r.completionTokens}, ${r.cachedTokens},
           ${r.reasoningTokens}, ${list([])}, ${1}, ${r.latencyMs}, ${null}, ${"seed"}, ${r.sessionId ?? null}, ${
         r.promptText ?? null
       },
-          ${r.completionText ?? null})`
+          ${r.completionText ?? null}, ${r.cost?.[0] ?? null}, ${r.cost?.[1] ?? null}, ${r.cost?.[2] ?? null},
+          ${r.cost?.[3] ?? null})`
     }
   })
 
