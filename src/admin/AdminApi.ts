@@ -36,6 +36,7 @@ import {
   Org,
   OrgToolSetting,
   RequestPage,
+  SpendReport,
   SvcTool
 } from "./AdminResources.ts"
 
@@ -142,6 +143,17 @@ export const RequestsGroup = HttpApiGroup.make("requests")
       query: AnalyticsQuery,
       success: Analytics
     }).annotate(summary, "The matching requests' counts, tokens and latencies, per group")
+  )
+  .add(
+    HttpApiEndpoint.get("spend", "/orgs/:org_id/spend", { params: OrgId, query: AnalyticsQuery, success: SpendReport })
+      .annotate(summary, "The matching requests' cost per UTC day and group, for export")
+  )
+  .add(
+    HttpApiEndpoint.get("spendCsv", "/orgs/:org_id/spend.csv", {
+      params: OrgId,
+      query: AnalyticsQuery,
+      success: Schema.String.pipe(HttpApiSchema.asText({ contentType: "text/csv" }))
+    }).annotate(summary, "The same as CSV: day, group, requests, unpriced_requests, tokens, cost_usd")
   )
 
 export const CircuitsGroup = HttpApiGroup.make("circuits").add(

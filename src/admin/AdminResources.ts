@@ -165,6 +165,25 @@ export const Analytics = Schema.Struct({
 }).annotate({ identifier: "Analytics" })
 export type Analytics = typeof Analytics.Type
 
+/** One UTC day's spend of one group. */
+export const SpendRow = Schema.Struct({
+  day: Schema.String.annotate({ description: "The UTC date, YYYY-MM-DD" }),
+  group: Schema.NullOr(Schema.String),
+  requests: Count,
+  unpriced_requests: Count.annotate({ description: "Answered completions whose model had no price" }),
+  prompt_tokens: Count,
+  completion_tokens: Count,
+  cost_usd: Schema.Number.annotate({ description: "Dollars, summed as whole micro-dollars" })
+}).annotate({ identifier: "SpendRow" })
+
+export const SpendReport = Schema.Struct({
+  object: Schema.Literal("list"),
+  group_by: GroupBy,
+  data: Schema.Array(SpendRow),
+  has_more: Schema.Boolean.annotate({ description: "More rows matched than the 10,000 shown: narrow the period" })
+}).annotate({ identifier: "SpendReport" })
+export type SpendReport = typeof SpendReport.Type
+
 /** A target whose circuit breaker has left `closed` on this instance. */
 export const Circuit = Schema.Struct({
   target: Schema.String,

@@ -7,7 +7,7 @@
  * unknown one. Failures become the API's declared errors here, once (`core/Problem.ts` words them).
  */
 import { Effect, Layer } from "effect"
-import { HttpServerRequest } from "effect/http"
+import { HttpServerRequest, HttpServerResponse } from "effect/http"
 import { HttpApiBuilder } from "effect/http-api"
 import { AdminApi } from "../admin/AdminApi.ts"
 import { adminApiError } from "../admin/AdminApiErrors.ts"
@@ -18,6 +18,7 @@ import { decodeInput } from "../kernel/DecodeInput.ts"
 import { ApiKeys } from "../keys/ApiKeys.ts"
 import { RequestQueries } from "../logs/RequestQueries.ts"
 import { parseAnalyticsParams, parseListParams } from "../logs/RequestQueryParams.ts"
+import { spendCsv } from "../logs/SpendReport.ts"
 import { Orgs } from "../orgs/Orgs.ts"
 import { Policy } from "../tools/Policy.ts"
 import { ToolRegistry } from "../tools/ToolRegistry.ts"
@@ -118,6 +119,12 @@ const RequestsLive = HttpApiBuilder.group(AdminApi, "requests", (handlers) =>
     const queries = yield* RequestQueries
     // the query first, then the org: an unknown org is a 404 rather than an empty list
     const rawQuery = HttpServerRequest.ParsedSearchParams
+    const spendOf = (orgId: string) =>
+      Effect.gen(function*() {
+        const { filter, groupBy } = yield* parseAnalyticsParams(yield* rawQuery)
+        yield* orgs.get(orgId)
+        return yield* queries.spend(orgId, groupBy, filter)
+      })
     return handlers
       .handle("list", ({ params }) =>
         answer(Effect.gen(function*() {
@@ -136,6 +143,13 @@ const RequestsLive = HttpApiBuilder.group(AdminApi, "requests", (handlers) =>
           yield* orgs.get(params.org_id)
           return yield* queries.analytics(params.org_id, groupBy, filter)
         })))
+      .handle("spend", ({ params }) => answer(spendOf(params.org_id)))
+      .handle("spendCsv", ({ params }) =>
+        answer(Effect.map(spendOf(params.org_id), (report) =>
+          HttpServerResponse.text(spendCsv(report), {
+            contentType: "text/csv; charset=utf-8",
+            headers: { "content-disposition": `attachment; filename="spend-${report.group_by}.csv"` }
+          }))))
   }))
 
 const CircuitsLive = HttpApiBuilder.group(AdminApi, "circuits", (handlers) =>

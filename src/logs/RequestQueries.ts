@@ -8,12 +8,14 @@
  * The statement builders are exported so the bench can EXPLAIN exactly what the service runs.
  */
 import { Context, Effect, Layer } from "effect"
-import { SqlClient, type SqlError, type Statement } from "effect/sql"
+import { SqlClient, type SqlError } from "effect/sql"
 import { AdminError } from "../kernel/AdminError.ts"
 import type { GroupBy } from "../kernel/GroupBy.ts"
 import { fromJson, toBool, toIso } from "../store/Rows.ts"
 import { encodeCursor, type PageRequest, type RequestFilter } from "./RequestFilter.ts"
+import { GROUP_KEY_PG, GROUP_KEY_SQLITE, UNPRICED, usd, whereClause } from "./RequestLogSql.ts"
 import type { RequestKind } from "./RequestRecord.ts"
+import { type SpendReport, spendReport } from "./SpendReport.ts"
 
 /** One request as the admin API shows it: the stored row, with an ISO time and the total tokens. */
 export type RequestLogEntry =
@@ -171,9 +173,6 @@ const columns = (sql: SqlClient.SqlClient) =>
     orElse: () => `${STORED}, to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS cursor_time`
   }))
 
-/** Micro-dollars as dollars: an integer over 1e6 prints as its exact six-decimal figure. */
-const usd = (micro: number) => micro / 1_000_000
-
 /** The row's cost in dollars, each part and their sum; all null when it has none. */
 const costOfRow = (row: LogRow) => {
   const parts = [row.cost_input, row.cost_cached_input, row.cost_cache_write, row.cost_output]
@@ -234,48 +233,6 @@ const toEntry = (row: LogRow): RequestLogEntry => ({
   ...(row.completion_text === null ? {} : { completion_text: row.completion_text })
 })
 
-/** The WHERE conditions of `filter` for one org, as one fragment. */
-const whereClause = (sql: SqlClient.SqlClient, orgId: string, filter: RequestFilter) => {
-  const conditions: Array<Statement.Fragment> = [sql`org_id = ${orgId}`]
-  if (filter.tags !== undefined) {
-    const tags = filter.tags.values
-    const all = filter.tags.mode === "all"
-    conditions.push(sql.onDialectOrElse({
-      // the row's JSON list, searched: at least one of the tags, or as many distinct matches as distinct tags
-      sqlite: () =>
-        all
-          ? sql`(SELECT count(DISTINCT t.value) FROM json_each(tags) AS t WHERE t.value IN ${sql.in(tags)}) = ${
-            new Set(tags).size
-          }`
-          : sql`EXISTS (SELECT 1 FROM json_each(tags) AS t WHERE t.value IN ${sql.in(tags)})`,
-      // `&&` / `@>` against a text[] parameter: the operators the GIN index on `tags` serves; that index
-      // leaves out rows without tags (which match no tag anyway), and the planner uses it only when the
-      // condition says so in its own words
-      orElse: () => sql`tags ${sql.literal(all ? "@>" : "&&")} ${tags}::text[] AND tags <> '{}'`
-    }))
-  }
-  if (filter.model !== undefined) conditions.push(sql`(requested_model = ${filter.model} OR model = ${filter.model})`)
-  if (filter.keyId !== undefined) conditions.push(sql`key_id = ${filter.keyId}`)
-  if (filter.sessionId !== undefined) conditions.push(sql`session_id = ${filter.sessionId}`)
-  const status = filter.status
-  if (status !== undefined) {
-    switch (status._tag) {
-      case "Exact":
-        conditions.push(sql`status = ${status.status}`)
-        break
-      case "Class":
-        conditions.push(sql`status >= ${status.hundreds * 100} AND status < ${status.hundreds * 100 + 100}`)
-        break
-      case "Error":
-        conditions.push(sql`status >= 400`)
-        break
-    }
-  }
-  if (filter.from !== undefined) conditions.push(sql`created_at >= ${filter.from}`)
-  if (filter.to !== undefined) conditions.push(sql`created_at < ${filter.to}`)
-  return sql.and(conditions)
-}
-
 /** One page, newest first; one row more than the limit tells whether another page follows. */
 export const listStatement = (
   sql: SqlClient.SqlClient,
@@ -297,32 +254,8 @@ export const listStatement = (
 }
 
 /** The group key per `groupBy`, on PostgreSQL; constants only, never client text. */
-const GROUP_KEY_PG: Record<GroupBy, string> = {
-  none: "NULL::text",
-  tag: "t.tag",
-  // the model as the client addressed it, so an answered and a failed request of one model are one group
-  // (the provider's own name, `gpt-4o-2024-08-06`, is the row's `model`); the provider's when none was read
-  model: "coalesce(requested_model, model)",
-  key: "key_id",
-  session: "session_id",
-  hour: `to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24":00:00Z"')`,
-  day: "to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD')",
-  status: "status::text"
-}
-
-/** The same keys from SQLite's columns: times are ISO text, tags a JSON list (`t` is `json_each`). */
-const GROUP_KEY_SQLITE: Record<GroupBy, string> = {
-  ...GROUP_KEY_PG,
-  none: "NULL",
-  tag: "t.value",
-  hour: "substr(created_at, 1, 13) || ':00:00Z'",
-  day: "substr(created_at, 1, 10)",
-  status: "CAST(status AS TEXT)"
-}
 
 /** Per group: counts, token sums and latency percentiles; hours, days and statuses ascending, others busiest first. */
-/** An answered completion whose cost is unknown: its model had no price. */
-const UNPRICED = "cost_input IS NULL AND status < 400 AND kind IS NULL"
 
 export const analyticsStatement = (
   sql: SqlClient.SqlClient,
@@ -416,6 +349,12 @@ export class RequestQueries extends Context.Service<RequestQueries, {
     groupBy: GroupBy,
     filter: RequestFilter
   ) => Effect.Effect<Analytics, SqlError.SqlError>
+  /** The org's spend per UTC day and group, for export. */
+  readonly spend: (
+    orgId: string,
+    groupBy: GroupBy,
+    filter: RequestFilter
+  ) => Effect.Effect<SpendReport, SqlError.SqlError>
 }>()("svc-gateway/RequestQueries") {
   static readonly layer = Layer.effect(
     RequestQueries,
@@ -457,7 +396,10 @@ export class RequestQueries extends Context.Service<RequestQueries, {
         return result
       })
 
-      return RequestQueries.of({ list, get, analytics })
+      const spend = (orgId: string, groupBy: GroupBy, filter: RequestFilter) =>
+        spendReport(orgId, groupBy, filter).pipe(Effect.provideService(SqlClient.SqlClient, sql))
+
+      return RequestQueries.of({ list, get, analytics, spend })
     })
   )
 }

@@ -213,8 +213,32 @@ describe("request log admin API", () => {
     ])
   })
 
+  it("spend per day and group, as JSON and as a CSV download; a bad group_by is a 400", async () => {
+    const report = await json("GET", `/orgs/${org}/spend?group_by=model&from=2026-03-01&to=2026-03-02`)
+    expect(report).toMatchObject({ object: "list", group_by: "model", has_more: false })
+    expect(report.data.map((row: { day: string; group: string }) => [row.day, row.group])).toEqual([
+      ["2026-03-01", "openai/gpt-4o"]
+    ])
+    const csv = await call("GET", `/orgs/${org}/spend.csv?group_by=model&from=2026-03-01&to=2026-03-02`)
+    expect(csv.status).toBe(200)
+    expect(csv.headers.get("content-type")).toContain("text/csv")
+    expect(csv.headers.get("content-disposition")).toBe("attachment; filename=\"spend-model.csv\"")
+    expect(await csv.text()).toBe(
+      "day,model,requests,unpriced_requests,prompt_tokens,completion_tokens,cost_usd\r\n" +
+        "2026-03-01,openai/gpt-4o,2,2,300,150,0.000000\r\n"
+    )
+    await expectError(await call("GET", `/orgs/${org}/spend.csv?group_by=week`), 400, { param: "group_by" })
+  })
+
   it("an unknown org is 404 on every read", async () => {
-    for (const path of ["/orgs/org_missing/requests", "/orgs/org_missing/analytics?group_by=key"]) {
+    for (
+      const path of [
+        "/orgs/org_missing/requests",
+        "/orgs/org_missing/analytics?group_by=key",
+        "/orgs/org_missing/spend?group_by=key",
+        "/orgs/org_missing/spend.csv?group_by=key"
+      ]
+    ) {
       await expectError(await call("GET", path), 404, { code: "not_found" })
     }
   })

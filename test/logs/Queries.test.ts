@@ -8,6 +8,7 @@ import { Effect, Layer } from "effect"
 import type { RequestFilter } from "../../src/logs/RequestFilter.ts"
 import { RequestLogStore } from "../../src/logs/RequestLogStore.ts"
 import { type AnalyticsGroup, type RequestLogEntry, RequestQueries } from "../../src/logs/RequestQueries.ts"
+import { spendCsv } from "../../src/logs/SpendReport.ts"
 import { makeRecord } from "../utils/RequestLogHarness.ts"
 import { notFoundOf, StoreLive, unique } from "../utils/TestStore.ts"
 import { insertRows, OTHER_ORG_SEED, SEED } from "./QueriesSeed.ts"
@@ -296,6 +297,34 @@ layer(Live)("RequestQueries", (it) => {
         byModel.map((group) => [group.group, group.cost_usd, group.unpriced_requests]),
         [["b", 0, 1], ["a", 0.150009, 0]]
       )
+    }))
+
+  it.effect("spend per UTC day and group, most spent first; as CSV with fields quoted where they must be", () =>
+    Effect.gen(function*() {
+      const store = yield* RequestLogStore
+      const org = unique("export-org")
+      const at = (iso: string) => new Date(iso)
+      const cost = (micro: number) => ({ input: micro, cachedInput: 0, cacheWrite: 0, output: 0, total: micro })
+      yield* store.insert([
+        makeRecord({ orgId: org, createdAt: at("2026-04-01T10:00:00Z"), tags: ["a,b"], cost: cost(1_500) }),
+        makeRecord({ orgId: org, createdAt: at("2026-04-01T23:59:59Z"), tags: ["plain"], cost: cost(2_000_000) }),
+        makeRecord({ orgId: org, createdAt: at("2026-04-02T00:00:00Z"), tags: ["plain"], cost: null })
+      ])
+      const queries = yield* RequestQueries
+      const report = yield* queries.spend(org, "tag", {})
+      assert.deepStrictEqual(
+        report.data.map((row) => [row.day, row.group, row.requests, row.unpriced_requests, row.cost_usd]),
+        [
+          ["2026-04-01", "plain", 1, 0, 2],
+          ["2026-04-01", "a,b", 1, 0, 0.0015],
+          ["2026-04-02", "plain", 1, 1, 0]
+        ]
+      )
+      assert.isFalse(report.has_more)
+      const csv = spendCsv(report).split("\r\n")
+      assert.strictEqual(csv[0], "day,tag,requests,unpriced_requests,prompt_tokens,completion_tokens,cost_usd")
+      assert.match(csv[2]!, /^2026-04-01,"a,b",1,0,\d+,\d+,0\.001500$/)
+      assert.strictEqual(csv[4], "")
     }))
 
   it.effect("compression figures: a saving left out of the row reads 0 under a level, stays null without one", () =>

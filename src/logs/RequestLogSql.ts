@@ -1,0 +1,78 @@
+/**
+ * The SQL the request log's reads share: the WHERE clause of a filter, each grouping's key on both
+ * engines, and which rows are answered completions of unknown cost.
+ */
+import type { SqlClient, Statement } from "effect/sql"
+import type { GroupBy } from "../kernel/GroupBy.ts"
+import type { RequestFilter } from "./RequestFilter.ts"
+
+/** The WHERE conditions of `filter` for one org, as one fragment. */
+export const whereClause = (sql: SqlClient.SqlClient, orgId: string, filter: RequestFilter) => {
+  const conditions: Array<Statement.Fragment> = [sql`org_id = ${orgId}`]
+  if (filter.tags !== undefined) {
+    const tags = filter.tags.values
+    const all = filter.tags.mode === "all"
+    conditions.push(sql.onDialectOrElse({
+      // the row's JSON list, searched: at least one of the tags, or as many distinct matches as distinct tags
+      sqlite: () =>
+        all
+          ? sql`(SELECT count(DISTINCT t.value) FROM json_each(tags) AS t WHERE t.value IN ${sql.in(tags)}) = ${
+            new Set(tags).size
+          }`
+          : sql`EXISTS (SELECT 1 FROM json_each(tags) AS t WHERE t.value IN ${sql.in(tags)})`,
+      // `&&` / `@>` against a text[] parameter: the operators the GIN index on `tags` serves; that index
+      // leaves out rows without tags (which match no tag anyway), and the planner uses it only when the
+      // condition says so in its own words
+      orElse: () => sql`tags ${sql.literal(all ? "@>" : "&&")} ${tags}::text[] AND tags <> '{}'`
+    }))
+  }
+  if (filter.model !== undefined) conditions.push(sql`(requested_model = ${filter.model} OR model = ${filter.model})`)
+  if (filter.keyId !== undefined) conditions.push(sql`key_id = ${filter.keyId}`)
+  if (filter.sessionId !== undefined) conditions.push(sql`session_id = ${filter.sessionId}`)
+  const status = filter.status
+  if (status !== undefined) {
+    switch (status._tag) {
+      case "Exact":
+        conditions.push(sql`status = ${status.status}`)
+        break
+      case "Class":
+        conditions.push(sql`status >= ${status.hundreds * 100} AND status < ${status.hundreds * 100 + 100}`)
+        break
+      case "Error":
+        conditions.push(sql`status >= 400`)
+        break
+    }
+  }
+  if (filter.from !== undefined) conditions.push(sql`created_at >= ${filter.from}`)
+  if (filter.to !== undefined) conditions.push(sql`created_at < ${filter.to}`)
+  return sql.and(conditions)
+}
+
+export const GROUP_KEY_PG: Record<GroupBy, string> = {
+  none: "NULL::text",
+  tag: "t.tag",
+  // the model as the client addressed it, so an answered and a failed request of one model are one group
+  // (the provider's own name, `gpt-4o-2024-08-06`, is the row's `model`); the provider's when none was read
+  model: "coalesce(requested_model, model)",
+  key: "key_id",
+  session: "session_id",
+  hour: `to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24":00:00Z"')`,
+  day: "to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD')",
+  status: "status::text"
+}
+
+/** The same keys from SQLite's columns: times are ISO text, tags a JSON list (`t` is `json_each`). */
+export const GROUP_KEY_SQLITE: Record<GroupBy, string> = {
+  ...GROUP_KEY_PG,
+  none: "NULL",
+  tag: "t.value",
+  hour: "substr(created_at, 1, 13) || ':00:00Z'",
+  day: "substr(created_at, 1, 10)",
+  status: "CAST(status AS TEXT)"
+}
+
+/** An answered completion whose cost is unknown: its model had no price. */
+export const UNPRICED = "cost_input IS NULL AND status < 400 AND kind IS NULL"
+
+/** Micro-dollars as dollars: an integer over 1e6 prints as its exact six-decimal figure. */
+export const usd = (micro: number) => micro / 1_000_000
