@@ -5,8 +5,8 @@
  */
 import { Console, Effect } from "effect"
 import { Command, Flag } from "effect/cli"
+import type { Analytics, AnalyticsGroup } from "../admin/AdminResources.ts"
 import { GROUP_BY, type GroupBy } from "../kernel/GroupBy.ts"
-import type { Analytics, AnalyticsGroup } from "../logs/RequestQueries.ts"
 import { AdminClient } from "./AdminClient.ts"
 import { json, withAdminClient } from "./Connection.ts"
 import { org } from "./Flags.ts"

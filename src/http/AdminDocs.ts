@@ -3,7 +3,7 @@
  * document `GET /admin/v1/openapi.json` serves. Plain HTML with no script, so it reads anywhere (the
  * usual renderers load their code from a CDN, which a gateway on a closed network cannot reach).
  */
-import { Effect, Layer } from "effect"
+import { Effect } from "effect"
 import { HttpRouter, HttpServerResponse } from "effect/http"
 import { OpenApi } from "effect/http-api"
 import { AdminApi, OPENAPI_PATH } from "../admin/AdminApi.ts"
@@ -136,11 +136,16 @@ ${Object.entries(schemas).map(([name, schema]) => renderSchema(name, schema)).jo
 </body></html>`
 }
 
-/** `GET /admin/v1/docs`, public like the document it renders; rendered once, when the routes are built. */
-export const AdminDocsRoute = Layer.unwrap(Effect.sync(() => {
-  const page = HttpServerResponse.text(renderReference(OpenApi.fromApi(AdminApi)), {
-    contentType: "text/html; charset=utf-8",
-    headers: { "content-security-policy": "default-src 'none'; style-src 'unsafe-inline'" }
-  })
-  return HttpRouter.add("GET", "/admin/v1/docs", Effect.succeed(page))
-}))
+let page: HttpServerResponse.HttpServerResponse | undefined
+
+/** `GET /admin/v1/docs`, public like the document it renders; rendered on first use, not at start-up. */
+export const AdminDocsRoute = HttpRouter.add(
+  "GET",
+  "/admin/v1/docs",
+  Effect.sync(() =>
+    page ??= HttpServerResponse.text(renderReference(OpenApi.fromApi(AdminApi)), {
+      contentType: "text/html; charset=utf-8",
+      headers: { "content-security-policy": "default-src 'none'; style-src 'unsafe-inline'" }
+    })
+  )
+)

@@ -74,5 +74,11 @@ export const GROUP_KEY_SQLITE: Record<GroupBy, string> = {
 /** An answered completion whose cost is unknown: its model had no price. */
 export const UNPRICED = "cost_input IS NULL AND status < 400 AND kind IS NULL"
 
+/** A row's cost in micro-dollars (NULL when unknown), summed without overflow on each engine. */
+export const COST_SUM = {
+  pg: "coalesce(sum(cost_input::int8 + cost_cached_input + cost_cache_write + cost_output), 0)::int8",
+  sqlite: "coalesce(sum(cost_input + cost_cached_input + cost_cache_write + cost_output), 0)"
+} as const
+
 /** Micro-dollars as dollars: an integer over 1e6 prints as its exact six-decimal figure. */
 export const usd = (micro: number) => micro / 1_000_000

@@ -12,8 +12,9 @@ import { SqlClient, type SqlError } from "effect/sql"
 import { AdminError } from "../kernel/AdminError.ts"
 import type { GroupBy } from "../kernel/GroupBy.ts"
 import { fromJson, toBool, toIso } from "../store/Rows.ts"
+import { type Analytics, analyticsStatement, MAX_GROUPS, toGroup } from "./Analytics.ts"
 import { encodeCursor, type PageRequest, type RequestFilter } from "./RequestFilter.ts"
-import { GROUP_KEY_PG, GROUP_KEY_SQLITE, UNPRICED, usd, whereClause } from "./RequestLogSql.ts"
+import { usd, whereClause } from "./RequestLogSql.ts"
 import type { RequestKind } from "./RequestRecord.ts"
 import { type SpendReport, spendReport } from "./SpendReport.ts"
 
@@ -60,42 +61,6 @@ export interface RequestPage {
   readonly next_cursor: string | null
 }
 
-export interface AnalyticsGroup {
-  /** The tag, model, key id, `YYYY-MM-DD` (UTC) or status; null for untagged requests, no key, no model. */
-  readonly group: string | null
-  readonly requests: number
-  /** Requests answered with status >= 400. */
-  readonly errors: number
-  readonly prompt_tokens: number
-  readonly completion_tokens: number
-  readonly cached_tokens: number
-  readonly reasoning_tokens: number
-  readonly total_tokens: number
-  /** o200k prompt tokens compression saved on the wire, raw and priced as a bill prices it. */
-  readonly prompt_tokens_saved: number
-  readonly prompt_tokens_saved_net: number
-  /** What `safe` and `aggressive` would have saved on the requests that ran at `shadow`. */
-  readonly shadow_tokens_saved_safe: number
-  readonly shadow_tokens_saved_aggressive: number
-  /** What the group's requests cost, in dollars (summed as whole micro-dollars); requests of unknown cost add nothing. */
-  readonly cost_usd: number
-  /** Answered completions whose model had no price: their cost is unknown, not 0. */
-  readonly unpriced_requests: number
-  readonly p50_latency_ms: number
-  readonly p95_latency_ms: number
-}
-
-export interface Analytics {
-  readonly object: "list"
-  readonly group_by: GroupBy
-  readonly data: ReadonlyArray<AnalyticsGroup>
-  /** More than MAX_GROUPS groups matched: narrow the filter to see the rest. */
-  readonly has_more: boolean
-}
-
-/** Caps the groups one analytics call returns (tags and keys are open-ended). */
-export const MAX_GROUPS = 1000
-
 /**
  * A `request_log` row as the SQL client returns it: PostgreSQL's types, or SQLite's (times as ISO text,
  * booleans as 0/1, lists as JSON text).
@@ -138,26 +103,6 @@ export interface LogRow {
   readonly cost_output: number | null
   /** `created_at` to the microsecond, for the cursor (a JS Date keeps only milliseconds). */
   readonly cursor_time: string
-}
-
-/** Sums as PostgreSQL's int8 (`bigint`) or SQLite's integers (`number`). */
-interface GroupRow {
-  readonly grp: string | null
-  readonly requests: bigint | number
-  readonly errors: bigint | number
-  readonly prompt_tokens: bigint | number
-  readonly completion_tokens: bigint | number
-  readonly cached_tokens: bigint | number
-  readonly reasoning_tokens: bigint | number
-  readonly total_tokens: bigint | number
-  readonly prompt_tokens_saved: bigint | number
-  readonly prompt_tokens_saved_net: bigint | number
-  readonly shadow_tokens_saved_safe: bigint | number
-  readonly shadow_tokens_saved_aggressive: bigint | number
-  readonly cost_micro: bigint | number
-  readonly unpriced: bigint | number
-  readonly p50: number
-  readonly p95: number
 }
 
 const STORED = `id, created_at, org_id, key_id, requested_model, model, provider, status, error_code, stream, tags,
@@ -254,85 +199,6 @@ export const listStatement = (
 }
 
 /** The group key per `groupBy`, on PostgreSQL; constants only, never client text. */
-
-/** Per group: counts, token sums and latency percentiles; hours, days and statuses ascending, others busiest first. */
-
-export const analyticsStatement = (
-  sql: SqlClient.SqlClient,
-  orgId: string,
-  { filter, groupBy }: { readonly groupBy: GroupBy; readonly filter: RequestFilter }
-) => {
-  const order = groupBy === "hour" || groupBy === "day" || groupBy === "status"
-    ? "grp ASC"
-    : "requests DESC, grp ASC NULLS LAST"
-  const where = whereClause(sql, orgId, filter)
-  // one row per tag, so a request with two tags counts in both groups; untagged requests form the null group
-  return sql.onDialectOrElse({
-    sqlite: () =>
-      sql<GroupRow>`SELECT ${sql.literal(GROUP_KEY_SQLITE[groupBy])} AS grp,
-          count(*) AS requests,
-          count(*) FILTER (WHERE status >= 400) AS errors,
-          coalesce(sum(prompt_tokens), 0) AS prompt_tokens,
-          coalesce(sum(completion_tokens), 0) AS completion_tokens,
-          coalesce(sum(cached_tokens), 0) AS cached_tokens,
-          coalesce(sum(reasoning_tokens), 0) AS reasoning_tokens,
-          coalesce(sum(prompt_tokens + completion_tokens), 0) AS total_tokens,
-          coalesce(sum(prompt_tokens_saved), 0) AS prompt_tokens_saved,
-          coalesce(sum(prompt_tokens_saved_net), 0) AS prompt_tokens_saved_net,
-          coalesce(sum(shadow_tokens_saved_safe), 0) AS shadow_tokens_saved_safe,
-          coalesce(sum(shadow_tokens_saved_aggressive), 0) AS shadow_tokens_saved_aggressive,
-          coalesce(sum(cost_input + cost_cached_input + cost_cache_write + cost_output), 0) AS cost_micro,
-          count(*) FILTER (WHERE ${sql.literal(UNPRICED)}) AS unpriced,
-          percentile_cont(latency_ms, 0.5) AS p50,
-          percentile_cont(latency_ms, 0.95) AS p95
-        FROM ${groupBy === "tag" ? sql`request_log LEFT JOIN json_each(request_log.tags) AS t` : sql`request_log`}
-        WHERE ${where}
-        GROUP BY 1
-        ORDER BY ${sql.literal(order)}
-        LIMIT ${MAX_GROUPS + 1}`,
-    orElse: () =>
-      sql<GroupRow>`SELECT ${sql.literal(GROUP_KEY_PG[groupBy])} AS grp,
-          count(*)::int8 AS requests,
-          count(*) FILTER (WHERE status >= 400)::int8 AS errors,
-          coalesce(sum(prompt_tokens), 0)::int8 AS prompt_tokens,
-          coalesce(sum(completion_tokens), 0)::int8 AS completion_tokens,
-          coalesce(sum(cached_tokens), 0)::int8 AS cached_tokens,
-          coalesce(sum(reasoning_tokens), 0)::int8 AS reasoning_tokens,
-          coalesce(sum(prompt_tokens::int8 + completion_tokens), 0)::int8 AS total_tokens,
-          coalesce(sum(prompt_tokens_saved), 0)::int8 AS prompt_tokens_saved,
-          coalesce(sum(prompt_tokens_saved_net), 0)::int8 AS prompt_tokens_saved_net,
-          coalesce(sum(shadow_tokens_saved_safe), 0)::int8 AS shadow_tokens_saved_safe,
-          coalesce(sum(shadow_tokens_saved_aggressive), 0)::int8 AS shadow_tokens_saved_aggressive,
-          coalesce(sum(cost_input::int8 + cost_cached_input + cost_cache_write + cost_output), 0)::int8 AS cost_micro,
-          count(*) FILTER (WHERE ${sql.literal(UNPRICED)})::int8 AS unpriced,
-          percentile_cont(0.5) WITHIN GROUP (ORDER BY latency_ms) AS p50,
-          percentile_cont(0.95) WITHIN GROUP (ORDER BY latency_ms) AS p95
-        FROM ${groupBy === "tag" ? sql`request_log LEFT JOIN LATERAL unnest(tags) AS t(tag) ON true` : sql`request_log`}
-        WHERE ${where}
-        GROUP BY 1
-        ORDER BY ${sql.literal(order)}
-        LIMIT ${MAX_GROUPS + 1}`
-  })
-}
-
-const toGroup = (row: GroupRow): AnalyticsGroup => ({
-  group: row.grp,
-  requests: Number(row.requests),
-  errors: Number(row.errors),
-  prompt_tokens: Number(row.prompt_tokens),
-  completion_tokens: Number(row.completion_tokens),
-  cached_tokens: Number(row.cached_tokens),
-  reasoning_tokens: Number(row.reasoning_tokens),
-  total_tokens: Number(row.total_tokens),
-  prompt_tokens_saved: Number(row.prompt_tokens_saved),
-  prompt_tokens_saved_net: Number(row.prompt_tokens_saved_net),
-  shadow_tokens_saved_safe: Number(row.shadow_tokens_saved_safe),
-  shadow_tokens_saved_aggressive: Number(row.shadow_tokens_saved_aggressive),
-  cost_usd: usd(Number(row.cost_micro)),
-  unpriced_requests: Number(row.unpriced),
-  p50_latency_ms: row.p50,
-  p95_latency_ms: row.p95
-})
 
 export class RequestQueries extends Context.Service<RequestQueries, {
   /** A page of the org's requests matching `filter`, newest first. */

@@ -8,7 +8,7 @@ import { Effect } from "effect"
 import { SqlClient } from "effect/sql"
 import type { GroupBy } from "../kernel/GroupBy.ts"
 import type { RequestFilter } from "./RequestFilter.ts"
-import { GROUP_KEY_PG, GROUP_KEY_SQLITE, UNPRICED, usd, whereClause } from "./RequestLogSql.ts"
+import { COST_SUM, GROUP_KEY_PG, GROUP_KEY_SQLITE, UNPRICED, usd, whereClause } from "./RequestLogSql.ts"
 
 export interface SpendRow {
   /** The UTC date, `YYYY-MM-DD`. */
@@ -43,8 +43,6 @@ interface Row {
   readonly cost_micro: bigint | number
 }
 
-const COST = "cost_input::int8 + cost_cached_input + cost_cache_write + cost_output"
-
 export const spendReport = Effect.fn("RequestQueries.spend")(function*(
   orgId: string,
   groupBy: GroupBy,
@@ -60,7 +58,7 @@ export const spendReport = Effect.fn("RequestQueries.spend")(function*(
           count(*) FILTER (WHERE ${sql.literal(UNPRICED)}) AS unpriced,
           coalesce(sum(prompt_tokens), 0) AS prompt_tokens,
           coalesce(sum(completion_tokens), 0) AS completion_tokens,
-          coalesce(sum(${sql.literal(COST.replace("::int8", ""))}), 0) AS cost_micro
+          ${sql.literal(COST_SUM.sqlite)} AS cost_micro
         FROM ${tagged ? sql`request_log LEFT JOIN json_each(request_log.tags) AS t` : sql`request_log`}
         WHERE ${where}
         GROUP BY 1, 2
@@ -72,7 +70,7 @@ export const spendReport = Effect.fn("RequestQueries.spend")(function*(
           count(*) FILTER (WHERE ${sql.literal(UNPRICED)})::int8 AS unpriced,
           coalesce(sum(prompt_tokens), 0)::int8 AS prompt_tokens,
           coalesce(sum(completion_tokens), 0)::int8 AS completion_tokens,
-          coalesce(sum(${sql.literal(COST)}), 0)::int8 AS cost_micro
+          ${sql.literal(COST_SUM.pg)} AS cost_micro
         FROM ${tagged ? sql`request_log LEFT JOIN LATERAL unnest(tags) AS t(tag) ON true` : sql`request_log`}
         WHERE ${where}
         GROUP BY 1, 2

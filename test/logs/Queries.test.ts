@@ -5,9 +5,10 @@
  */
 import { assert, layer } from "@effect/vitest"
 import { Effect, Layer } from "effect"
+import type { AnalyticsGroup } from "../../src/logs/Analytics.ts"
 import type { RequestFilter } from "../../src/logs/RequestFilter.ts"
 import { RequestLogStore } from "../../src/logs/RequestLogStore.ts"
-import { type AnalyticsGroup, type RequestLogEntry, RequestQueries } from "../../src/logs/RequestQueries.ts"
+import { type RequestLogEntry, RequestQueries } from "../../src/logs/RequestQueries.ts"
 import { spendCsv } from "../../src/logs/SpendReport.ts"
 import { makeRecord } from "../utils/RequestLogHarness.ts"
 import { notFoundOf, StoreLive, unique } from "../utils/TestStore.ts"
