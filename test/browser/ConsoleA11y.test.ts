@@ -56,6 +56,7 @@ describe("console: accessibility of every page, in Chromium", () => {
     `orgs/${orgId}/requests`,
     `orgs/${orgId}/requests/${requestId}`,
     `orgs/${orgId}/analytics`,
+    `orgs/${orgId}/spend`,
     "quick-start"
   ]
 

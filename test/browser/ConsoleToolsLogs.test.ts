@@ -182,6 +182,7 @@ describe("console: shared tools, requests and analytics, in Chromium", () => {
         `orgs/${orgId}/tools`,
         `orgs/${orgId}/requests`,
         `orgs/${orgId}/analytics`,
+        `orgs/${orgId}/spend`,
         "quick-start"
       ]
     ) {

@@ -163,16 +163,13 @@ const queryString = (query: Readonly<Record<string, unknown>> | undefined): stri
   return text === "" ? "" : `?${text}`
 }
 
-/**
- * One admin API call, by the API's own names: `call("keys", "create", { params, payload })`.
- * `token` is given only by sign-in, which checks a token before keeping it.
- */
-export const call = async <G extends Group, O extends Operation<G>>(
+/** Sends one admin API request, by the API's own names; the response as it came, whatever its status. */
+const send = async <G extends Group, O extends Operation<G>>(
   group: G,
   operation: O,
   input: Input<G, O>,
-  token = session.token()
-): Promise<Output<G, O>> => {
+  token: string | null
+): Promise<Response> => {
   const route = (await loadRoutes()).get(`${group}.${operation}`)
   if (route === undefined) {
     throw new ApiError(`The gateway does not offer ${group}.${operation}; is it older than this page?`, 0)
@@ -183,9 +180,8 @@ export const call = async <G extends Group, O extends Operation<G>>(
     readonly payload?: unknown
   }
   const path = route.path.replace(/\{(\w+)\}/g, (_, name: string) => encodeURIComponent(params?.[name] ?? ""))
-  let response: Response
   try {
-    response = await fetch(`${path}${queryString(query)}`, {
+    return await fetch(`${path}${queryString(query)}`, {
       method: route.method,
       headers: {
         authorization: `Bearer ${token ?? ""}`,
@@ -197,6 +193,25 @@ export const call = async <G extends Group, O extends Operation<G>>(
   } catch {
     throw new ApiError("Could not reach the gateway. Check that it is running, then try again.", 0)
   }
+}
+
+/** A refusal in the API's own words; a 401 for the kept token signs the page out. */
+const refusal = (response: Response, json: unknown, token: string | null): ApiError => {
+  if (response.status === 401 && token === session.token()) onUnauthorized()
+  return new ApiError(messageOf(json, response.status), response.status)
+}
+
+/**
+ * One admin API call, by the API's own names: `call("keys", "create", { params, payload })`.
+ * `token` is given only by sign-in, which checks a token before keeping it.
+ */
+export const call = async <G extends Group, O extends Operation<G>>(
+  group: G,
+  operation: O,
+  input: Input<G, O>,
+  token = session.token()
+): Promise<Output<G, O>> => {
+  const response = await send(group, operation, input, token)
   const text = await response.text()
   let json: unknown
   try {
@@ -204,12 +219,30 @@ export const call = async <G extends Group, O extends Operation<G>>(
   } catch {
     throw new ApiError(`The gateway answered ${response.status} with a body that is not JSON.`, response.status)
   }
-  if (!response.ok) {
-    const error = new ApiError(messageOf(json, response.status), response.status)
-    if (response.status === 401 && token === session.token()) onUnauthorized()
-    throw error
-  }
+  if (!response.ok) throw refusal(response, json, token)
   return json as Output<G, O>
+}
+
+/**
+ * An endpoint whose answer is a file (the spend CSV), as a Blob for the page to save. A plain link
+ * cannot carry the admin token (it lives in session storage and never in a URL), so the page fetches
+ * the file with the token in the header and saves what comes back.
+ */
+export const callFile = async <G extends Group, O extends Operation<G>>(
+  group: G,
+  operation: O,
+  input: Input<G, O>
+): Promise<Blob> => {
+  const token = session.token()
+  const response = await send(group, operation, input, token)
+  if (response.ok) return response.blob()
+  let json: unknown = null
+  try {
+    json = JSON.parse(await response.text())
+  } catch {
+    // a refusal without a JSON body: its status alone explains it
+  }
+  throw refusal(response, json, token)
 }
 
 /** Several tags, separated by commas: requests with any of them. */

@@ -10,6 +10,7 @@ import { OrgsPage } from "./pages/OrgsPage.tsx"
 import { QuickStartPage } from "./pages/QuickStartPage.tsx"
 import { RequestsPage } from "./pages/RequestsPage.tsx"
 import { SignIn } from "./pages/SignIn.tsx"
+import { SpendPage } from "./pages/SpendPage.tsx"
 import { ToolsPage } from "./pages/ToolsPage.tsx"
 import { Notice } from "./parts/Notice.tsx"
 import { useLoad } from "./parts/useLoad.ts"
@@ -22,6 +23,7 @@ const NAV: ReadonlyArray<{ readonly page: Page; readonly label: string }> = [
   { page: "tools", label: "Shared tools" },
   { page: "requests", label: "Requests" },
   { page: "analytics", label: "Analytics" },
+  { page: "spend", label: "Spend" },
   { page: "quick-start", label: "Quick start" }
 ]
 
@@ -165,5 +167,7 @@ const PageView = (props: {
       return <RequestsPage org={org} route={route} />
     case "analytics":
       return <AnalyticsPage org={org} route={route} />
+    case "spend":
+      return <SpendPage org={org} route={route} />
   }
 }

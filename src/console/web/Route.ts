@@ -4,7 +4,7 @@
  */
 import { useEffect, useMemo, useState } from "preact/hooks"
 
-export type Page = "orgs" | "keys" | "tools" | "requests" | "analytics" | "quick-start"
+export type Page = "orgs" | "keys" | "tools" | "requests" | "analytics" | "spend" | "quick-start"
 
 export interface Route {
   readonly page: Page
@@ -14,7 +14,7 @@ export interface Route {
   readonly params: URLSearchParams
 }
 
-const ORG_PAGES: ReadonlyArray<Page> = ["keys", "tools", "requests", "analytics"]
+const ORG_PAGES: ReadonlyArray<Page> = ["keys", "tools", "requests", "analytics", "spend"]
 
 export const parseRoute = (hash: string): Route => {
   const [path = "", search = ""] = hash.replace(/^#/, "").split("?")
