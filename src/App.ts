@@ -19,6 +19,7 @@ import { DialectRoutes } from "./http/DialectRoutes.ts"
 import { FallbackRoutes } from "./http/FallbackRoutes.ts"
 import { SystemRoutes } from "./http/SystemRoutes.ts"
 import { ApiKeys } from "./keys/ApiKeys.ts"
+import { BudgetAlerts } from "./limits/BudgetAlerts.ts"
 import { RateLimits } from "./limits/RateLimits.ts"
 import { RequestLog } from "./logs/RequestLog.ts"
 import { RequestQueries } from "./logs/RequestQueries.ts"
@@ -43,7 +44,7 @@ export const UpstreamClientLive = Layer.unwrap(Effect.gen(function*() {
 }))
 
 /**
- * Store-backed services: repositories, authentication, the request log. Released after the server
+ * Store-backed services: repositories, authentication, the request log, limits and budget alerts. Released after the server
  * drained, so the log's last rows are flushed before the store closes.
  */
 export const StoreServices = Layer.mergeAll(
@@ -53,6 +54,7 @@ export const StoreServices = Layer.mergeAll(
   RequestQueries.layer,
   RateLimits.layerFromConfig
 ).pipe(
+  Layer.provideMerge(BudgetAlerts.layerFetch),
   Layer.provideMerge(ApiKeys.layer),
   Layer.provideMerge(Orgs.layer),
   Layer.provideMerge(DatabaseLive)

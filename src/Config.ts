@@ -41,7 +41,12 @@ const settings = Config.all({
   toolMaxRounds: Config.Int("GATEWAY_SVC_TOOL_MAX_ROUNDS").pipe(Config.withDefault(5)),
   pendingTtl: Config.Duration("GATEWAY_SVC_PENDING_TTL").pipe(Config.withDefault(Duration.hours(1))),
   consoleDir: Config.String("GATEWAY_CONSOLE_DIR").pipe(Config.withDefault(BUILT_CONSOLE)),
-  compression: Config.Literals(COMPRESSION_LEVELS, "GATEWAY_COMPRESSION").pipe(Config.withDefault("safe" as const))
+  compression: Config.Literals(COMPRESSION_LEVELS, "GATEWAY_COMPRESSION").pipe(Config.withDefault("safe" as const)),
+  alertWebhookHosts: Config.String("GATEWAY_ALERT_WEBHOOK_HOSTS").pipe(
+    Config.map((text) => text.split(",").map((host) => host.trim()).filter((host) => host !== "")),
+    Config.option,
+    Config.map(Option.getOrUndefined)
+  )
 })
 
 export interface GatewaySettings {
@@ -93,6 +98,8 @@ export interface GatewaySettings {
   readonly consoleDir: string
   /** The compression level of organizations that chose none, for requests that ask for none. */
   readonly compression: CompressionLevel
+  /** Hosts a budget alert's webhook may reach (`*.example.com` for a domain); undefined: any. */
+  readonly alertWebhookHosts: ReadonlyArray<string> | undefined
 }
 
 export class GatewayConfig extends Context.Service<GatewayConfig, GatewaySettings>()("svc-gateway/GatewayConfig") {

@@ -28,6 +28,7 @@ import {
 import {
   Analytics,
   ApiKey,
+  BudgetAlert,
   Circuit,
   CreatedApiKey,
   ListOf,
@@ -73,7 +74,7 @@ export const OrgsGroup = HttpApiGroup.make("orgs")
   .add(
     HttpApiEndpoint.patch("update", "/orgs/:org_id", { params: OrgId, payload: OrgUpdate, success: Org }).annotate(
       summary,
-      "Change an organization's content logging, compression level or limits"
+      "Change an organization's content logging, compression level, limits or budget alerts"
     )
   )
 
@@ -170,6 +171,14 @@ export const PricesGroup = HttpApiGroup.make("prices").add(
   )
 )
 
+export const AlertsGroup = HttpApiGroup.make("alerts").add(
+  HttpApiEndpoint.get("list", "/orgs/:org_id/alerts", {
+    params: OrgId,
+    query: { limit: Schema.optional(Schema.String).annotate({ description: "1..200, default 50" }) },
+    success: ListOf(BudgetAlert)
+  }).annotate(summary, "The org's budget alerts, newest first, with how their webhook delivery went")
+)
+
 export const AdminApi = HttpApi.make("admin")
   .add(OrgsGroup)
   .add(KeysGroup)
@@ -177,6 +186,7 @@ export const AdminApi = HttpApi.make("admin")
   .add(RequestsGroup)
   .add(CircuitsGroup)
   .add(PricesGroup)
+  .add(AlertsGroup)
   .middleware(AdminFailures)
   .middleware(AdminAuthorization)
   .prefix("/admin/v1")

@@ -1,8 +1,10 @@
 /**
  * The checks of admin input that a schema cannot make alone: an expiry in the future, installed tool
- * ids, an org update that changes something. The admin API's handlers run them (for the CLI too).
+ * ids, an org update that changes something, an alert webhook on a host the operator allows. The admin API's handlers run them (for the CLI too).
  */
 import { Effect } from "effect"
+import { GatewayConfig } from "../Config.ts"
+import { DEFAULT_THRESHOLDS, normalThresholds, webhookHostAllowed } from "../kernel/AlertSettings.ts"
 import { decodeInput } from "../kernel/DecodeInput.ts"
 import { RequestError } from "../kernel/RequestError.ts"
 import type { OrgChanges } from "../orgs/Orgs.ts"
@@ -52,18 +54,39 @@ export const checkAllowedTools = (
   })
 
 /** An org update as the admin API and the CLI read it; nothing to change is a 400 too. */
-export const parseOrgUpdate = (body: unknown): Effect.Effect<OrgChanges, RequestError> =>
-  Effect.flatMap(
-    decodeInput(OrgUpdate)(body),
-    (input) =>
-      input.log_content === undefined && input.compression === undefined && input.limits === undefined
-        ? Effect.fail(RequestError.invalidField(
-          "body",
-          "Nothing to change: send 'log_content' (true or false), 'compression' (off, shadow, safe, aggressive, or null for the gateway's level), 'limits' ({rpm, tpm, tokens_per_day, tokens_per_month}), or several."
-        ))
-        : Effect.succeed({
-          ...(input.limits === undefined ? {} : { limits: input.limits }),
-          ...(input.log_content === undefined ? {} : { logContent: input.log_content }),
-          ...(input.compression === undefined ? {} : { compression: input.compression })
-        })
-  )
+export const parseOrgUpdate = (body: unknown): Effect.Effect<OrgChanges, RequestError, GatewayConfig> =>
+  Effect.gen(function*() {
+    const input = yield* decodeInput(OrgUpdate)(body)
+    if (
+      input.log_content === undefined && input.compression === undefined && input.limits === undefined &&
+      input.alerts === undefined
+    ) {
+      return yield* RequestError.invalidField(
+        "body",
+        "Nothing to change: send 'log_content' (true or false), 'compression' (off, shadow, safe, aggressive, or null for the gateway's level), 'limits' ({rpm, tpm, tokens_per_day, tokens_per_month, usd_per_day, usd_per_month}), 'alerts' ({webhook_url, thresholds} or null), or several."
+      )
+    }
+    const alerts = input.alerts
+    if (alerts !== undefined && alerts !== null) {
+      const allowed = (yield* GatewayConfig).alertWebhookHosts
+      if (!webhookHostAllowed(alerts.webhook_url, allowed)) {
+        return yield* RequestError.invalidField(
+          "alerts.webhook_url",
+          `Invalid value for 'alerts.webhook_url': the gateway's operator lets alert webhooks reach only ${
+            allowed!.join(", ")
+          } (GATEWAY_ALERT_WEBHOOK_HOSTS).`
+        )
+      }
+    }
+    return {
+      ...(input.limits === undefined ? {} : { limits: input.limits }),
+      ...(input.log_content === undefined ? {} : { logContent: input.log_content }),
+      ...(input.compression === undefined ? {} : { compression: input.compression }),
+      ...(alerts === undefined ? {} : {
+        alerts: alerts === null ? null : {
+          webhook_url: alerts.webhook_url,
+          thresholds: normalThresholds(alerts.thresholds ?? DEFAULT_THRESHOLDS)
+        }
+      })
+    }
+  })

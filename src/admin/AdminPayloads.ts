@@ -4,7 +4,9 @@
  * checks that need the store or the catalogue are `AdminInput.ts`'s.
  */
 import { Schema } from "effect"
+import { isThreshold, MAX_THRESHOLDS, webhookUrlProblem } from "../kernel/AlertSettings.ts"
 import { COMPRESSION_LEVELS } from "../kernel/CompressionLevel.ts"
+import { isDollarAmount } from "../kernel/Limits.ts"
 
 /** A display name: trimmed, 1 to 200 characters. */
 export const Name = Schema.String.check(
@@ -32,15 +34,26 @@ const LimitValue = Schema.NullOr(
   Schema.Int.check(Schema.isGreaterThan(0, { message: "Expected a whole number above 0, or null for no limit" }))
 )
 
+const DollarValue = Schema.NullOr(
+  Schema.Number.check(
+    Schema.makeFilter((usd) => isDollarAmount(usd), {
+      message: "Expected dollars above 0, to at most 6 decimals (0.000001), or null for no limit"
+    })
+  )
+)
+
 /**
- * `limits` of a key or an org: requests per minute, tokens per minute, tokens per day and per month
- * (UTC calendar). The kinds named change (`null` removes one); `limits: null` removes them all.
+ * `limits` of a key or an org: requests per minute, tokens per minute, tokens per day and per month,
+ * dollars per day and per month (UTC calendar). The kinds named change (`null` removes one);
+ * `limits: null` removes them all.
  */
 export const LimitsInput = Schema.NullOr(Schema.Struct({
   rpm: Schema.optionalKey(LimitValue),
   tpm: Schema.optionalKey(LimitValue),
   tokens_per_day: Schema.optionalKey(LimitValue),
-  tokens_per_month: Schema.optionalKey(LimitValue)
+  tokens_per_month: Schema.optionalKey(LimitValue),
+  usd_per_day: Schema.optionalKey(DollarValue),
+  usd_per_month: Schema.optionalKey(DollarValue)
 }))
 
 /** What a key has besides its name, each optional both when it is made and when it is changed. */
@@ -95,8 +108,26 @@ export const AnalyticsQuery = {
   ...RequestFilterQuery
 }
 
+/** An org's budget alerts: a webhook and the shares of a dollar budget that post to it. */
+export const AlertsInput = Schema.NullOr(Schema.Struct({
+  webhook_url: Schema.String.check(
+    Schema.makeFilter((url) => webhookUrlProblem(url) ?? true)
+  ).annotate({ description: "Where each event is posted (http or https)" }),
+  thresholds: Schema.optionalKey(
+    Schema.Array(
+      Schema.Number.check(Schema.makeFilter((value) => isThreshold(value), {
+        message: "Expected a share of the budget above 0 and at most 1"
+      }))
+    ).check(
+      Schema.isMinLength(1, { message: "Expected at least one threshold" }),
+      Schema.isMaxLength(MAX_THRESHOLDS, { message: `Expected at most ${MAX_THRESHOLDS} thresholds` })
+    )
+  ).annotate({ description: "Shares of a dollar budget, each above 0 and at most 1; default [0.5, 0.8, 1]" })
+})).annotate({ identifier: "AlertsInput", description: "null: no alerts" })
+
 /** `PATCH /admin/v1/orgs/{org_id}`'s body: each field optional, at least one present. */
 export const OrgUpdate = Schema.Struct({
+  alerts: Schema.optionalKey(AlertsInput),
   limits: Schema.optionalKey(LimitsInput),
   log_content: Schema.optionalKey(Schema.Boolean),
   // null: back to the gateway's level (GATEWAY_COMPRESSION)

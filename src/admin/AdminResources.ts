@@ -11,12 +11,14 @@ import { REQUEST_KINDS } from "../logs/RequestRecord.ts"
 const Count = Schema.Number
 const NullableTime = Schema.NullOr(Schema.String)
 
-/** Requests and tokens per minute, tokens per UTC day and month; null: no limit of that kind. */
+/** Requests and tokens per minute, tokens and dollars per UTC day and month; null: no limit of that kind. */
 export const Limits = Schema.Struct({
   rpm: Schema.NullOr(Count),
   tpm: Schema.NullOr(Count),
   tokens_per_day: Schema.NullOr(Count),
-  tokens_per_month: Schema.NullOr(Count)
+  tokens_per_month: Schema.NullOr(Count),
+  usd_per_day: Schema.NullOr(Schema.Number).annotate({ description: "Dollars per UTC day" }),
+  usd_per_month: Schema.NullOr(Schema.Number).annotate({ description: "Dollars per UTC calendar month" })
 }).annotate({ identifier: "Limits" })
 export type Limits = typeof Limits.Type
 
@@ -25,14 +27,42 @@ export const CompressionLevel = Schema.Literals(COMPRESSION_LEVELS).annotate({
   description: "off, shadow (measure only), safe (meaning kept exactly) or aggressive (retrievable cuts)"
 })
 
+/** Where an org's budget alerts go, and at which shares of a dollar budget. */
+export const AlertSettings = Schema.Struct({
+  webhook_url: Schema.String,
+  thresholds: Schema.Array(Schema.Number).annotate({ description: "Shares of a dollar budget, ascending" })
+}).annotate({ identifier: "AlertSettings" })
+export type AlertSettings = typeof AlertSettings.Type
+
 export const Org = Schema.Struct({
   id: Schema.String,
   name: Schema.String,
   created_at: Schema.String,
   log_content: Schema.Boolean.annotate({ description: "Whether prompt and completion text are stored in the log" }),
   compression: Schema.NullOr(CompressionLevel).annotate({ description: "null: the gateway's level" }),
-  limits: Limits
+  limits: Limits,
+  alerts: Schema.NullOr(AlertSettings).annotate({ description: "null: no budget alerts" })
 }).annotate({ identifier: "Org" })
+
+/** One `budget.threshold` event and how its webhook delivery went. */
+export const BudgetAlert = Schema.Struct({
+  id: Schema.String,
+  type: Schema.Literal("budget.threshold"),
+  org_id: Schema.String,
+  key_id: Schema.NullOr(Schema.String).annotate({ description: "null: the org's own budget" }),
+  period: Schema.Literals(["day", "month"]),
+  threshold: Schema.Number,
+  spent_usd: Schema.Number,
+  limit_usd: Schema.Number,
+  at: Schema.String,
+  delivery: Schema.Struct({
+    status: Schema.Literals(["pending", "delivered", "failed"]),
+    attempts: Schema.Number,
+    delivered_at: NullableTime,
+    last_error: Schema.NullOr(Schema.String)
+  })
+}).annotate({ identifier: "BudgetAlert" })
+export type BudgetAlert = typeof BudgetAlert.Type
 export type Org = typeof Org.Type
 
 const keyFields = {

@@ -71,7 +71,8 @@ export class Auth extends Context.Service<Auth, {
           allowedSvcToolIds: record.allowedSvcToolIds,
           logContent: record.logContent,
           compression: record.compression,
-          ...(hasLimits(record.limits.key) || hasLimits(record.limits.org) ? { limits: record.limits } : {})
+          ...(hasLimits(record.limits.key) || hasLimits(record.limits.org) ? { limits: record.limits } : {}),
+          ...(record.alertThresholds === null ? {} : { alertThresholds: record.alertThresholds })
         }
       })
 

@@ -73,7 +73,7 @@ export class AdminClient extends Context.Service<AdminClient, AdminClientShape>(
   static readonly layerRepositories: Layer.Layer<
     AdminClient,
     never,
-    Orgs | ApiKeys | Policy | ToolRegistry | RequestQueries
+    Orgs | ApiKeys | Policy | ToolRegistry | RequestQueries | GatewayConfig
   > = Layer.effect(
     AdminClient,
     Effect.gen(function*() {

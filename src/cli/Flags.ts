@@ -3,9 +3,11 @@
  * form only, when the command line is parsed (a mistake there is a usage error, before any store is
  * opened); whether the ids exist is the admin API's check, made with its words.
  */
-import { Option } from "effect"
+import { Effect, Option } from "effect"
 import { Flag } from "effect/cli"
-import type { LimitsChange } from "../kernel/Limits.ts"
+import { isThreshold, MAX_THRESHOLDS } from "../kernel/AlertSettings.ts"
+import { isDollarAmount, type LimitName, type LimitsChange } from "../kernel/Limits.ts"
+import { AdminClientError } from "./AdminClientError.ts"
 
 export const org = Flag.String("org").pipe(
   Flag.withDescription("The organization's id (org_...)"),
@@ -79,25 +81,80 @@ const limitFlag = (name: string, what: string) =>
     Flag.optional
   )
 
-/** `--rpm`, `--tpm`, `--tokens-per-day`, `--tokens-per-month`: a key's or an org's limits. */
+/** A dollar limit's value: dollars above 0 to the micro-dollar (`20`, `0.5`), or `none`. */
+export const parseDollars = (value: string): Option.Option<number | null> => {
+  if (value === "none") return Option.some(null)
+  const usd = Number(value)
+  return /^\d{1,9}(\.\d{1,6})?$/.test(value) && isDollarAmount(usd) ? Option.some(usd) : Option.none()
+}
+
+const dollarFlag = (name: string, what: string) =>
+  Flag.String(name).pipe(
+    Flag.withDescription(`${what}: dollars above 0 (20, 0.5), or none`),
+    Flag.withMetavar("usd|none"),
+    Flag.filterMap(parseDollars, () => "dollars above 0, to at most 6 decimals (20, 0.5), or none"),
+    Flag.optional
+  )
+
+/** `--rpm`, `--tpm`, `--tokens-per-day`, `--tokens-per-month`, `--usd-per-day`, `--usd-per-month`. */
 export const limitFlags = {
   rpm: limitFlag("rpm", "Requests per minute"),
   tpm: limitFlag("tpm", "Tokens (prompt and completion) per minute"),
   tokensPerDay: limitFlag("tokens-per-day", "Tokens per UTC day"),
-  tokensPerMonth: limitFlag("tokens-per-month", "Tokens per UTC calendar month")
+  tokensPerMonth: limitFlag("tokens-per-month", "Tokens per UTC calendar month"),
+  usdPerDay: dollarFlag("usd-per-day", "Spend per UTC day"),
+  usdPerMonth: dollarFlag("usd-per-month", "Spend per UTC calendar month")
+}
+
+type LimitFlagValues = { readonly [K in keyof typeof limitFlags]: Option.Option<number | null> }
+
+const FLAG_LIMIT: { readonly [K in keyof typeof limitFlags]: LimitName } = {
+  rpm: "rpm",
+  tpm: "tpm",
+  tokensPerDay: "tokens_per_day",
+  tokensPerMonth: "tokens_per_month",
+  usdPerDay: "usd_per_day",
+  usdPerMonth: "usd_per_month"
 }
 
 /** The limits the flags change, or undefined when none was given. */
-export const limitsChange = (flags: {
-  readonly rpm: Option.Option<number | null>
-  readonly tpm: Option.Option<number | null>
-  readonly tokensPerDay: Option.Option<number | null>
-  readonly tokensPerMonth: Option.Option<number | null>
-}): LimitsChange | undefined => {
-  const change: { -readonly [K in keyof NonNullable<LimitsChange>]?: number | null } = {}
-  if (Option.isSome(flags.rpm)) change.rpm = flags.rpm.value
-  if (Option.isSome(flags.tpm)) change.tpm = flags.tpm.value
-  if (Option.isSome(flags.tokensPerDay)) change.tokens_per_day = flags.tokensPerDay.value
-  if (Option.isSome(flags.tokensPerMonth)) change.tokens_per_month = flags.tokensPerMonth.value
+export const limitsChange = (flags: LimitFlagValues): LimitsChange | undefined => {
+  const change: { -readonly [K in LimitName]?: number | null } = {}
+  for (const flag of Object.keys(FLAG_LIMIT) as Array<keyof typeof limitFlags>) {
+    const value = flags[flag]
+    if (Option.isSome(value)) change[FLAG_LIMIT[flag]] = value.value
+  }
   return Object.keys(change).length === 0 ? undefined : change
+}
+
+/** `0.5,0.8,1`: shares of a dollar budget, each above 0 and at most 1. */
+export const parseThresholds = (value: string): Option.Option<ReadonlyArray<number>> => {
+  const parts = value.split(",").map((part) => part.trim())
+  const shares = parts.map(Number)
+  return parts.length <= MAX_THRESHOLDS && parts.every((part) => /^\d+(\.\d+)?$/.test(part)) &&
+      shares.every(isThreshold)
+    ? Option.some(shares)
+    : Option.none()
+}
+
+/** The `alerts` an org update sets from `--alert-webhook` and `--alert-thresholds`; undefined: unchanged. */
+export const alertsChange = (flags: {
+  readonly alertWebhook: Option.Option<string>
+  readonly alertThresholds: Option.Option<ReadonlyArray<number>>
+}): Effect.Effect<
+  { readonly webhook_url: string; readonly thresholds?: ReadonlyArray<number> } | null | undefined,
+  AdminClientError
+> => {
+  if (Option.isNone(flags.alertWebhook)) {
+    return Option.isSome(flags.alertThresholds)
+      ? Effect.fail(
+        AdminClientError.invalidInput("--alert-thresholds needs --alert-webhook too: the URL the alerts are posted to.")
+      )
+      : Effect.succeed(undefined)
+  }
+  if (flags.alertWebhook.value === "none") return Effect.succeed(null)
+  return Effect.succeed({
+    webhook_url: flags.alertWebhook.value,
+    ...(Option.isSome(flags.alertThresholds) ? { thresholds: flags.alertThresholds.value } : {})
+  })
 }

@@ -8,7 +8,7 @@ import { AdminClient } from "./AdminClient.ts"
 import { AdminClientError } from "./AdminClientError.ts"
 import type { OrgUpdateBody } from "./AdminClientShape.ts"
 import { AdminClientFromFlags, json, withAdminClient } from "./Connection.ts"
-import { limitFlags, limitsChange, org, trueOrFalse } from "./Flags.ts"
+import { alertsChange, limitFlags, limitsChange, org, parseThresholds, trueOrFalse } from "./Flags.ts"
 import { fields, listBody, printJson, table, time, yesNo } from "./Output.ts"
 
 export const formatOrg = (org: Org): string =>
@@ -24,7 +24,7 @@ export const formatOrgs = (orgs: ReadonlyArray<Org>): string =>
     : table(["ID", "NAME", "CREATED"], orgs.map((org) => [org.id, org.name, time(org.created_at)]))
 
 export const NOTHING_TO_CHANGE =
-  "Nothing to change: pass --log-content, --compression, --rpm, --tpm, --tokens-per-day or --tokens-per-month."
+  "Nothing to change: pass --log-content, --compression, --rpm, --tpm, --tokens-per-day, --tokens-per-month, --usd-per-day, --usd-per-month, --alert-webhook or --alert-thresholds."
 
 /** A key's or an org's limits in words: `60 requests/min, 1000000 tokens/day`, or `none`. */
 export const formatLimits = (limits: Limits): string => {
@@ -32,10 +32,20 @@ export const formatLimits = (limits: Limits): string => {
     limits.rpm === null ? undefined : `${limits.rpm} requests/min`,
     limits.tpm === null ? undefined : `${limits.tpm} tokens/min`,
     limits.tokens_per_day === null ? undefined : `${limits.tokens_per_day} tokens/day`,
-    limits.tokens_per_month === null ? undefined : `${limits.tokens_per_month} tokens/month`
+    limits.tokens_per_month === null ? undefined : `${limits.tokens_per_month} tokens/month`,
+    limits.usd_per_day === null ? undefined : `$${limits.usd_per_day}/day`,
+    limits.usd_per_month === null ? undefined : `$${limits.usd_per_month}/month`
   ].filter((part) => part !== undefined)
   return parts.length === 0 ? "none" : parts.join(", ")
 }
+
+/** An org's alerts in words: `at 50%, 80%, 100% to https://...`, or `none`. */
+export const formatAlerts = (alerts: Org["alerts"]): string =>
+  alerts === null
+    ? "none"
+    : `at ${
+      alerts.thresholds.map((t) => `${Math.round(t * 1000) / 10}%`).join(", ")
+    } of a dollar budget, posted to ${alerts.webhook_url}`
 
 /** What an update changed, and what that means for the org's new requests. */
 export const formatOrgUpdate = (org: Org, update: OrgUpdateBody): string =>
@@ -44,7 +54,8 @@ export const formatOrgUpdate = (org: Org, update: OrgUpdateBody): string =>
     fields([
       ["log content", yesNo(org.log_content)],
       ["compression", org.compression ?? "the gateway's (GATEWAY_COMPRESSION)"],
-      ["limits", formatLimits(org.limits)]
+      ["limits", formatLimits(org.limits)],
+      ["budget alerts", formatAlerts(org.alerts)]
     ]),
     ...(update.log_content === undefined ? [] : [
       org.log_content
@@ -98,6 +109,19 @@ const update = Command.make(
       Flag.optional
     ),
     ...limitFlags,
+    alertWebhook: Flag.String("alert-webhook").pipe(
+      Flag.withDescription(
+        "Where budget alerts are posted when spend crosses a share of a dollar budget (--usd-per-day, --usd-per-month), or none"
+      ),
+      Flag.withMetavar("url|none"),
+      Flag.optional
+    ),
+    alertThresholds: Flag.String("alert-thresholds").pipe(
+      Flag.withDescription("The shares of a dollar budget that post an alert, separated by commas; default 0.5,0.8,1"),
+      Flag.withMetavar("shares"),
+      Flag.filterMap(parseThresholds, () => "shares above 0 and at most 1, separated by commas (0.5,0.8,1)"),
+      Flag.optional
+    ),
     json
   },
   Effect.fn("cli.orgs.update")(function*(input) {
@@ -107,6 +131,8 @@ const update = Command.make(
     }
     const limits = limitsChange(input)
     if (limits !== undefined) Object.assign(update, { limits })
+    const alerts = yield* alertsChange(input)
+    if (alerts !== undefined) Object.assign(update, { alerts })
     // refused before the store is opened or the gateway called: it is a mistake in what was typed
     if (Object.keys(update).length === 0) return yield* AdminClientError.invalidInput(NOTHING_TO_CHANGE)
     const updated = yield* AdminClient.use((admin) => admin.updateOrg(input.org, update)).pipe(
@@ -121,7 +147,10 @@ const update = Command.make(
   Command.withExamples([
     { command: "svc-gateway orgs update --org org_123 --log-content true" },
     { command: "svc-gateway orgs update --org org_123 --compression shadow" },
-    { command: "svc-gateway orgs update --org org_123 --rpm 600 --tokens-per-month 50000000" }
+    { command: "svc-gateway orgs update --org org_123 --rpm 600 --tokens-per-month 50000000" },
+    {
+      command: "svc-gateway orgs update --org org_123 --usd-per-month 500 --alert-webhook https://hooks.example.com/svc"
+    }
   ])
 )
 

@@ -7,6 +7,7 @@ import type { SqlError } from "effect/sql"
 import type { AuthError } from "../auth/AuthError.ts"
 import type { AdminError } from "../kernel/AdminError.ts"
 import type { LimitError } from "../kernel/LimitError.ts"
+import { isBudget, isDollarLimit } from "../kernel/Limits.ts"
 import type { RequestError } from "../kernel/RequestError.ts"
 import { wellKnown } from "../providers/Adapters.ts"
 import type { ProviderError, UpstreamStatus } from "../providers/ProviderError.ts"
@@ -293,22 +294,24 @@ const LIMIT_WORDS: Record<LimitError["reason"]["kind"], string> = {
   rpm: "requests per minute",
   tpm: "tokens per minute",
   tokens_per_day: "tokens per day (UTC)",
-  tokens_per_month: "tokens per month (UTC)"
+  tokens_per_month: "tokens per month (UTC)",
+  usd_per_day: "per day (UTC)",
+  usd_per_month: "per month (UTC)"
 }
 
 const describeLimit = (error: LimitError): Problem => {
   const { kind, limit, retryAfterMs, scope } = error.reason
-  const budget = kind === "tokens_per_day" || kind === "tokens_per_month"
+  const budget = isBudget(kind)
   const seconds = Math.max(1, Math.ceil(retryAfterMs / 1000))
   const whose = scope === "key" ? "this API key" : "this key's organization"
+  const what = isDollarLimit(kind) ? "Spend budget" : budget ? "Token budget" : "Rate limit"
+  const amount = isDollarLimit(kind) ? `$${limit}` : String(limit)
   return {
     ...problem({
       status: 429,
       type: budget ? "insufficient_quota" : kind === "rpm" ? "requests" : "tokens",
       code: budget ? "budget_exceeded" : "rate_limit_exceeded",
-      message: `${budget ? "Token budget" : "Rate limit"} reached for ${whose}: ${limit} ${
-        LIMIT_WORDS[kind]
-      }. Retry in ${seconds} s.`
+      message: `${what} reached for ${whose}: ${amount} ${LIMIT_WORDS[kind]}. Retry in ${seconds} s.`
     }),
     retryAfterSeconds: seconds
   }

@@ -9,6 +9,7 @@ import { HttpApiBuilder, HttpApiMiddleware } from "effect/http-api"
 import { AdminApi, AdminAuthorization, AdminFailures, OPENAPI_PATH } from "../admin/AdminApi.ts"
 import { AdminAuth } from "../auth/AdminAuth.ts"
 import { toRequestError } from "../kernel/DecodeInput.ts"
+import { AlertsHandlers } from "./AdminAlertsHandlers.ts"
 import { AdminHandlers, apiError } from "./AdminHandlers.ts"
 import { PricesHandlers } from "./AdminPricesHandlers.ts"
 
@@ -51,6 +52,8 @@ export const adminHandlers = <E, R>(authorization: Layer.Layer<AdminAuthorizatio
 export const AdminApiRoutes = HttpApiBuilder.layer(AdminApi, { openapiPath: OPENAPI_PATH }).pipe(
   Layer.provide(Layer.mergeAll(
     adminHandlers(AdminAuthorizationLive),
-    PricesHandlers.pipe(Layer.provide(Layer.mergeAll(AdminAuthorizationLive, AdminFailuresLive)))
+    Layer.mergeAll(PricesHandlers, AlertsHandlers).pipe(
+      Layer.provide(Layer.mergeAll(AdminAuthorizationLive, AdminFailuresLive))
+    )
   ))
 )

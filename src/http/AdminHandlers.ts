@@ -13,6 +13,7 @@ import { AdminApi } from "../admin/AdminApi.ts"
 import { adminApiError } from "../admin/AdminApiErrors.ts"
 import { checkAllowedTools, parseExpiry, parseOrgUpdate } from "../admin/AdminInput.ts"
 import { CreateKey, CreateOrg, SetOrgTool, UpdateKey } from "../admin/AdminPayloads.ts"
+import { GatewayConfig } from "../Config.ts"
 import { TargetBreaker } from "../core/TargetBreaker.ts"
 import { decodeInput } from "../kernel/DecodeInput.ts"
 import { ApiKeys } from "../keys/ApiKeys.ts"
@@ -38,6 +39,7 @@ const list = <A>(data: ReadonlyArray<A>) => ({ object: "list" as const, data })
 const OrgsLive = HttpApiBuilder.group(AdminApi, "orgs", (handlers) =>
   Effect.gen(function*() {
     const orgs = yield* Orgs
+    const config = yield* GatewayConfig
     return handlers
       .handleRaw("create", () =>
         answer(Effect.gen(function*() {
@@ -48,7 +50,9 @@ const OrgsLive = HttpApiBuilder.group(AdminApi, "orgs", (handlers) =>
       .handle("get", ({ params }) => answer(orgs.get(params.org_id)))
       .handleRaw("update", ({ params }) =>
         answer(Effect.gen(function*() {
-          const changes = yield* parseOrgUpdate(yield* readJsonBody)
+          const changes = yield* parseOrgUpdate(yield* readJsonBody).pipe(
+            Effect.provideService(GatewayConfig, config)
+          )
           return yield* orgs.update(params.org_id, changes)
         })))
   }))

@@ -210,7 +210,11 @@ export const pipeline = (dialect: Dialect) => {
       const content = answered.completion.choices[0]?.message.content
       const compressionFacts = factsNow(answered, compression) ?? (yield* countedFacts(answered))
       if (caller.limits !== undefined) {
-        yield* limits.charge(caller, answered.usage.promptTokens + answered.usage.completionTokens)
+        yield* limits.charge(
+          caller,
+          answered.usage.promptTokens + answered.usage.completionTokens,
+          answered.cost?.total ?? null
+        )
       }
       yield* done(
         draft.finish(200, null, {
@@ -242,7 +246,11 @@ export const pipeline = (dialect: Dialect) => {
         const outcome = streaming.outcome()
         const charged = caller.limits === undefined
           ? Effect.void
-          : limits.charge(caller, outcome.usage.promptTokens + outcome.usage.completionTokens)
+          : limits.charge(
+            caller,
+            outcome.usage.promptTokens + outcome.usage.completionTokens,
+            outcome.cost?.total ?? null
+          )
         const finish = (compressionFacts: CompressionFacts) =>
           Effect.andThen(charged, done(draft.finish(status, code, { ...outcome, compressionFacts })))
         const now = factsNow(outcome, compression)

@@ -18,4 +18,6 @@ export interface Caller {
   readonly compression: CompressionLevel | null
   /** The key's and the org's rate limits and budgets; absent: none. */
   readonly limits?: { readonly key: Limits; readonly org: Limits } | undefined
+  /** Shares of a dollar budget whose crossing posts an alert (the org's alerts); absent: none. */
+  readonly alertThresholds?: ReadonlyArray<number> | undefined
 }

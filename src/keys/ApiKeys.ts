@@ -7,6 +7,7 @@ import { Context, Effect, Layer, Schedule } from "effect"
 import { SqlClient, type SqlError } from "effect/sql"
 import { newId } from "../Ids.ts"
 import { AdminError } from "../kernel/AdminError.ts"
+import { alertsOf } from "../kernel/AlertSettings.ts"
 import { type CompressionLevel, isCompressionLevel } from "../kernel/CompressionLevel.ts"
 import { applyLimits, type Limits, type LimitsChange, limitsOf, NO_LIMITS, storedLimits } from "../kernel/Limits.ts"
 import { Orgs } from "../orgs/Orgs.ts"
@@ -51,6 +52,8 @@ export interface KeyRecord {
   /** The org's compression level; `null`: the gateway's. */
   readonly compression: CompressionLevel | null
   readonly limits: { readonly key: Limits; readonly org: Limits }
+  /** The org's alert thresholds; null: no alerts. */
+  readonly alertThresholds: ReadonlyArray<number> | null
 }
 
 export interface NewKey {
@@ -189,10 +192,11 @@ export class ApiKeys extends Context.Service<ApiKeys, {
             readonly log_content: boolean | number
             readonly compression: string | null
             readonly org_limits: string | null
+            readonly org_alerts: string | null
           }
         >`
         SELECT k.id, k.org_id, k.name, k.expires_at, k.revoked_at, k.allowed_svc_tool_ids, k.limits, o.log_content, o.compression,
-          o.limits AS org_limits
+          o.limits AS org_limits, o.alerts AS org_alerts
         FROM api_keys k JOIN orgs o ON o.id = k.org_id WHERE k.key_hash = ${hash}`
         const row = rows[0]
         if (row === undefined) return undefined
@@ -206,7 +210,8 @@ export class ApiKeys extends Context.Service<ApiKeys, {
           logContent: toBool(row.log_content),
           // a value this version does not know is as good as none: the gateway's default applies
           compression: isCompressionLevel(row.compression) ? row.compression : null,
-          limits: { key: limitsOf(row.limits), org: limitsOf(row.org_limits) }
+          limits: { key: limitsOf(row.limits), org: limitsOf(row.org_limits) },
+          alertThresholds: alertsOf(row.org_alerts)?.thresholds ?? null
         }
       })
 

@@ -1,6 +1,6 @@
 /**
- * Tokens used per key or org and budget period (`<scope>:<id>:<day|month>:<start>`), as the budget
- * check reads them. A counter is seeded once per period (from the request log) and then added to. In
+ * Tokens or micro-dollars used per key or org and budget period (`<scope>:<id>:<day|month>:<start>` for
+ * tokens, `<scope>:<id>:usd-<day|month>:<start>` for dollars), as the budget check reads them. A counter is seeded once per period (from the request log) and then added to. In
  * memory, each instance counts its own; in Redis (`REDIS_URL`), every instance counts the same counter,
  * seeded by whichever instance came first and expiring a day after its period ends.
  */
@@ -12,8 +12,8 @@ export interface BudgetCounters {
   readonly get: (key: string) => Effect.Effect<number | undefined>
   /** Sets the counter to `value` unless another instance seeded it first; the counter now. */
   readonly seed: (key: string, value: number, periodEnd: number) => Effect.Effect<number | undefined>
-  /** Adds to a seeded counter; one not seeded is left for its seed to count. */
-  readonly add: (key: string, tokens: number) => Effect.Effect<void>
+  /** Adds to a seeded counter, answering its new value; one not seeded is left for its seed to count. */
+  readonly add: (key: string, amount: number) => Effect.Effect<number | undefined>
 }
 
 /** Counters kept before the ones of past periods are dropped. */
@@ -35,10 +35,12 @@ export const memoryCounters = (): BudgetCounters => {
         if (known === undefined || known.used < value) counters.set(key, { used: value, periodEnd })
         return counters.get(key)!.used
       }),
-    add: (key, tokens) =>
+    add: (key, amount) =>
       Effect.sync(() => {
         const known = counters.get(key)
-        if (known !== undefined) known.used += tokens
+        if (known === undefined) return undefined
+        known.used += amount
+        return known.used
       })
   }
 }
@@ -68,6 +70,10 @@ export const redisCounters = (redis: Redis.Redis["Service"]): BudgetCounters => 
         Effect.catch(() => Effect.void),
         Effect.andThen(read(key))
       ),
-    add: (key, tokens) => redis.send("EVAL", ADD_WHEN_SEEDED, "1", PREFIX + key, String(tokens)).pipe(Effect.ignore)
+    add: (key, amount) =>
+      redis.send<number | null>("EVAL", ADD_WHEN_SEEDED, "1", PREFIX + key, String(amount)).pipe(
+        Effect.map((value) => typeof value === "number" ? value : undefined),
+        Effect.catch(() => Effect.succeed(undefined))
+      )
   }
 }

@@ -1,6 +1,6 @@
 /**
- * Rate limits and token budgets of keys and organizations, checked before a request and charged with
- * its usage after (streamed answers included, once their usage is known).
+ * Rate limits and budgets (tokens and dollars) of keys and organizations, checked before a request and
+ * charged with its usage and cost after (streamed answers included, once their usage is known).
  *
  * - Requests and tokens per minute go through `effect/persistence`'s `RateLimiter`: its memory store on
  *   one instance, its Redis store when `REDIS_URL` is set, so every instance counts against the same
@@ -9,16 +9,21 @@
  * - Budgets per UTC calendar day and month are counters per key or org and period (`BudgetCounters`),
  *   seeded once per period from the request log (so a restart does not forget the month) and then
  *   counted: in memory, or in the shared Redis. A store that cannot be read lets the request through
- *   (the budget is checked again on the next one).
+ *   (the budget is checked again on the next one). Dollars are counted in micro-dollars, as costs are.
+ * - A budget is checked before a request and charged after it, so requests already in flight when the
+ *   budget runs out are answered: the overshoot is at most what they cost.
+ * - A charge that takes a dollar budget across one of the org's alert thresholds tells `BudgetAlerts`.
  */
 import { Clock, Context, Duration, Effect, Layer, Option } from "effect"
 import { RateLimiter, Redis } from "effect/persistence"
 import { SqlClient } from "effect/sql"
 import type { Caller } from "../kernel/Caller.ts"
 import { LimitError, LimitExceeded } from "../kernel/LimitError.ts"
-import type { Limits } from "../kernel/Limits.ts"
+import { BUDGET_NAMES, type BudgetName, isDollarLimit, type Limits, toMicroDollars } from "../kernel/Limits.ts"
+import { COST_SUM } from "../logs/RequestLogSql.ts"
 import { RedisLive, whenRedis } from "../store/RedisLive.ts"
 import { toStoredTime } from "../store/Rows.ts"
+import { BudgetAlerts, type BudgetCrossing } from "./BudgetAlerts.ts"
 import { memoryCounters, redisCounters } from "./BudgetCounters.ts"
 
 /** What the `x-ratelimit-*` headers report: the tighter of the key's and the org's limits of each kind. */
@@ -30,6 +35,8 @@ export interface Quota {
 type Scope = "key" | "org"
 
 type Period = "day" | "month"
+
+const periodOfBudget = (name: BudgetName): Period => name.endsWith("_per_day") ? "day" : "month"
 
 /** The start of the UTC day or month holding `now`, and of the next one. */
 export const periodOf = (period: Period, now: number): { readonly start: number; readonly end: number } => {
@@ -64,8 +71,11 @@ export const quotaHeaders = (quota: Quota): Record<string, string> => {
 export class RateLimits extends Context.Service<RateLimits, {
   /** Checks the caller's limits, counting the request; fails when one is used up. */
   readonly admit: (caller: Caller) => Effect.Effect<Quota, LimitError>
-  /** Charges an answer's tokens to the caller's per-minute and budget counters. */
-  readonly charge: (caller: Caller, tokens: number) => Effect.Effect<void>
+  /**
+   * Charges an answer's tokens and cost (micro-dollars; null: unpriced) to the caller's per-minute and
+   * budget counters, telling the budget alerts of each threshold it crossed.
+   */
+  readonly charge: (caller: Caller, tokens: number, cost: number | null) => Effect.Effect<void>
 }>()("svc-gateway/RateLimits") {
   /** Over the `RateLimiter` in context (memory or Redis) and the store's request log. */
   static readonly layer = Layer.effect(
@@ -76,6 +86,8 @@ export class RateLimits extends Context.Service<RateLimits, {
       // tokens used per `${scope}:${id}:${period}:${start}`, seeded from the log once per period; shared in Redis
       const redis = yield* Effect.serviceOption(Redis.Redis)
       const budgets = Option.isSome(redis) ? redisCounters(redis.value) : memoryCounters()
+      // absent (unit tests of the limits alone): crossings are not told
+      const alerts = Option.getOrUndefined(yield* Effect.serviceOption(BudgetAlerts))
 
       const exceeded = ({ kind, limit, retryAfterMs, scope }: {
         readonly scope: Scope
@@ -129,20 +141,28 @@ export class RateLimits extends Context.Service<RateLimits, {
         return { requests, tokens }
       })
 
-      /** Tokens used in the period so far: counted here, seeded from the request log the first time. */
+      /** A budget's counter: tokens, or micro-dollars for a dollar budget. */
+      const counterKey = (caller: Caller, scope: Scope, name: BudgetName, start: number) =>
+        `${scope}:${idOf(caller, scope)}:${isDollarLimit(name) ? "usd-" : ""}${periodOfBudget(name)}:${start}`
+
+      const usedSql = (name: BudgetName) =>
+        isDollarLimit(name)
+          ? sql.literal(sql.onDialectOrElse({ sqlite: () => COST_SUM.sqlite, orElse: () => COST_SUM.pg }))
+          : sql`SUM(COALESCE(prompt_tokens, 0) + COALESCE(completion_tokens, 0))`
+
+      /** Used in the period so far: counted here, seeded from the request log the first time. */
       const used = Effect.fnUntraced(function*(
         caller: Caller,
-        { now, period, scope }: { readonly scope: Scope; readonly period: Period; readonly now: number }
+        { name, now, scope }: { readonly scope: Scope; readonly name: BudgetName; readonly now: number }
       ) {
-        const id = idOf(caller, scope)
-        const { end, start } = periodOf(period, now)
-        const key = `${scope}:${id}:${period}:${start}`
+        const { end, start } = periodOf(periodOfBudget(name), now)
+        const key = counterKey(caller, scope, name, start)
         const known = yield* budgets.get(key)
         if (known !== undefined) return known
         const column = scope === "key" ? sql`key_id` : sql`org_id`
         const rows = yield* sql<{ readonly used: number | string | null }>`
-        SELECT SUM(COALESCE(prompt_tokens, 0) + COALESCE(completion_tokens, 0)) AS used FROM request_log
-        WHERE ${column} = ${id} AND created_at >= ${toStoredTime(new Date(start))}`.pipe(
+        SELECT ${usedSql(name)} AS used FROM request_log
+        WHERE ${column} = ${idOf(caller, scope)} AND created_at >= ${toStoredTime(new Date(start))}`.pipe(
           Effect.catch((error) =>
             Effect.as(
               Effect.logWarning("budget not checked: the request log could not be read", { error: error.message }),
@@ -156,21 +176,21 @@ export class RateLimits extends Context.Service<RateLimits, {
 
       const checkBudget = Effect.fnUntraced(function*(
         caller: Caller,
-        { budget, now, period, scope }: {
+        { budget, name, now, scope }: {
           readonly scope: Scope
-          readonly period: Period
+          readonly name: BudgetName
           readonly budget: number | null
           readonly now: number
         }
       ) {
         if (budget === null) return
-        const spent = yield* used(caller, { scope, period, now })
-        if (spent !== undefined && spent >= budget) {
+        const spent = yield* used(caller, { scope, name, now })
+        if (spent !== undefined && spent >= (isDollarLimit(name) ? toMicroDollars(budget) : budget)) {
           return yield* exceeded({
             scope,
-            kind: period === "day" ? "tokens_per_day" : "tokens_per_month",
+            kind: name,
             limit: budget,
-            retryAfterMs: periodOf(period, now).end - now
+            retryAfterMs: periodOf(periodOfBudget(name), now).end - now
           })
         }
       })
@@ -180,8 +200,7 @@ export class RateLimits extends Context.Service<RateLimits, {
         if (limits === undefined) return {}
         const now = yield* Clock.currentTimeMillis
         for (const scope of ["key", "org"] as const) {
-          yield* checkBudget(caller, { scope, period: "day", budget: limits[scope].tokens_per_day, now })
-          yield* checkBudget(caller, { scope, period: "month", budget: limits[scope].tokens_per_month, now })
+          for (const name of BUDGET_NAMES) yield* checkBudget(caller, { scope, name, budget: limits[scope][name], now })
         }
         const key = yield* perMinute(caller, "key", limits.key)
         const org = yield* perMinute(caller, "org", limits.org)
@@ -191,14 +210,43 @@ export class RateLimits extends Context.Service<RateLimits, {
         } satisfies Quota
       })
 
-      const charge = Effect.fnUntraced(function*(caller: Caller, tokens: number) {
+      /** Thresholds of a dollar budget that `amount` took the counter across, as alert events. */
+      const crossings = (
+        caller: Caller,
+        { after, amount, limit, name, now, scope }: {
+          readonly scope: Scope
+          readonly name: "usd_per_day" | "usd_per_month"
+          readonly limit: number
+          readonly after: number
+          readonly amount: number
+          readonly now: number
+        }
+      ): ReadonlyArray<BudgetCrossing> => {
+        const limitMicro = toMicroDollars(limit)
+        const before = after - amount
+        return (caller.alertThresholds ?? []).filter((threshold) => {
+          const line = threshold * limitMicro
+          return before < line && after >= line
+        }).map((threshold) => ({
+          orgId: caller.orgId,
+          keyId: scope === "key" ? caller.keyId : null,
+          period: periodOfBudget(name),
+          periodStart: periodOf(periodOfBudget(name), now).start,
+          threshold,
+          spentMicro: after,
+          limitUsd: limit,
+          at: now
+        }))
+      }
+
+      const charge = Effect.fnUntraced(function*(caller: Caller, tokens: number, cost: number | null) {
         const limits = caller.limits
-        if (limits === undefined || tokens <= 0) return
+        if (limits === undefined) return
         const now = yield* Clock.currentTimeMillis
         for (const scope of ["key", "org"] as const) {
           const own = limits[scope]
           const id = idOf(caller, scope)
-          if (own.tpm !== null) {
+          if (own.tpm !== null && tokens > 0) {
             yield* limiter.consume({
               key: `svc:tpm:${scope}:${id}`,
               limit: own.tpm,
@@ -209,10 +257,19 @@ export class RateLimits extends Context.Service<RateLimits, {
               Effect.ignore
             )
           }
-          for (const period of ["day", "month"] as const) {
-            if ((period === "day" ? own.tokens_per_day : own.tokens_per_month) === null) continue
+          for (const name of BUDGET_NAMES) {
+            const limit = own[name]
+            const amount = isDollarLimit(name) ? cost ?? 0 : tokens
+            if (limit === null || amount <= 0) continue
             // not seeded (the log could not be read): the next check seeds it, this answer's row included
-            yield* budgets.add(`${scope}:${id}:${period}:${periodOf(period, now).start}`, tokens)
+            const after = yield* budgets.add(
+              counterKey(caller, scope, name, periodOf(periodOfBudget(name), now).start),
+              amount
+            )
+            if (after === undefined || !isDollarLimit(name) || alerts === undefined) continue
+            for (const crossing of crossings(caller, { scope, name, limit, after, amount, now })) {
+              yield* alerts.crossed(crossing)
+            }
           }
         }
       })

@@ -3,6 +3,7 @@ import { Context, Effect, Layer } from "effect"
 import { SqlClient, type SqlError } from "effect/sql"
 import { newId } from "../Ids.ts"
 import { AdminError } from "../kernel/AdminError.ts"
+import { type AlertSettings, alertsOf } from "../kernel/AlertSettings.ts"
 import { type CompressionLevel, isCompressionLevel } from "../kernel/CompressionLevel.ts"
 import { applyLimits, type Limits, type LimitsChange, limitsOf, storedLimits } from "../kernel/Limits.ts"
 import { ChangeFeed } from "../store/ChangeFeed.ts"
@@ -16,8 +17,10 @@ export interface Org {
   readonly log_content: boolean
   /** The org's compression level; `null`: the gateway's (`GATEWAY_COMPRESSION`). */
   readonly compression: CompressionLevel | null
-  /** Requests and tokens per minute, tokens per day and month for the whole org; `null`: none. */
+  /** Requests and tokens per minute, tokens and dollars per day and month for the whole org. */
   readonly limits: Limits
+  /** Where budget alerts go, and at which shares of a dollar budget; `null`: no alerts. */
+  readonly alerts: AlertSettings | null
 }
 
 /** An org edit: only the fields present change; `compression: null` goes back to the gateway's level. */
@@ -25,6 +28,8 @@ export interface OrgChanges {
   readonly logContent?: boolean
   readonly compression?: CompressionLevel | null
   readonly limits?: LimitsChange
+  /** `null`: no alerts any more. */
+  readonly alerts?: AlertSettings | null
 }
 
 interface OrgRow {
@@ -34,6 +39,7 @@ interface OrgRow {
   readonly log_content: boolean | number
   readonly compression: string | null
   readonly limits: string | null
+  readonly alerts: string | null
 }
 
 const toOrg = (row: OrgRow): Org => ({
@@ -42,17 +48,18 @@ const toOrg = (row: OrgRow): Org => ({
   created_at: toIso(row.created_at),
   log_content: toBool(row.log_content),
   compression: isCompressionLevel(row.compression) ? row.compression : null,
-  limits: limitsOf(row.limits)
+  limits: limitsOf(row.limits),
+  alerts: alertsOf(row.alerts)
 })
 
-const COLUMNS = "id, name, created_at, log_content, compression, limits"
+const COLUMNS = "id, name, created_at, log_content, compression, limits, alerts"
 
 export class Orgs extends Context.Service<Orgs, {
   readonly create: (name: string) => Effect.Effect<Org, SqlError.SqlError>
   readonly list: Effect.Effect<ReadonlyArray<Org>, SqlError.SqlError>
   readonly get: (id: string) => Effect.Effect<Org, SqlError.SqlError | AdminError>
   readonly count: Effect.Effect<number, SqlError.SqlError>
-  /** Changes the org's settings (storing request text, compression, limits); the org as it now is. */
+  /** Changes the org's settings (storing request text, compression, limits, alerts); the org as it now is. */
   readonly update: (id: string, changes: OrgChanges) => Effect.Effect<Org, SqlError.SqlError | AdminError>
 }>()("svc-gateway/Orgs") {
   static readonly layer = Layer.effect(
@@ -90,7 +97,12 @@ export class Orgs extends Context.Service<Orgs, {
         const rows = yield* sql<OrgRow>`UPDATE orgs SET
         log_content = ${changes.logContent === undefined ? sql`log_content` : sql`${changes.logContent}`},
         compression = ${changes.compression === undefined ? sql`compression` : sql`${changes.compression}`},
-        limits = ${limits === undefined ? sql`limits` : sql`${limits}`}
+        limits = ${limits === undefined ? sql`limits` : sql`${limits}`},
+        alerts = ${
+          changes.alerts === undefined
+            ? sql`alerts`
+            : sql`${changes.alerts === null ? null : JSON.stringify(changes.alerts)}`
+        }
         WHERE id = ${id} RETURNING ${sql.literal(COLUMNS)}`
         const row = rows[0]
         if (row === undefined) return yield* AdminError.notFound("organization", id)

@@ -162,5 +162,33 @@ export const SqliteSchema = Migrator.fromRecord({
     yield* sql`ALTER TABLE request_log ADD COLUMN cost_cached_input INTEGER`
     yield* sql`ALTER TABLE request_log ADD COLUMN cost_cache_write INTEGER`
     yield* sql`ALTER TABLE request_log ADD COLUMN cost_output INTEGER`
+  }),
+  "0013_budget_alerts": Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const now = sql.literal(NOW)
+    // the org's budget alerts as JSON ({"webhook_url","thresholds"}); NULL: none
+    yield* sql`ALTER TABLE orgs ADD COLUMN alerts TEXT`
+    // one row per threshold crossed, per key or org and budget period: the unique index makes it once
+    // however many instances saw the crossing; the row then tracks the webhook's delivery
+    yield* sql`CREATE TABLE budget_alerts (
+      id TEXT PRIMARY KEY,
+      org_id TEXT NOT NULL REFERENCES orgs(id),
+      key_id TEXT,
+      scope_id TEXT NOT NULL,
+      period TEXT NOT NULL,
+      period_start TEXT NOT NULL,
+      threshold REAL NOT NULL,
+      event TEXT NOT NULL,
+      created_at TEXT NOT NULL DEFAULT ${now},
+      attempts INTEGER NOT NULL DEFAULT 0,
+      next_attempt_at TEXT NOT NULL,
+      delivered_at TEXT,
+      failed_at TEXT,
+      last_error TEXT
+    ) STRICT`
+    yield* sql`CREATE UNIQUE INDEX budget_alerts_once ON budget_alerts (scope_id, period, period_start, threshold)`
+    yield* sql`CREATE INDEX budget_alerts_org ON budget_alerts (org_id, created_at)`
+    yield* sql`CREATE INDEX budget_alerts_due ON budget_alerts (next_attempt_at)
+      WHERE delivered_at IS NULL AND failed_at IS NULL`
   })
 })

@@ -80,16 +80,24 @@ describe("console: sign-in and API keys, in Chromium", () => {
     await row.getByText("no limits").click()
     await row.getByLabel("Requests per minute").fill("60")
     await row.getByLabel("Tokens per month").fill("5000000")
+    await row.getByLabel("Dollars per day").fill("12.5")
     await row.getByRole("button", { name: "Save limits" }).click()
     await expect.poll(() => page.getByRole("status").textContent())
-      .toBe(`${name}: limits are now 60 requests/min, 5000000 tokens/month.`)
+      .toBe(`${name}: limits are now 60 requests/min, 5000000 tokens/month, $12.5/day.`)
     expect((await c.gw.admin("GET", `/orgs/${orgId}`)).json.limits)
-      .toEqual({ rpm: 60, tpm: null, tokens_per_day: null, tokens_per_month: 5000000 })
-    await row.getByText("60 requests/min, 5000000 tokens/month").click()
+      .toEqual({
+        rpm: 60,
+        tpm: null,
+        tokens_per_day: null,
+        tokens_per_month: 5000000,
+        usd_per_day: 12.5,
+        usd_per_month: null
+      })
+    await row.getByText("60 requests/min, 5000000 tokens/month, $12.5/day").click()
     await row.getByLabel("Requests per minute").fill("")
     await row.getByRole("button", { name: "Save limits" }).click()
     await expect.poll(() => page.getByRole("status").textContent()).toBe(
-      `${name}: limits are now 5000000 tokens/month.`
+      `${name}: limits are now 5000000 tokens/month, $12.5/day.`
     )
     expect((await c.gw.admin("GET", `/orgs/${orgId}`)).json.limits.rpm).toBeNull()
     await page.context().close()

@@ -17,6 +17,7 @@ import {
 } from "../utils/FakeUpstream.ts"
 import { makeRecord } from "../utils/RequestLogHarness.ts"
 import { postChat } from "../utils/TestGateway.ts"
+import { startWebhookReceiver } from "../utils/WebhookReceiver.ts"
 import { type ConsoleUnderTest, startConsole } from "./ConsoleBrowser.ts"
 
 const PRICE = { "*": { input: 2, cached_input: 1, output: 8 } }
@@ -200,5 +201,61 @@ describe("console: the spend page, in Chromium", () => {
       `Saved ${download.suggestedFilename()}.`
     )
     await page.context().close()
+  })
+  it("sets the org's budget alerts, and lists an alert with its delivery once spend crosses a share", async () => {
+    const hook = await startWebhookReceiver()
+    const url = hook.url
+    try {
+      const alerted = await c.gw.newKey()
+      const page = await c.open()
+      await page.goto(`${c.gw.url}/console#/orgs/${alerted.orgId}/spend`)
+      await page.getByRole("heading", { level: 2, name: "Budget alerts" }).waitFor()
+      await expect.poll(() => page.getByText("No budget alert yet.").count()).toBe(1)
+      await page.getByLabel("Webhook URL").fill(url)
+      await page.getByLabel("At (% of the budget)").fill("50, 100%")
+      await page.getByRole("button", { name: "Save alerts" }).click()
+      await expect.poll(() => page.getByRole("status").first().textContent()).toBe(
+        `Budget alerts at 50 %, 100 % go to ${url}.`
+      )
+      expect((await c.gw.admin("GET", `/orgs/${alerted.orgId}`)).json.alerts).toEqual({
+        webhook_url: url,
+        thresholds: [0.5, 1]
+      })
+      // a share the page refuses before sending anything
+      await page.getByLabel("At (% of the budget)").fill("50, 120")
+      await page.getByRole("button", { name: "Save alerts" }).click()
+      await expect.poll(() => page.getByRole("alert").first().textContent()).toBe(
+        "Each percentage must be above 0 and at most 100."
+      )
+
+      // $0.0026 of a $0.005 day: over half
+      await c.gw.admin("PATCH", `/orgs/${alerted.orgId}`, { limits: { usd_per_day: 0.005 } })
+      const response = await postChat(c.gw.url, { model: "fake/small", messages: [{ role: "user", content: "hi" }] }, {
+        key: alerted.key
+      })
+      expect(response.status).toBe(200)
+      await expect.poll(() => hook.posted.length).toBe(1)
+      await expect.poll(async () => {
+        const listed = await c.gw.admin("GET", `/orgs/${alerted.orgId}/alerts`)
+        return listed.json.data[0]?.delivery.status
+      }).toBe("delivered")
+      await page.reload()
+      const row = page.getByRole("region", { name: "Budget alerts" }).locator("tbody tr")
+      await expect.poll(() => row.locator("td").allTextContents()).toEqual([
+        expect.any(String),
+        "the organization",
+        "day",
+        "50 %",
+        "$0.0026",
+        "$0.005",
+        "delivered"
+      ])
+      await page.getByRole("button", { name: "Turn alerts off" }).click()
+      await expect.poll(() => page.getByRole("status").first().textContent()).toBe("Budget alerts are off.")
+      expect((await c.gw.admin("GET", `/orgs/${alerted.orgId}`)).json.alerts).toBeNull()
+      await page.context().close()
+    } finally {
+      await hook.close()
+    }
   })
 })

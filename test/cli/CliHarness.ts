@@ -10,6 +10,7 @@ import { AdminClient } from "../../src/cli/AdminClient.ts"
 import type { AdminClientError } from "../../src/cli/AdminClientError.ts"
 import { runCli } from "../../src/cli/Cli.ts"
 import { LocalStore } from "../../src/cli/Connection.ts"
+import { GatewayConfig } from "../../src/Config.ts"
 import type { ApiKeys } from "../../src/keys/ApiKeys.ts"
 import { RequestQueries } from "../../src/logs/RequestQueries.ts"
 import type { Orgs } from "../../src/orgs/Orgs.ts"
@@ -25,7 +26,7 @@ export interface CliResult {
 
 export type StoreLayer = Layer.Layer<AdminClient, AdminClientError>
 
-type StoreServices = Orgs | ApiKeys | Policy | ToolRegistry | RequestQueries
+type StoreServices = Orgs | ApiKeys | Policy | ToolRegistry | RequestQueries | GatewayConfig
 
 /**
  * What the CLI's store path runs on, over the shared test store: the repositories, and the shared-tool

@@ -84,7 +84,8 @@ layer(CliStoreLive)("svc-gateway commands on the store", (it) => {
         "created_at",
         "log_content",
         "compression",
-        "limits"
+        "limits",
+        "alerts"
       ])
       assert.strictEqual(result.stderr, "")
     }))
@@ -177,7 +178,14 @@ layer(CliStoreLive)("svc-gateway commands on the store", (it) => {
       )
       assert.strictEqual(result.code, 0, result.stderr)
       const key = decode(CreatedKeyJson, stdoutJson(result))
-      assert.deepStrictEqual(key.limits, { rpm: 60, tpm: null, tokens_per_day: 1000000, tokens_per_month: null })
+      assert.deepStrictEqual(key.limits, {
+        rpm: 60,
+        tpm: null,
+        tokens_per_day: 1000000,
+        tokens_per_month: null,
+        usd_per_day: null,
+        usd_per_month: null
+      })
 
       const refused = yield* run("keys", "create", "--org", orgId, "--name", "bad", "--rpm", "0")
       assert.strictEqual(refused.code, 2)
@@ -292,7 +300,7 @@ describe("usage mistakes", () => {
         result.stderr,
         "Usage: svc-gateway keys create --org <org_id> --name <string> [--description <text>] [--expires-at <date_time>] " +
           "[--allowed-tools <tool_ids>] [--rpm <n|none>] [--tpm <n|none>] [--tokens-per-day <n|none>] " +
-          "[--tokens-per-month <n|none>] [--json]"
+          "[--tokens-per-month <n|none>] [--usd-per-day <usd|none>] [--usd-per-month <usd|none>] [--json]"
       )
       assert.include(result.stderr, "Run 'svc-gateway keys create --help' for details.")
     }))

@@ -49,7 +49,9 @@ export const startLogsGateway = async (): Promise<LogsGateway> => {
   const address = await runtime.runPromise(Effect.map(Effect.service(HttpServer.HttpServer), (s) => s.address))
   if (address._tag === "UnixPathAddress") throw new Error("expected a TCP address")
   const url = `http://127.0.0.1:${address.port}`
-  const context = await runtime.runPromise(Effect.context<Orgs | ApiKeys | Policy | ToolRegistry | RequestQueries>())
+  const context = await runtime.runPromise(
+    Effect.context<Orgs | ApiKeys | Policy | ToolRegistry | RequestQueries | GatewayConfig>()
+  )
 
   const adminText = async (path: string) => {
     const response = await fetch(`${url}/admin/v1${path}`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } })

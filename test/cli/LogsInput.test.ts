@@ -76,6 +76,64 @@ describe("svc-gateway orgs update --compression", () => {
     }))
 })
 
+describe("svc-gateway orgs update: dollar budgets and alerts", () => {
+  it.live("sets dollar budgets and the alert webhook on the store or through the gateway, alike", () =>
+    Effect.gen(function*() {
+      const orgId = yield* newOrg("dollars")
+      const set = ok(
+        yield* onStore(gw, [
+          "orgs",
+          "update",
+          "--org",
+          orgId,
+          "--usd-per-day",
+          "20",
+          "--usd-per-month",
+          "0.5",
+          "--alert-webhook",
+          "https://hooks.example.com/svc",
+          "--alert-thresholds",
+          "1,0.5"
+        ])
+      )
+      assert.match(set.stdout, /\n {2}limits: +\$20\/day, \$0\.5\/month\n/)
+      assert.match(
+        set.stdout,
+        /\n {2}budget alerts: +at 50%, 100% of a dollar budget, posted to https:\/\/hooks\.example\.com\/svc\n/
+      )
+      const viaApi = decode(
+        OrgWire,
+        stdoutJson(ok(yield* viaUrl(gw, ["orgs", "update", "--org", orgId, "--usd-per-day", "none", "--json"])))
+      )
+      assert.deepStrictEqual([viaApi.limits.usd_per_day, viaApi.limits.usd_per_month], [null, 0.5])
+      assert.deepStrictEqual(viaApi.alerts, { webhook_url: "https://hooks.example.com/svc", thresholds: [0.5, 1] })
+      const off = ok(yield* both("orgs", "update", "--org", orgId, "--alert-webhook", "none"))
+      assert.match(off.stdout, /\n {2}budget alerts: +none\n/)
+    }))
+
+  it.live("bad dollars and thresholds are usage mistakes; thresholds alone ask for the webhook", () =>
+    Effect.gen(function*() {
+      for (
+        const [args, wanted] of [
+          [["--usd-per-day", "0"], "dollars above 0"],
+          [["--usd-per-day", "1.0000001"], "dollars above 0"],
+          [["--usd-per-month", "$5"], "dollars above 0"],
+          [["--alert-webhook", "https://h.example.com", "--alert-thresholds", "0.5,2"], "shares above 0"],
+          [["--alert-thresholds", "0.5"], "--alert-thresholds needs --alert-webhook too"]
+        ] as const
+      ) {
+        const result = yield* untouched(["orgs", "update", "--org", "org_1", ...args])
+        assert.strictEqual(result.code, 2, result.stderr)
+        assert.include(result.stderr, wanted)
+      }
+      // the URL itself is the API's to judge: its message, whichever way the command went
+      const orgId = yield* newOrg("bad-webhook")
+      const refused = yield* both("orgs", "update", "--org", orgId, "--alert-webhook", "ftp://x.example.com")
+      assert.strictEqual(refused.code, 2, refused.stderr)
+      assert.include(refused.stderr, "Invalid value for 'alerts.webhook_url': Expected an http or https URL")
+    }))
+})
+
 describe("svc-gateway orgs update --log-content", () => {
   it.live("turns storing text on and off; orgs list and the admin API show it either way", () =>
     Effect.gen(function*() {

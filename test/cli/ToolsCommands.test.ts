@@ -352,7 +352,8 @@ describe("usage mistakes in the shared-tools commands", () => {
       assert.include(
         update.stderr,
         "Usage: svc-gateway keys update [--name <string>] [--description <text>] [--expires-at <date_time>] [--allowed-tools <tool_ids>] " +
-          "[--rpm <n|none>] [--tpm <n|none>] [--tokens-per-day <n|none>] [--tokens-per-month <n|none>] [--json] <key_id>"
+          "[--rpm <n|none>] [--tpm <n|none>] [--tokens-per-day <n|none>] [--tokens-per-month <n|none>] " +
+          "[--usd-per-day <usd|none>] [--usd-per-month <usd|none>] [--json] <key_id>"
       )
     }))
 

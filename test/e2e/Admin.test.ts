@@ -75,7 +75,15 @@ describe("admin API", () => {
         created_at: expect.any(String),
         log_content: false,
         compression: null,
-        limits: { rpm: null, tpm: null, tokens_per_day: null, tokens_per_month: null }
+        limits: {
+          rpm: null,
+          tpm: null,
+          tokens_per_day: null,
+          tokens_per_month: null,
+          usd_per_day: null,
+          usd_per_month: null
+        },
+        alerts: null
       })
       expect(Number.isNaN(Date.parse(created.json.created_at))).toBe(false)
 

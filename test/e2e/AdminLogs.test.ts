@@ -99,7 +99,15 @@ describe("request log admin API", () => {
       created_at: expect.any(String),
       log_content: true,
       compression: null,
-      limits: { rpm: null, tpm: null, tokens_per_day: null, tokens_per_month: null }
+      limits: {
+        rpm: null,
+        tpm: null,
+        tokens_per_day: null,
+        tokens_per_month: null,
+        usd_per_day: null,
+        usd_per_month: null
+      },
+      alerts: null
     })
     expect((await json("GET", `/orgs/${org}`)).log_content).toBe(true)
     expect((await json("PATCH", `/orgs/${org}`, { log_content: false })).log_content).toBe(false)

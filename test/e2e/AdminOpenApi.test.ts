@@ -51,6 +51,7 @@ describe("the admin API's OpenAPI document", () => {
       "GET /admin/v1/keys/{key_id}",
       "GET /admin/v1/orgs",
       "GET /admin/v1/orgs/{org_id}",
+      "GET /admin/v1/orgs/{org_id}/alerts",
       "GET /admin/v1/orgs/{org_id}/analytics",
       "GET /admin/v1/orgs/{org_id}/keys",
       "GET /admin/v1/orgs/{org_id}/requests",

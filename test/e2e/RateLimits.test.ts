@@ -33,7 +33,14 @@ describe("rate limits and budgets", () => {
 
   it("rpm: the limit's requests answered with x-ratelimit-* headers, the next one 429 with Retry-After", async () => {
     const { key, patched } = await limitedKey({ rpm: 3 })
-    expect(patched.limits).toEqual({ rpm: 3, tpm: null, tokens_per_day: null, tokens_per_month: null })
+    expect(patched.limits).toEqual({
+      rpm: 3,
+      tpm: null,
+      tokens_per_day: null,
+      tokens_per_month: null,
+      usd_per_day: null,
+      usd_per_month: null
+    })
     const remaining: Array<string | null> = []
     for (let i = 0; i < 3; i++) {
       const response = await postChat(gw.url, ask(), { key })
@@ -114,9 +121,23 @@ describe("rate limits and budgets", () => {
   it("limits: null removes them all; a kind set to null removes that kind only", async () => {
     const { keyId } = await limitedKey({ rpm: 5, tpm: 100 })
     const one = await gw.admin("PATCH", `/keys/${keyId}`, { limits: { rpm: null } })
-    expect(one.json.limits).toEqual({ rpm: null, tpm: 100, tokens_per_day: null, tokens_per_month: null })
+    expect(one.json.limits).toEqual({
+      rpm: null,
+      tpm: 100,
+      tokens_per_day: null,
+      tokens_per_month: null,
+      usd_per_day: null,
+      usd_per_month: null
+    })
     const all = await gw.admin("PATCH", `/keys/${keyId}`, { limits: null })
-    expect(all.json.limits).toEqual({ rpm: null, tpm: null, tokens_per_day: null, tokens_per_month: null })
+    expect(all.json.limits).toEqual({
+      rpm: null,
+      tpm: null,
+      tokens_per_day: null,
+      tokens_per_month: null,
+      usd_per_day: null,
+      usd_per_month: null
+    })
   })
 
   it("a key without limits gets no x-ratelimit headers", async () => {

@@ -2,15 +2,24 @@
  * Several gateway processes on one PostgreSQL (this test's own, on a spare port) and one Redis (the
  * machine's, 127.0.0.1:6379): a key revoked or limited on one instance takes effect on the other at once
  * (LISTEN/NOTIFY, with a key cache TTL of a minute that would otherwise hide it), a rate limit and a
- * token budget hold across both (their counters in Redis), and `GATEWAY_WORKERS=2` runs two workers behind one port
+ * token budget hold across both (their counters in Redis), a budget alert is posted once whichever
+ * instance saw the crossing, and `GATEWAY_WORKERS=2` runs two workers behind one port
  * that drain and exit cleanly on SIGTERM.
  */
 import { rmSync } from "node:fs"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { type FakeUpstream, startFakeUpstream } from "../utils/FakeUpstream.ts"
+import {
+  completion,
+  fakeGatewayEnv,
+  type FakeUpstream,
+  reply,
+  startFakeUpstream,
+  usage
+} from "../utils/FakeUpstream.ts"
 import { type GatewayProcess, startGatewayProcess, within } from "../utils/GatewayProcess.ts"
 import { type OwnPostgres, startOwnPostgres } from "../utils/OwnPostgres.ts"
 import { ADMIN_TOKEN, postChat } from "../utils/TestGateway.ts"
+import { startWebhookReceiver } from "../utils/WebhookReceiver.ts"
 
 const REDIS_URL = process.env["TEST_REDIS_URL"] ?? "redis://127.0.0.1:6379"
 const ask = { model: "local/echo", messages: [{ role: "user", content: "hello" }] }
@@ -43,7 +52,18 @@ describe("two gateway processes on one PostgreSQL and one Redis", () => {
   beforeAll(async () => {
     upstream = await startFakeUpstream()
     pg = await startOwnPostgres()
-    const env = { DATABASE_URL: pg.url, REDIS_URL, GATEWAY_KEY_CACHE_TTL: "1 minute" }
+    // `fake/*` priced ($2 input, $8 output per million tokens), for the dollar budgets
+    const priced = fakeGatewayEnv(upstream, {
+      providers: {
+        fake: {
+          adapter: "openai-compatible",
+          base_url: `${upstream.url}/v1`,
+          api_key_env: "FAKE_KEY",
+          prices: { "*": { input: 2, output: 8 } }
+        }
+      }
+    })
+    const env = { ...priced, DATABASE_URL: pg.url, REDIS_URL, GATEWAY_KEY_CACHE_TTL: "1 minute" }
     a = await startGatewayProcess(upstream, env)
     // the other one as npm start runs it: the bundle, which loads the Redis client on demand
     b = await startGatewayProcess(upstream, env, "dist/main.js")
@@ -107,6 +127,42 @@ describe("two gateway processes on one PostgreSQL and one Redis", () => {
     const refused = await postChat(a.url, ask, { key })
     expect(refused.status).toBe(429)
     expect((await refused.json() as { error: { code: string } }).error.code).toBe("budget_exceeded")
+  })
+  it("budget alerts across both instances: each threshold crossed is posted once", async () => {
+    const hook = await startWebhookReceiver()
+    try {
+      // each answer costs $0.0028: four of them take a $0.0112 budget through 25, 50, 75 and 100 %
+      upstream.handle(() => reply.json(completion({ content: "ok", usage: usage(1000, 100) })))
+      const org = await admin(a, "POST", "/orgs", { name: "alerts-across" })
+      const url = hook.url
+      const set = await admin(b, "PATCH", `/orgs/${org.json.id}`, {
+        limits: { usd_per_day: 0.0112 },
+        alerts: { webhook_url: url, thresholds: [0.25, 0.5, 0.75, 1] }
+      })
+      expect(set.status).toBe(200)
+      const created = await admin(a, "POST", `/orgs/${org.json.id}/keys`, { name: "alerted" })
+      const key = created.json.key as string
+      const priced = { ...ask, model: "fake/some-model" }
+      const statuses = await Promise.all([a, b, a, b].map(async (gateway) => {
+        const response = await postChat(gateway.url, priced, { key })
+        await response.text()
+        return response.status
+      }))
+      expect(statuses).toEqual([200, 200, 200, 200])
+      await eventually(10_000, "four alerts posted", async () => hook.posted.length >= 4)
+      // both instances sweep the same store: give a duplicate every chance to arrive, then count
+      await eventually(10_000, "every alert delivered", async () => {
+        const listed = await admin(b, "GET", `/orgs/${org.json.id}/alerts`)
+        return listed.json.data.length === 4 &&
+          listed.json.data.every((alert: { delivery: { status: string } }) => alert.delivery.status === "delivered")
+      })
+      expect(hook.posted.map((event) => event.body["threshold"]).sort()).toEqual([0.25, 0.5, 0.75, 1])
+      expect(new Set(hook.posted.map((event) => event.body["org_id"]))).toEqual(new Set([org.json.id]))
+      const refused = await postChat(a.url, priced, { key })
+      expect(refused.status).toBe(429)
+    } finally {
+      await hook.close()
+    }
   })
 })
 

@@ -11,8 +11,10 @@ import type { HttpApi, HttpApiClient, HttpApiEndpoint } from "effect/http-api"
 import type { AdminApi } from "../../admin/AdminApi.ts"
 import type { CreateKey } from "../../admin/AdminPayloads.ts"
 import type {
+  AlertSettings,
   AnalyticsGroup,
   ApiKey,
+  BudgetAlert,
   Circuit,
   CreatedApiKey,
   GroupBy,
@@ -28,8 +30,10 @@ import { session } from "./Session.ts"
 
 export { COMPRESSION_LEVELS, GROUP_BY }
 export type {
+  AlertSettings,
   AnalyticsGroup,
   ApiKey,
+  BudgetAlert,
   Circuit,
   CompressionLevel,
   GroupBy,
@@ -42,18 +46,20 @@ export type {
 export type CreatedKey = CreatedApiKey
 
 export const LIMIT_FIELDS: ReadonlyArray<
-  { readonly field: keyof Limits; readonly label: string; readonly unit: string }
+  { readonly field: keyof Limits; readonly label: string; readonly unit: string; readonly dollars?: true }
 > = [
   { field: "rpm", label: "Requests per minute", unit: "requests/min" },
   { field: "tpm", label: "Tokens per minute", unit: "tokens/min" },
   { field: "tokens_per_day", label: "Tokens per day", unit: "tokens/day" },
-  { field: "tokens_per_month", label: "Tokens per month", unit: "tokens/month" }
+  { field: "tokens_per_month", label: "Tokens per month", unit: "tokens/month" },
+  { field: "usd_per_day", label: "Dollars per day", unit: "/day", dollars: true },
+  { field: "usd_per_month", label: "Dollars per month", unit: "/month", dollars: true }
 ]
 
-/** `60 requests/min, 1000000 tokens/day`, or `no limits`. */
+/** `60 requests/min, 1000000 tokens/day, $20/day`, or `no limits`. */
 export const limitsText = (limits: Limits): string => {
-  const parts = LIMIT_FIELDS.filter(({ field }) => limits[field] !== null).map(({ field, unit }) =>
-    `${limits[field]} ${unit}`
+  const parts = LIMIT_FIELDS.filter(({ field }) => limits[field] !== null).map(({ dollars, field, unit }) =>
+    dollars ? `$${limits[field]}${unit}` : `${limits[field]} ${unit}`
   )
   return parts.length === 0 ? "no limits" : parts.join(", ")
 }
@@ -264,6 +270,9 @@ export const api = {
     call("orgs", "update", { ...org(orgId), payload: { compression: level } }),
   setOrgLimits: (orgId: string, limits: Limits) => call("orgs", "update", { ...org(orgId), payload: { limits } }),
   setKeyLimits: (keyId: string, limits: Limits) => call("keys", "update", { ...key(keyId), payload: { limits } }),
+  setAlerts: (orgId: string, alerts: AlertSettings | null) =>
+    call("orgs", "update", { ...org(orgId), payload: { alerts } }),
+  alerts: (orgId: string) => call("alerts", "list", { ...org(orgId), query: {} }).then((list) => list.data),
   circuits: () => call("circuits", "list", {}).then((list) => list.data),
 
   keys: (orgId: string) => call("keys", "list", org(orgId)).then((list) => list.data),

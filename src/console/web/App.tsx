@@ -168,6 +168,6 @@ const PageView = (props: {
     case "analytics":
       return <AnalyticsPage org={org} route={route} />
     case "spend":
-      return <SpendPage org={org} route={route} />
+      return <SpendPage org={org} route={route} reloadOrgs={props.reloadOrgs} />
   }
 }

@@ -17,6 +17,7 @@ import { makeTestLayer } from "../../utils/TestLayer.ts"
 
 const record = (id: string, overrides: Partial<KeyRecord> = {}): KeyRecord => ({
   limits: { key: NO_LIMITS, org: NO_LIMITS },
+  alertThresholds: null,
   logContent: false,
   compression: null,
   id,

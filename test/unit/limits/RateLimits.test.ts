@@ -1,7 +1,7 @@
 /**
  * Rate limits and budgets on the test clock, over the embedded store: a minute's requests and tokens,
- * a day's budget until the next UTC day, the key's and the org's limits both applying, and a caller
- * without limits untouched.
+ * a day's budget until the next UTC day, the key's and the org's limits both applying, dollar budgets
+ * in micro-dollars and their alert crossings, and a caller without limits untouched.
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Layer } from "effect"
@@ -9,13 +9,13 @@ import { TestClock } from "effect/testing"
 import { GatewayConfig } from "../../../src/Config.ts"
 import type { Caller } from "../../../src/kernel/Caller.ts"
 import { type Limits, NO_LIMITS } from "../../../src/kernel/Limits.ts"
+import { BudgetAlerts, type BudgetCrossing } from "../../../src/limits/BudgetAlerts.ts"
 import { periodOf, RateLimits } from "../../../src/limits/RateLimits.ts"
 import { DatabaseLive } from "../../../src/store/Database.ts"
 
-const limits = RateLimits.layerMemory.pipe(
-  Layer.provide(DatabaseLive),
-  Layer.provide(GatewayConfig.layerFrom({ GATEWAY_DATA_DIR: "memory://" }))
-)
+const storeOnly = DatabaseLive.pipe(Layer.provide(GatewayConfig.layerFrom({ GATEWAY_DATA_DIR: "memory://" })))
+
+const limits = RateLimits.layerMemory.pipe(Layer.provide(storeOnly))
 
 const caller = (key: Partial<Limits>, org: Partial<Limits> = {}): Caller => ({
   keyId: "key_1",
@@ -26,6 +26,20 @@ const caller = (key: Partial<Limits>, org: Partial<Limits> = {}): Caller => ({
   compression: null,
   limits: { key: { ...NO_LIMITS, ...key }, org: { ...NO_LIMITS, ...org } }
 })
+
+/** BudgetAlerts that keep the crossings they are told. */
+const recordingAlerts = () => {
+  const told: Array<BudgetCrossing> = []
+  const alerts = Layer.succeed(
+    BudgetAlerts,
+    BudgetAlerts.of({
+      crossed: (crossing) => Effect.sync(() => void told.push(crossing)),
+      list: () => Effect.succeed([]),
+      flush: Effect.void
+    })
+  )
+  return { alerts, told }
+}
 
 /** The refusal's kind and wait, or "ok". */
 const admitted = (rateLimits: RateLimits["Service"], who: Caller) =>
@@ -56,7 +70,7 @@ describe("RateLimits", () => {
       const rateLimits = yield* RateLimits
       const who = caller({ tpm: 100 })
       assert.strictEqual(yield* admitted(rateLimits, who), "ok")
-      yield* rateLimits.charge(who, 150)
+      yield* rateLimits.charge(who, 150, null)
       assert.strictEqual(yield* admitted(rateLimits, who), "key:tpm")
       yield* TestClock.adjust("2 minutes")
       assert.strictEqual(yield* admitted(rateLimits, who), "ok")
@@ -68,9 +82,9 @@ describe("RateLimits", () => {
       yield* TestClock.adjust("10 hours")
       const who = caller({}, { tokens_per_day: 1_000 })
       assert.strictEqual(yield* admitted(rateLimits, who), "ok")
-      yield* rateLimits.charge(who, 999)
+      yield* rateLimits.charge(who, 999, null)
       assert.strictEqual(yield* admitted(rateLimits, who), "ok")
-      yield* rateLimits.charge(who, 1)
+      yield* rateLimits.charge(who, 1, null)
       const refused = yield* Effect.flip(rateLimits.admit(who))
       assert.deepStrictEqual([refused.reason.scope, refused.reason.kind, refused.reason.limit], [
         "org",
@@ -89,6 +103,77 @@ describe("RateLimits", () => {
       assert.strictEqual(yield* admitted(rateLimits, who), "ok")
       assert.strictEqual(yield* admitted(rateLimits, who), "org:rpm")
     }).pipe(Effect.provide(limits)))
+
+  it.effect("a dollar budget: micro-dollars charged; refused at the limit exactly, not a micro-dollar before", () =>
+    Effect.gen(function*() {
+      const rateLimits = yield* RateLimits
+      const who = caller({ usd_per_day: 0.01 })
+      yield* rateLimits.charge(who, 10, null)
+      assert.strictEqual(yield* admitted(rateLimits, who), "ok")
+      // unpriced answers spend nothing; tokens do not count against dollars
+      yield* rateLimits.charge(who, 1_000_000, null)
+      yield* rateLimits.charge(who, 10, 9_999)
+      assert.strictEqual(yield* admitted(rateLimits, who), "ok")
+      yield* rateLimits.charge(who, 0, 1)
+      const refused = yield* Effect.flip(rateLimits.admit(who))
+      assert.deepStrictEqual([refused.reason.scope, refused.reason.kind, refused.reason.limit], [
+        "key",
+        "usd_per_day",
+        0.01
+      ])
+      // the next UTC day starts from nothing; the month's budget would still count it
+      yield* TestClock.adjust("1 day")
+      assert.strictEqual(yield* admitted(rateLimits, who), "ok")
+    }).pipe(Effect.provide(limits)))
+
+  it.effect("a monthly dollar budget of the org counts every key's spend", () =>
+    Effect.gen(function*() {
+      const rateLimits = yield* RateLimits
+      const first = caller({}, { usd_per_month: 1 })
+      const second = { ...first, keyId: "key_2" }
+      assert.strictEqual(yield* admitted(rateLimits, first), "ok")
+      assert.strictEqual(yield* admitted(rateLimits, second), "ok")
+      yield* rateLimits.charge(first, 0, 600_000)
+      yield* rateLimits.charge(second, 0, 400_000)
+      assert.strictEqual(yield* admitted(rateLimits, first), "org:usd_per_month")
+    }).pipe(Effect.provide(limits)))
+
+  it.effect("crossing an alert threshold tells BudgetAlerts once, with the spend and the period", () =>
+    Effect.gen(function*() {
+      const { alerts, told } = recordingAlerts()
+      yield* Effect.gen(function*() {
+        const rateLimits = yield* RateLimits
+        yield* TestClock.adjust("3 hours")
+        const who: Caller = { ...caller({ usd_per_day: 1 }, { usd_per_month: 10 }), alertThresholds: [0.5, 0.8, 1] }
+        assert.strictEqual(yield* admitted(rateLimits, who), "ok")
+        yield* rateLimits.charge(who, 0, 499_999)
+        assert.strictEqual(told.length, 0)
+        yield* rateLimits.charge(who, 0, 1)
+        // 0.5 of the key's day, exactly: crossed
+        assert.deepStrictEqual(told.map((c) => [c.keyId, c.period, c.threshold, c.spentMicro, c.limitUsd]), [
+          ["key_1", "day", 0.5, 500_000, 1]
+        ])
+        assert.strictEqual(told[0]!.periodStart, 0)
+        assert.strictEqual(told[0]!.at, 3 * 3_600_000)
+        // one charge across two thresholds tells both; the org's month is far from its first
+        yield* rateLimits.charge(who, 0, 600_000)
+        assert.deepStrictEqual(told.slice(1).map((c) => c.threshold), [0.8, 1])
+        yield* rateLimits.charge(who, 0, 10_000)
+        assert.strictEqual(told.length, 3)
+      }).pipe(Effect.provide(RateLimits.layerMemory.pipe(Layer.provide(alerts))), Effect.provide(storeOnly))
+    }))
+
+  it.effect("without alert thresholds (no webhook set) nothing is told", () =>
+    Effect.gen(function*() {
+      const { alerts, told } = recordingAlerts()
+      yield* Effect.gen(function*() {
+        const rateLimits = yield* RateLimits
+        const who = caller({ usd_per_day: 1 })
+        assert.strictEqual(yield* admitted(rateLimits, who), "ok")
+        yield* rateLimits.charge(who, 0, 2_000_000)
+        assert.strictEqual(told.length, 0)
+      }).pipe(Effect.provide(RateLimits.layerMemory.pipe(Layer.provide(alerts))), Effect.provide(storeOnly))
+    }))
 
   it.effect("a caller without limits gets no quota and is never refused", () =>
     Effect.gen(function*() {

@@ -1,10 +1,12 @@
 /**
  * What an organization spent in a period of UTC days (the last 30 by default): the total in dollars,
  * its requests, those of models without a price (whose cost is unknown, so never shown as $0), what
- * failed requests still cost, spend per day, the costliest keys, models and tags, and a CSV export.
+ * failed requests still cost, spend per day, the costliest keys, models and tags, a CSV export, and
+ * the org's budget alerts.
  */
 import { useState } from "preact/hooks"
 import { api, type Org } from "../Api.ts"
+import { BudgetAlertsPanel } from "../parts/BudgetAlerts.tsx"
 import { count } from "../parts/Format.ts"
 import { Notice } from "../parts/Notice.tsx"
 import { DEFAULT_DAYS, describePeriod, type Period, periodOf, withPeriod } from "../parts/Period.ts"
@@ -17,7 +19,9 @@ import { useLoad } from "../parts/useLoad.ts"
 import { href, navigate, type Route } from "../Route.ts"
 import { loadSpend } from "./SpendData.ts"
 
-export const SpendPage = (props: { readonly org: Org; readonly route: Route }) => {
+export const SpendPage = (
+  props: { readonly org: Org; readonly route: Route; readonly reloadOrgs: () => Promise<void> }
+) => {
   const orgId = props.org.id
   // "today" is read once per visit: the default period must not move under the reader at midnight
   const [now] = useState(() => Date.now())
@@ -108,6 +112,8 @@ export const SpendPage = (props: { readonly org: Org; readonly route: Route }) =
           note="A request with several tags counts under each of them, so the tags' costs can add up to more than the spend."
         />
       </div>
+
+      <BudgetAlertsPanel key={props.org.id} org={props.org} reload={props.reloadOrgs} />
     </section>
   )
 }

@@ -1,5 +1,5 @@
 /**
- * A key's or an organization's rate limits and token budgets: a summary that opens into a small form
+ * A key's or an organization's rate limits and budgets (tokens and dollars): a summary that opens into a small form
  * (an empty box: no limit of that kind). Saving sends only the kinds, `null` for an emptied one.
  */
 import { useRef, useState } from "preact/hooks"
@@ -35,15 +35,15 @@ export const LimitsEditor = (props: {
         <span class="visually-hidden">(limits of {props.owner}; open to edit)</span>
       </summary>
       <form onSubmit={submit}>
-        {LIMIT_FIELDS.map(({ field, label }) => (
+        {LIMIT_FIELDS.map(({ dollars, field, label }) => (
           <label key={field} for={`${props.id}-${field}`}>
             {label}
             <input
               id={`${props.id}-${field}`}
               type="number"
-              min={1}
-              step={1}
-              inputMode="numeric"
+              min={dollars ? 0.000001 : 1}
+              step={dollars ? "any" : 1}
+              inputMode={dollars ? "decimal" : "numeric"}
               placeholder="no limit"
               value={value(field)}
               onInput={(event) => setDraft({ ...draft, [field]: event.currentTarget.value })}
