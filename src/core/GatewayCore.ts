@@ -11,7 +11,7 @@ import { EXPAND_TOOL_ID } from "../compression/Aggressive.ts"
 import { requestCompression } from "../compression/RequestCompression.ts"
 import { GatewayConfig } from "../Config.ts"
 import type { Caller } from "../kernel/Caller.ts"
-import type { ChatMessage, CompletionChunk, Usage } from "../kernel/Canonical.ts"
+import { addUsage, type ChatMessage, type CompletionChunk, emptyUsage, type Usage } from "../kernel/Canonical.ts"
 import type { ChatCall, ToolChoice } from "../kernel/ChatCall.ts"
 import { pullFirst } from "../kernel/ChunkPull.ts"
 import type { CompressionLevel } from "../kernel/CompressionLevel.ts"
@@ -44,6 +44,11 @@ export interface ChatContext {
   readonly requestId: string
   /** How much of what goes upstream is compressed (the request's, the org's or the gateway's level). */
   readonly compression: CompressionLevel
+  /**
+   * Told, when a whole answer fails after upstream calls that answered (a shared-tool loop's earlier
+   * rounds), what those calls used and cost: they were billed though the request failed.
+   */
+  readonly billed?: ((spent: { readonly usage: Usage; readonly cost: Cost | null }) => void) | undefined
 }
 
 export type ChatError = RequestError | ProviderError | ToolLoopError | SqlError.SqlError
@@ -249,7 +254,17 @@ export class GatewayCore extends Context.Service<GatewayCore, {
               return { completion: value, attempts }
             })
           )
-        })
+        }).pipe(
+          Effect.tapError(() =>
+            Effect.sync(() => {
+              if (roundUsages.length === 0 || context.billed === undefined) return
+              context.billed({
+                usage: roundUsages.reduce(addUsage, emptyUsage),
+                cost: costOfRounds(answeredBy, roundUsages)
+              })
+            })
+          )
+        )
         const answered = first ?? { target: targets[0]!, call: callFor(messages)(targets[0]!) }
         const answer: WholeAnswer = {
           ...outcome,

@@ -204,9 +204,23 @@ export const pipeline = (dialect: Dialect) => {
     if (draft.keepContent) draft.promptText = JSON.stringify(call.messages)
     const chat = yield* GatewayCore
     const identity = dialect.identity(call)
-    const context = { call, caller, requestId, compression }
+    const context = {
+      call,
+      caller,
+      requestId,
+      compression,
+      billed: (spent: RequestDraft["billed"]) => (draft.billed = spent)
+    }
     if (!call.stream) {
-      const answered = yield* chat.complete(context)
+      const answered = yield* chat.complete(context).pipe(
+        // a failure after billed rounds: their spend counts against the budgets as the log counts it
+        Effect.tapError(() => {
+          const spent = draft.billed
+          return spent === undefined || caller.limits === undefined
+            ? Effect.void
+            : limits.charge(caller, spent.usage.promptTokens + spent.usage.completionTokens, spent.cost?.total ?? null)
+        })
+      )
       const content = answered.completion.choices[0]?.message.content
       const compressionFacts = factsNow(answered, compression) ?? (yield* countedFacts(answered))
       if (caller.limits !== undefined) {

@@ -66,8 +66,14 @@ export class RequestDraft {
     this.keepContent = caller.logContent
   }
 
+  /**
+   * What a request that failed used and cost upstream before it failed (a shared-tool loop's answered
+   * rounds): its row keeps them, so failed requests' spend is counted.
+   */
+  billed: { readonly usage: Usage; readonly cost: Cost | null } | undefined
+
   finish(status: number, errorCode: string | null, answer?: OutcomeFacts): RequestRecord {
-    const usage = answer?.usage ?? emptyUsage
+    const usage = answer?.usage ?? this.billed?.usage ?? emptyUsage
     const text = answer?.text
     return {
       id: this.id,
@@ -98,7 +104,7 @@ export class RequestDraft {
       shadowTokensSavedAggressive: answer?.compressionFacts?.shadowAggressive ?? null,
       userAgent: this.userAgent,
       sessionId: this.sessionId,
-      cost: answer?.cost ?? null,
+      cost: answer === undefined ? this.billed?.cost ?? null : answer.cost ?? null,
       promptText: this.keepContent ? this.promptText : null,
       completionText: this.keepContent && text !== undefined && text !== "" ? text : null
     }

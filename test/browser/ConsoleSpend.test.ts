@@ -66,8 +66,8 @@ describe("console: the spend page, in Chromium", () => {
     // failed before anything was billed: a failed request, of no cost
     expect(await ask("fake/broken", "team-b")).toBeGreaterThanOrEqual(500)
     // a failed request that was billed: a shared-tool loop stopped at its round limit after two priced
-    // rounds. The gateway logs such a failure with no cost today (GatewayCore drops the rounds' cost when
-    // the loop fails), so the row is written as the log would hold it once it does: 2 x 1,000 x 2 micro-dollars
+    // rounds (2 x 1,000 x 2 micro-dollars), written as the log holds it (test/e2e/Cost.test.ts makes
+    // such a failure through the gateway) since this gateway installs no shared tool
     await c.gw.record([makeRecord({
       orgId,
       keyId,

@@ -2,7 +2,8 @@
  * What a request cost, through a real gateway to a fake upstream priced in the routing file ($2 input,
  * $1 cached input, $8 output per million tokens): a whole answer carries `x-svc-cost-usd`, its log row
  * the cost and its parts; a stream's row costs what the same whole answer does; a shared-tool loop's
- * rounds are each priced and added; an unpriced model costs null, with no header.
+ * rounds are each priced and added, and a request failing after a billed round keeps that round's cost;
+ * an unpriced model costs null, with no header.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import {
@@ -105,6 +106,18 @@ describe("the cost of a request", () => {
     // round 1: 1000 x 2 + 100 x 8 = 2800; round 2: 2000 x 2 + 50 x 8 = 4400
     expect(response.headers.get("x-svc-cost-usd")).toBe("0.007200")
     expect((await rowOf(response)).cost_usd).toBe(0.0072)
+  })
+
+  it("a request that fails after a billed tool-loop round keeps that round's cost in its row", async () => {
+    script(upstream, [
+      { content: "Looking.", toolCalls: [toolCall("call_f1", "svc_alpha", { text: "x" })], usage: usage(1000, 100) },
+      () => reply.error(400, "the second round is refused", { type: "invalid_request_error" })
+    ])
+    const response = await ask("fake/failing-loop-model")
+    expect(response.status).toBe(400)
+    expect(response.headers.get("x-svc-cost-usd")).toBeNull()
+    // round 1 was billed: 1000 x 2 + 100 x 8 micro-dollars
+    expect(await rowOf(response)).toMatchObject({ cost_usd: 0.0028, cost_input_usd: 0.002, cost_output_usd: 0.0008 })
   })
 
   it("a model without a known price: no header, and a null cost rather than 0", async () => {
