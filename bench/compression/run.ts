@@ -7,6 +7,7 @@
  * Messages and a Responses request, decoded by the gateway's own dialects and compressed by its own
  * stage: the same saving in every format. Then the meaning checks: every JSON value parses to the same
  * value, fenced and tagged blocks survive byte for byte, nothing grows, a second pass changes nothing.
+ * Last, the saving in dollars for one model of each provider, net of prompt caching (`Dollars.ts`).
  * Writes `bench/compression/results.md`.
  */
 import { Effect } from "effect"
@@ -23,6 +24,7 @@ import type { Dialect } from "../../src/core/Dialect.ts"
 import { AnthropicMessages } from "../../src/dialects/anthropic/AnthropicDialect.ts"
 import { OpenAiChat } from "../../src/dialects/openai/OpenAiChat.ts"
 import { OpenAiResponses } from "../../src/dialects/responses/ResponsesDialect.ts"
+import { dollarLines } from "./Dollars.ts"
 
 const here = fileURLToPath(new URL(".", import.meta.url))
 const corpusDir = join(here, "corpus")
@@ -357,6 +359,12 @@ say()
 say("| inbound format | safe: tokens saved | aggressive: tokens saved |")
 say("| --- | ---: | ---: |")
 for (const [name, saved] of formatRows) say(`| ${name} | ${saved.safe} | ${saved.aggressive} |`)
+say()
+for (
+  const line of dollarLines(
+    categories.map((category) => corpus.filter((o) => o.category === category).map((o) => o.text))
+  )
+) say(line)
 say()
 say(
   `meaning checks: ${checked} outputs, ${failures.length} failures${

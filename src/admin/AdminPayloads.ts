@@ -104,7 +104,9 @@ export const RequestListQuery = {
 }
 
 export const AnalyticsQuery = {
-  group_by: Schema.String.annotate({ description: "none, tag, model, key, session, hour, day or status" }),
+  group_by: Schema.String.annotate({
+    description: "none, tag, model, provider, key, session, hour, day, status or compression"
+  }),
   ...RequestFilterQuery
 }
 

@@ -149,6 +149,10 @@ export const LoggedRequest = Schema.Struct({
   cost_cached_input_usd: Schema.NullOr(Schema.Number).annotate({ description: "Cache reads" }),
   cost_cache_write_usd: Schema.NullOr(Schema.Number),
   cost_output_usd: Schema.NullOr(Schema.Number).annotate({ description: "Reasoning included" }),
+  compression_saved_usd: Schema.NullOr(Schema.Number).annotate({
+    description:
+      "What compression saved in dollars at the model's price, net of prompt caching (negative: it cost more); null: no level or no price"
+  }),
   prompt_text: Schema.optionalKey(Schema.String).annotate({ description: "Only when the org stores content" }),
   completion_text: Schema.optionalKey(Schema.String)
 }).annotate({ identifier: "LoggedRequest" })
@@ -164,7 +168,7 @@ export type RequestPage = typeof RequestPage.Type
 export const GroupBy = Schema.Literals(GROUP_BY).annotate({ identifier: "GroupBy" })
 export type GroupBy = typeof GroupBy.Type
 
-/** The requests of one group: a tag, model, key, session, UTC hour or day, or status (null: none). */
+/** The requests of one group: a tag, model, key, session, UTC hour or day, status or compression level (null: none). */
 export const AnalyticsGroup = Schema.Struct({
   group: Schema.NullOr(Schema.String),
   requests: Count,
@@ -182,6 +186,9 @@ export const AnalyticsGroup = Schema.Struct({
     description: "What the requests cost, in dollars (summed as whole micro-dollars); unknown costs add nothing"
   }),
   unpriced_requests: Count.annotate({ description: "Answered completions whose model had no price" }),
+  compression_saved_usd: Schema.Number.annotate({
+    description: "What compression saved in dollars, net of prompt caching (requests of unknown price add nothing)"
+  }),
   p50_latency_ms: Count,
   p95_latency_ms: Count
 }).annotate({ identifier: "AnalyticsGroup" })

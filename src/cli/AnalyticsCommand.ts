@@ -18,11 +18,13 @@ export const GROUP_COLUMN: Record<GroupBy, readonly [header: string, none: strin
   none: ["GROUP", "all"],
   tag: ["TAG", "(untagged)"],
   model: ["MODEL", "(no model)"],
+  provider: ["PROVIDER", "(no provider)"],
   key: ["KEY", "(no key)"],
   session: ["SESSION", "(no session)"],
   hour: ["HOUR", "-"],
   day: ["DAY", "-"],
-  status: ["STATUS", "-"]
+  status: ["STATUS", "-"],
+  compression: ["COMPRESSION", "(none)"]
 }
 
 export const TAG_NOTE = "A request with several tags counts in the group of each, so the groups add up to more."
@@ -57,7 +59,7 @@ export const AnalyticsCommand = Command.make(
     org,
     groupBy: Flag.String("group-by").pipe(
       Flag.withDescription(
-        "Count requests per tag, model (the one that answered), key, client session, UTC hour or day, or status; none: the totals"
+        "Count requests per tag, model (the one that answered), provider, key, client session, UTC hour or day, status, or compression level; none: the totals"
       ),
       Flag.withMetavar(GROUP_BY.join("|"))
     ),

@@ -8,8 +8,10 @@
 import type { ChatMessage } from "../kernel/Canonical.ts"
 import type { NativeRequest } from "../kernel/ChatCall.ts"
 import type { CompressionLevel } from "../kernel/CompressionLevel.ts"
+import type { ModelPrice } from "../prices/ModelPrice.ts"
 import type { Cut } from "./Aggressive.ts"
 import { type Change, compressNative, compressorOf, type WireLevel } from "./CompressMessages.ts"
+import { savedMicroDollars } from "./SavedDollars.ts"
 import { countSavings, netSaved, type PlacedChange, type Saving, totalSaved } from "./Savings.ts"
 
 export interface CompressionReport {
@@ -21,6 +23,11 @@ export interface CompressionReport {
     readonly safe: Promise<ReadonlyArray<Saving>> | undefined
     readonly aggressive: Promise<ReadonlyArray<Saving>> | undefined
   } | undefined
+  /**
+   * The share of the prompt whose prompt cache the gateway broke (`SavedDollars.ts`): what the previous
+   * turn sent, when this request offered `svc_expand_output` for the first time; absent: none.
+   */
+  readonly cacheBreak?: number | undefined
 }
 
 export interface RequestCompression {
@@ -32,6 +39,12 @@ export interface RequestCompression {
   readonly report: () => CompressionReport
   /** What `aggressive` cut since the last call, each once, for `svc_expand_output` to return. */
   readonly takeCuts: () => ReadonlyArray<Cut>
+  /**
+   * Told that `svc_expand_output` is offered with `history` (its first round): when the conversation's
+   * first cut is in what the client added since the last assistant message, the previous turn went
+   * without the tool, and the tools list it cached changed; the report says how much that was.
+   */
+  readonly expandOffered: (history: ReadonlyArray<ChatMessage>) => void
 }
 
 /** A message's size, for where a change sits in the conversation. */
@@ -67,6 +80,8 @@ const tracker = (level: WireLevel) => {
   const nativeChanges: Array<Change> = []
   const cuts = new Map<string, Cut>()
   let taken = 0
+  // where the first tracked history (the client's) was first cut
+  let firstCut: number | undefined
   const track = (history: ReadonlyArray<ChatMessage>): ReadonlyArray<ChatMessage> => {
     const sizes = history.map(sizeOf)
     const total = sizes.reduce((sum, size) => sum + size, 0)
@@ -82,6 +97,7 @@ const tracker = (level: WireLevel) => {
           nativeChanges.push(change)
         }
         for (const cut of done.cuts) if (!cuts.has(cut.id)) cuts.set(cut.id, cut)
+        if (done.cuts.length > 0 && firstCut === undefined) firstCut = index
       }
       offset += sizes[index]!
       if (done.message !== message) changed = true
@@ -97,7 +113,27 @@ const tracker = (level: WireLevel) => {
     taken = cuts.size
     return fresh
   }
-  return { track, savings, nativeChanges, takeCuts }
+  /** The share of `history` before its first cut's turn, when no earlier turn was cut (else 0). */
+  const uncutShare = (history: ReadonlyArray<ChatMessage>): number => {
+    if (firstCut === undefined) return 0
+    let lastAnswer = -1
+    for (let i = history.length - 1; i >= 0; i--) {
+      if (history[i]!.role === "assistant") {
+        lastAnswer = i
+        break
+      }
+    }
+    if (lastAnswer < 0 || firstCut <= lastAnswer) return 0
+    let before = 0
+    let total = 0
+    for (let i = 0; i < history.length; i++) {
+      const size = sizeOf(history[i]!)
+      total += size
+      if (i <= lastAnswer) before += size
+    }
+    return total === 0 ? 0 : before / total
+  }
+  return { track, savings, nativeChanges, takeCuts, uncutShare }
 }
 
 type Tracker = ReturnType<typeof tracker>
@@ -117,7 +153,8 @@ const lazyTracker = (level: WireLevel) => {
     },
     savings: () => made?.savings(),
     takeCuts: (): ReadonlyArray<Cut> => made?.takeCuts() ?? NONE,
-    nativeChanges: (): ReadonlyArray<Change> => made?.nativeChanges ?? []
+    nativeChanges: (): ReadonlyArray<Change> => made?.nativeChanges ?? [],
+    uncutShare: (history: ReadonlyArray<ChatMessage>): number => made?.uncutShare(history) ?? 0
   }
 }
 
@@ -129,7 +166,8 @@ export const requestCompression = (level: CompressionLevel): RequestCompression 
       wire: (history) => history,
       native: (native) => native,
       report: () => ({ level, savings: undefined, shadow: undefined }),
-      takeCuts: NO_CUTS
+      takeCuts: NO_CUTS,
+      expandOffered: () => {}
     }
   }
   if (level === "shadow") {
@@ -145,10 +183,12 @@ export const requestCompression = (level: CompressionLevel): RequestCompression 
       native: (native) => native,
       report: () => ({ level, savings: undefined, shadow: { safe: safe.savings(), aggressive: aggressive.savings() } }),
       // nothing was cut from what went upstream
-      takeCuts: NO_CUTS
+      takeCuts: NO_CUTS,
+      expandOffered: () => {}
     }
   }
   const active = lazyTracker(level)
+  let cacheBreak = 0
   let nativeDone: { readonly from: NativeRequest; readonly to: NativeRequest } | undefined
   return {
     level,
@@ -158,8 +198,14 @@ export const requestCompression = (level: CompressionLevel): RequestCompression 
       if (nativeDone?.from !== native) nativeDone = { from: native, to: compressNative(native, active.nativeChanges()) }
       return nativeDone.to
     },
-    report: () => ({ level, savings: active.savings(), shadow: undefined }),
-    takeCuts: active.takeCuts
+    report: () =>
+      cacheBreak === 0
+        ? { level, savings: active.savings(), shadow: undefined }
+        : { level, savings: active.savings(), shadow: undefined, cacheBreak },
+    takeCuts: active.takeCuts,
+    expandOffered: (history) => {
+      cacheBreak = active.uncutShare(history)
+    }
   }
 }
 
@@ -170,6 +216,11 @@ export interface CompressionFacts {
   readonly saved: number
   /** The same priced as a bill prices it, in fresh-input tokens (`netSaved`). */
   readonly savedNet: number
+  /**
+   * The same in micro-dollars at the answering model's price, less the cost of a prompt-cache miss the
+   * gateway caused (`SavedDollars.ts`); null: the price is unknown.
+   */
+  readonly savedMicro: number | null
   /** `shadow` only: what `safe` and `aggressive` would have saved. */
   readonly shadowSafe: number | null
   readonly shadowAggressive: number | null
@@ -181,15 +232,18 @@ export const isCounting = (report: CompressionReport): boolean =>
 
 type Usage = { readonly promptTokens: number; readonly cachedTokens: number }
 
-const facts = (level: CompressionLevel, { savings, shadow, usage }: {
+const facts = (level: CompressionLevel, { cacheBreak, price, savings, shadow, usage }: {
   readonly savings: ReadonlyArray<Saving>
   /** Under `shadow`: what `safe` and `aggressive` would have saved. */
   readonly shadow: readonly [ReadonlyArray<Saving>, ReadonlyArray<Saving>] | undefined
   readonly usage: Usage
+  readonly price: ModelPrice | null
+  readonly cacheBreak: number
 }): CompressionFacts => ({
   level,
   saved: totalSaved(savings),
   savedNet: netSaved(savings, usage),
+  savedMicro: price === null ? null : savedMicroDollars(savings, usage, price, cacheBreak),
   shadowSafe: shadow === undefined ? null : totalSaved(shadow[0]),
   shadowAggressive: shadow === undefined ? null : totalSaved(shadow[1])
 })
@@ -201,23 +255,37 @@ export const uncountedFacts = (report: CompressionReport): CompressionFacts => {
   const key = report.shadow === undefined ? report.level : `${report.level}+shadow`
   let known = uncounted.get(key)
   if (known === undefined) {
+    // nothing saved, whatever the price: 0 (a row with an unknown price reads back its saving as null)
     known = facts(report.level, {
       savings: [],
       shadow: report.shadow === undefined ? undefined : [[], []],
-      usage: { promptTokens: 0, cachedTokens: 0 }
+      usage: { promptTokens: 0, cachedTokens: 0 },
+      price: null,
+      cacheBreak: 0
     })
+    known = { ...known, savedMicro: 0 }
     uncounted.set(key, known)
   }
   return known
 }
 
-/** The report's savings, once counted, priced with the answer's usage. */
-export const factsOf = async (report: CompressionReport, usage: Usage): Promise<CompressionFacts> => {
+/** The report's savings, once counted, priced with the answer's usage and its model's price (null: unknown). */
+export const factsOf = async (
+  report: CompressionReport,
+  usage: Usage,
+  price: ModelPrice | null = null
+): Promise<CompressionFacts> => {
   const none: Promise<ReadonlyArray<Saving>> = Promise.resolve([])
   const [savings, safe, aggressive] = await Promise.all([
     report.savings ?? none,
     report.shadow?.safe ?? none,
     report.shadow?.aggressive ?? none
   ])
-  return facts(report.level, { savings, shadow: report.shadow === undefined ? undefined : [safe, aggressive], usage })
+  return facts(report.level, {
+    savings,
+    shadow: report.shadow === undefined ? undefined : [safe, aggressive],
+    usage,
+    price,
+    cacheBreak: report.cacheBreak ?? 0
+  })
 }

@@ -201,6 +201,7 @@ export class GatewayCore extends Context.Service<GatewayCore, {
         const offerExpand = cutFirstRound && expandTool !== undefined && call.toolChoice !== "none" &&
           !allowed.includes(expandTool)
         const svcTools = offerExpand ? [...allowed, expandTool] : allowed
+        if (offerExpand) compression.expandOffered(messages)
         const settings: LoopSettings = {
           caller,
           requestId,
@@ -273,7 +274,8 @@ export class GatewayCore extends Context.Service<GatewayCore, {
           model: outcome.completion.model,
           dropped: droppedFor(context.call, answered.target, answered.call),
           compression: compression.report(),
-          cost: costOfRounds(answeredBy, roundUsages)
+          cost: costOfRounds(answeredBy, roundUsages),
+          price: prices.of(answered.target.provider.name, answered.target.modelId).price
         }
         return answer
       }, hotSpan("GatewayCore.complete"))
@@ -322,7 +324,8 @@ export class GatewayCore extends Context.Service<GatewayCore, {
               provider,
               dropped,
               compression: compression.report(),
-              cost: costOfRounds(answeredBy, progress.roundUsages)
+              cost: costOfRounds(answeredBy, progress.roundUsages),
+              price: prices.of(opened.target.provider.name, opened.target.modelId).price
             }
           }
         }

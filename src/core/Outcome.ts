@@ -13,6 +13,7 @@ import type { CompressionReport } from "../compression/RequestCompression.ts"
 import type { Completion, CompletionChunk, Usage } from "../kernel/Canonical.ts"
 import type { ChunkPull } from "../kernel/ChunkPull.ts"
 import type { Cost } from "../prices/Cost.ts"
+import type { ModelPrice } from "../prices/ModelPrice.ts"
 import type { ToolRunResult } from "../tools/ToolRunner.ts"
 
 /** One shared-tool run, as the answer and the log report it. */
@@ -46,6 +47,8 @@ export interface Outcome {
    * when a target's price is unknown (`prices/Prices.ts`).
    */
   readonly cost: Cost | null
+  /** The price of the first round's target, for what compression saved in money; null: unknown. */
+  readonly price?: ModelPrice | null | undefined
 }
 
 /** A whole answer: the last round's completion (its usage summed over every round) and the outcome. */

@@ -126,7 +126,7 @@ const factsNow = (answer: Outcome, level: CompressionLevel): CompressionFacts | 
 
 /** What compression came to, once its counting (still running when `factsNow` said `undefined`) is done. */
 const countedFacts = (answer: Outcome): Effect.Effect<CompressionFacts> =>
-  Effect.promise(() => factsOf(answer.compression!, answer.usage))
+  Effect.promise(() => factsOf(answer.compression!, answer.usage, answer.price ?? null))
 
 /** What a route's work gets from the edge (`edge`). */
 export interface EdgeContext {

@@ -1,5 +1,16 @@
 /** How analytics group requests. `none`: one group (null) of every matching request, the totals; `hour`/`day`: UTC buckets, for charts. */
-export const GROUP_BY = ["none", "tag", "model", "key", "session", "hour", "day", "status"] as const
+export const GROUP_BY = [
+  "none",
+  "tag",
+  "model",
+  "provider",
+  "key",
+  "session",
+  "hour",
+  "day",
+  "status",
+  "compression"
+] as const
 export type GroupBy = (typeof GROUP_BY)[number]
 
 export const isGroupBy = (value: string): value is GroupBy => (GROUP_BY as ReadonlyArray<string>).includes(value)

@@ -29,6 +29,8 @@ export interface AnalyticsGroup {
   readonly cost_usd: number
   /** Answered completions whose model had no price: their cost is unknown, not 0. */
   readonly unpriced_requests: number
+  /** What compression saved in dollars, net of prompt caching (summed as whole micro-dollars). */
+  readonly compression_saved_usd: number
   readonly p50_latency_ms: number
   readonly p95_latency_ms: number
 }
@@ -60,6 +62,7 @@ interface GroupRow {
   readonly shadow_tokens_saved_aggressive: bigint | number
   readonly cost_micro: bigint | number
   readonly unpriced: bigint | number
+  readonly saved_micro: bigint | number
   readonly p50: number
   readonly p95: number
 }
@@ -92,6 +95,7 @@ export const analyticsStatement = (
           coalesce(sum(shadow_tokens_saved_aggressive), 0) AS shadow_tokens_saved_aggressive,
           ${sql.literal(COST_SUM.sqlite)} AS cost_micro,
           count(*) FILTER (WHERE ${sql.literal(UNPRICED)}) AS unpriced,
+          coalesce(sum(compression_saved_micro), 0) AS saved_micro,
           percentile_cont(latency_ms, 0.5) AS p50,
           percentile_cont(latency_ms, 0.95) AS p95
         FROM ${groupBy === "tag" ? sql`request_log LEFT JOIN json_each(request_log.tags) AS t` : sql`request_log`}
@@ -114,6 +118,7 @@ export const analyticsStatement = (
           coalesce(sum(shadow_tokens_saved_aggressive), 0)::int8 AS shadow_tokens_saved_aggressive,
           ${sql.literal(COST_SUM.pg)} AS cost_micro,
           count(*) FILTER (WHERE ${sql.literal(UNPRICED)})::int8 AS unpriced,
+          coalesce(sum(compression_saved_micro), 0)::int8 AS saved_micro,
           percentile_cont(0.5) WITHIN GROUP (ORDER BY latency_ms) AS p50,
           percentile_cont(0.95) WITHIN GROUP (ORDER BY latency_ms) AS p95
         FROM ${groupBy === "tag" ? sql`request_log LEFT JOIN LATERAL unnest(tags) AS t(tag) ON true` : sql`request_log`}
@@ -139,6 +144,7 @@ export const toGroup = (row: GroupRow): AnalyticsGroup => ({
   shadow_tokens_saved_aggressive: Number(row.shadow_tokens_saved_aggressive),
   cost_usd: usd(Number(row.cost_micro)),
   unpriced_requests: Number(row.unpriced),
+  compression_saved_usd: usd(Number(row.saved_micro)),
   p50_latency_ms: row.p50,
   p95_latency_ms: row.p95
 })

@@ -74,6 +74,7 @@ export class RequestDraft {
 
   finish(status: number, errorCode: string | null, answer?: OutcomeFacts): RequestRecord {
     const usage = answer?.usage ?? this.billed?.usage ?? emptyUsage
+    const cost = answer === undefined ? this.billed?.cost ?? null : answer.cost ?? null
     const text = answer?.text
     return {
       id: this.id,
@@ -102,9 +103,12 @@ export class RequestDraft {
       promptTokensSavedNet: answer?.compressionFacts?.savedNet ?? (this.compressionLevel === null ? null : 0),
       shadowTokensSavedSafe: answer?.compressionFacts?.shadowSafe ?? null,
       shadowTokensSavedAggressive: answer?.compressionFacts?.shadowAggressive ?? null,
+      compressionSavedMicro: this.compressionLevel === null || cost === null
+        ? null
+        : answer?.compressionFacts?.savedMicro ?? 0,
       userAgent: this.userAgent,
       sessionId: this.sessionId,
-      cost: answer === undefined ? this.billed?.cost ?? null : answer.cost ?? null,
+      cost,
       promptText: this.keepContent ? this.promptText : null,
       completionText: this.keepContent && text !== undefined && text !== "" ? text : null
     }

@@ -45,7 +45,9 @@ const COLUMNS = [
   ["cost_input", "int4"],
   ["cost_cached_input", "int4"],
   ["cost_cache_write", "int4"],
-  ["cost_output", "int4"]
+  ["cost_output", "int4"],
+  // micro-dollars, net of prompt caching; NULL when nothing was saved or the price is unknown
+  ["compression_saved_micro", "int4"]
 ] as const
 
 type ElementType = (typeof COLUMNS)[number][1]
@@ -145,6 +147,7 @@ export const columnsOf = (rows: ReadonlyArray<RequestRecord>): ReadonlyArray<unk
     columns[30]![i] = cost === null ? null : int(cost.cachedInput)
     columns[31]![i] = cost === null ? null : int(cost.cacheWrite)
     columns[32]![i] = cost === null ? null : int(cost.output)
+    columns[33]![i] = savingOrNull(row.compressionSavedMicro)
   }
   return columns.map((values, index) => {
     const parameter = PgTypes.array(values, OIDS[COLUMNS[index]![1]])

@@ -51,6 +51,8 @@ const RecordLine = Schema.fromJsonString(Schema.Struct({
   promptTokensSavedNet: Schema.optionalKey(Schema.NullOr(Schema.Number)),
   shadowTokensSavedSafe: Schema.optionalKey(Schema.NullOr(Schema.Number)),
   shadowTokensSavedAggressive: Schema.optionalKey(Schema.NullOr(Schema.Number)),
+  // absent in lines spilled before savings were priced
+  compressionSavedMicro: Schema.optionalKey(Schema.NullOr(Schema.Number)),
   userAgent: Schema.NullOr(Schema.String),
   promptText: Schema.NullOr(Schema.String),
   completionText: Schema.NullOr(Schema.String),
@@ -76,6 +78,7 @@ export const parseLine = (line: string): Option.Option<RequestRecord> =>
     ...record,
     kind: record.kind ?? "completion",
     cost: record.cost ?? null,
+    compressionSavedMicro: record.compressionSavedMicro ?? null,
     latencyMs: record.latencyMs ?? 0,
     sessionId: record.sessionId ?? null,
     compressionLevel: record.compressionLevel ?? null,

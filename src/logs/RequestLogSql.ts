@@ -54,11 +54,15 @@ export const GROUP_KEY_PG: Record<GroupBy, string> = {
   // the model as the client addressed it, so an answered and a failed request of one model are one group
   // (the provider's own name, `gpt-4o-2024-08-06`, is the row's `model`); the provider's when none was read
   model: "coalesce(requested_model, model)",
+  // the configured provider that answered (the first round's target); null when none did
+  provider: "provider",
   key: "key_id",
   session: "session_id",
   hour: `to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24":00:00Z"')`,
   day: "to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD')",
-  status: "status::text"
+  status: "status::text",
+  // the level a request ran at; null for one refused before a level was chosen
+  compression: "compression_level"
 }
 
 /** The same keys from SQLite's columns: times are ISO text, tags a JSON list (`t` is `json_each`). */

@@ -103,13 +103,16 @@ const INSERTED = `id, created_at, org_id, key_id, requested_model, model, provid
   cost_cache_write, cost_output`
 
 /** What compression saved: filled only by a batch where some row saved something (`hasSavings`). */
-const SAVINGS = "prompt_tokens_saved, prompt_tokens_saved_net, shadow_tokens_saved_safe, shadow_tokens_saved_aggressive"
+const SAVINGS = "prompt_tokens_saved, prompt_tokens_saved_net, shadow_tokens_saved_safe, " +
+  "shadow_tokens_saved_aggressive, compression_saved_micro"
 const SAVINGS_SQLITE = ", r.value ->> 'prompt_tokens_saved', r.value ->> 'prompt_tokens_saved_net', " +
-  "r.value ->> 'shadow_tokens_saved_safe', r.value ->> 'shadow_tokens_saved_aggressive'"
+  "r.value ->> 'shadow_tokens_saved_safe', r.value ->> 'shadow_tokens_saved_aggressive', " +
+  "r.value ->> 'compression_saved_micro'"
 
 const hasSavings = (row: ReturnType<typeof toRow>): boolean =>
   row.prompt_tokens_saved !== undefined || row.prompt_tokens_saved_net !== undefined ||
-  row.shadow_tokens_saved_safe !== undefined || row.shadow_tokens_saved_aggressive !== undefined
+  row.shadow_tokens_saved_safe !== undefined || row.shadow_tokens_saved_aggressive !== undefined ||
+  row.compression_saved_micro !== undefined
 
 /** A defect while sending a statement, as a failure the writer retries rather than a crash. */
 const asSqlError = (defect: unknown) =>
@@ -214,6 +217,10 @@ const toRow = (record: RequestRecord) => ({
     : countOrAbsent(record.promptTokensSavedNet),
   shadow_tokens_saved_safe: intOrAbsent(record.shadowTokensSavedSafe),
   shadow_tokens_saved_aggressive: intOrAbsent(record.shadowTokensSavedAggressive),
+  // a zero or unknown saving is left out, as the token savings are
+  compression_saved_micro: record.compressionSavedMicro === null || record.compressionSavedMicro === 0
+    ? undefined
+    : int(record.compressionSavedMicro),
   user_agent: textOrAbsent(record.userAgent),
   prompt_text: textOrAbsent(record.promptText),
   completion_text: textOrAbsent(record.completionText),

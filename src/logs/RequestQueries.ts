@@ -34,6 +34,7 @@ export type RequestLogEntry =
     | "cost_cached_input"
     | "cost_cache_write"
     | "cost_output"
+    | "compression_saved_micro"
   >
   & {
     readonly kind: RequestKind
@@ -43,6 +44,8 @@ export type RequestLogEntry =
     readonly cost_cached_input_usd: number | null
     readonly cost_cache_write_usd: number | null
     readonly cost_output_usd: number | null
+    /** What compression saved, in dollars net of prompt caching; null without a level or a price. */
+    readonly compression_saved_usd: number | null
     readonly created_at: string
     readonly stream: boolean
     readonly tags: ReadonlyArray<string>
@@ -101,6 +104,8 @@ export interface LogRow {
   readonly cost_cached_input: number | null
   readonly cost_cache_write: number | null
   readonly cost_output: number | null
+  /** Micro-dollars; NULL when nothing was saved, without a level, or with an unknown price. */
+  readonly compression_saved_micro: number | null
   /** `created_at` to the microsecond, for the cursor (a JS Date keeps only milliseconds). */
   readonly cursor_time: string
 }
@@ -109,7 +114,7 @@ const STORED = `id, created_at, org_id, key_id, requested_model, model, provider
   prompt_tokens, completion_tokens, cached_tokens, reasoning_tokens, svc_tools, attempts, latency_ms, ttft_ms,
   compression_level, prompt_tokens_saved, prompt_tokens_saved_net, shadow_tokens_saved_safe,
   shadow_tokens_saved_aggressive, user_agent, session_id, prompt_text, completion_text, kind, cost_input,
-  cost_cached_input, cost_cache_write, cost_output`
+  cost_cached_input, cost_cache_write, cost_output, compression_saved_micro`
 
 /** The stored columns and the cursor's time: SQLite's text already is the exact stored time. */
 const columns = (sql: SqlClient.SqlClient) =>
@@ -174,6 +179,10 @@ const toEntry = (row: LogRow): RequestLogEntry => ({
   user_agent: row.user_agent,
   session_id: row.session_id,
   ...costOfRow(row),
+  // stored only when not 0; unknown without a level or a price
+  compression_saved_usd: row.compression_level === null || row.cost_input === null
+    ? null
+    : usd(row.compression_saved_micro ?? 0),
   ...(row.prompt_text === null ? {} : { prompt_text: row.prompt_text }),
   ...(row.completion_text === null ? {} : { completion_text: row.completion_text })
 })

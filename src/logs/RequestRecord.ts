@@ -52,6 +52,11 @@ export interface RequestRecord {
   /** Under `shadow`: what `safe` and `aggressive` would have saved; null at other levels. */
   readonly shadowTokensSavedSafe: number | null
   readonly shadowTokensSavedAggressive: number | null
+  /**
+   * What compression saved in micro-dollars, net of prompt caching (`SavedDollars.ts`); null without a
+   * level or when the price is unknown.
+   */
+  readonly compressionSavedMicro: number | null
   readonly userAgent: string | null
   /** The client's session: Claude Code's `X-Claude-Code-Session-Id`; null when it sent none. */
   /**

@@ -22,8 +22,11 @@ export interface Cost {
 
 export const ZERO_COST: Cost = { input: 0, cachedInput: 0, cacheWrite: 0, output: 0, total: 0 }
 
-/** Dollars per million tokens at `promptTokens` of input: the highest tier reached, else the base. */
-const perMillion = (rate: Rate, promptTokens: number): number => {
+/**
+ * Dollars per million tokens at `promptTokens` of input: the highest tier reached, else the base. That
+ * is also micro-dollars per token.
+ */
+export const perMillion = (rate: Rate, promptTokens: number): number => {
   let price = rate.base
   for (const tier of rate.tiers) if (promptTokens >= tier.start) price = tier.price
   return price

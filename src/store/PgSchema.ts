@@ -195,5 +195,11 @@ export const PgSchema = Migrator.fromRecord({
     yield* sql`CREATE INDEX budget_alerts_org ON budget_alerts (org_id, created_at)`
     yield* sql`CREATE INDEX budget_alerts_due ON budget_alerts (next_attempt_at)
       WHERE delivered_at IS NULL AND failed_at IS NULL`
+  }),
+  "0014_request_log_saved_usd": Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    // what compression saved in micro-dollars, net of prompt caching (compression/SavedDollars.ts); NULL
+    // without a level, with an unknown price, or when it saved nothing
+    yield* sql`ALTER TABLE request_log ADD COLUMN compression_saved_micro INTEGER`
   })
 })

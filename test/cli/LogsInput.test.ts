@@ -320,8 +320,13 @@ describe("bad input: the same message both ways, and an exit code", () => {
       ) {
         assert.include(list.stdout, flag)
       }
-      assert.include(ok(yield* untouched(["analytics", "--help"])).stdout, "none|tag|model|key|session|hour|day|status")
-      assert.include(ok(yield* untouched(["orgs", "update", "--help"])).stdout, "--log-content")
+      assert.include(ok(yield* untouched(["analytics", "--help"])).stdout, GROUP_BY.join("|"))
+      const orgsUpdate = ok(yield* untouched(["orgs", "update", "--help"])).stdout
+      for (
+        const flag of ["--log-content", "--usd-per-day", "--usd-per-month", "--alert-webhook", "--alert-thresholds"]
+      ) {
+        assert.include(orgsUpdate, flag)
+      }
     }))
 })
 

@@ -25,6 +25,7 @@ describe("requestCompression", () => {
       level: "off",
       saved: 0,
       savedNet: 0,
+      savedMicro: 0,
       shadowSafe: null,
       shadowAggressive: null
     })

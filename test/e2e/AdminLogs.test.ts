@@ -205,6 +205,7 @@ describe("request log admin API", () => {
       // the seed rows have no cost: answered without a known price
       cost_usd: 0,
       unpriced_requests: 5,
+      compression_saved_usd: 0,
       p50_latency_ms: 100,
       p95_latency_ms: 360
     })

@@ -112,7 +112,8 @@ layer(Live)("RequestQueries", (it) => {
         cost_input_usd: null,
         cost_cached_input_usd: null,
         cost_cache_write_usd: null,
-        cost_output_usd: null
+        cost_output_usd: null,
+        compression_saved_usd: null
       })
       assert.strictEqual(eight?.prompt_text, "hello")
       assert.strictEqual(eight?.completion_text, "world")
@@ -362,7 +363,8 @@ layer(Live)("RequestQueries", (it) => {
         promptTokensSaved: saved,
         promptTokensSavedNet: saved,
         shadowTokensSavedSafe: level === "shadow" ? 40 : null,
-        shadowTokensSavedAggressive: level === "shadow" ? 90 : null
+        shadowTokensSavedAggressive: level === "shadow" ? 90 : null,
+        compressionSavedMicro: null
       })
       yield* store.insert([
         row("none", null, null),
@@ -456,6 +458,20 @@ layer(Live)("RequestQueries", (it) => {
         ["openai/gpt-4o", 3, 1, 380, 150, 10, 20, 530, 200, 920],
         ["anthropic/claude", 2, 1, 350, 200, 100, 50, 550, 215, 381.5]
       ])
+    }))
+
+  it.effect("analytics by provider: the configured provider that answered, null where none did; sums kept", () =>
+    Effect.gen(function*() {
+      const queries = yield* RequestQueries
+      const groups = (yield* queries.analytics(ORG, "provider", {})).data
+      const [total] = (yield* queries.analytics(ORG, "none", {})).data
+      // the seed's answered rows name provider "test"; a row without a model had no provider answer
+      assert.deepStrictEqual(groups.map((g) => g.group), ["test", null])
+      assert.strictEqual(groups.reduce((n, g) => n + g.requests, 0), total!.requests)
+      assert.strictEqual(
+        groups.reduce((n, g) => n + Math.round(g.cost_usd * 1e6), 0),
+        Math.round(total!.cost_usd * 1e6)
+      )
     }))
 
   it.effect("analytics by tag: a request counts once per tag; untagged requests are the null group", () =>

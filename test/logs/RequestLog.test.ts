@@ -57,6 +57,7 @@ layer(StoreLive, { excludeTestServices: true })("RequestLog", (it) => {
         promptTokensSavedNet: 30,
         shadowTokensSavedSafe: null,
         shadowTokensSavedAggressive: null,
+        compressionSavedMicro: -1_250,
         userAgent: "OpenAI/JS 7.57.0",
         sessionId: "9f4e2c1a-session",
         promptText: "What is 2+2? 😀\nline two",
@@ -129,7 +130,8 @@ layer(StoreLive, { excludeTestServices: true })("RequestLog", (it) => {
         cost_input: 1_600,
         cost_cached_input: 200,
         cost_cache_write: 0,
-        cost_output: 3_450
+        cost_output: 3_450,
+        compression_saved_micro: -1_250
       })
       const stored = byId.get(empty.id)
       assert.isDefined(stored)

@@ -44,6 +44,7 @@ export const makeRecord = (overrides: Partial<RequestRecord> = {}): RequestRecor
   promptTokensSavedNet: null,
   shadowTokensSavedSafe: null,
   shadowTokensSavedAggressive: null,
+  compressionSavedMicro: null,
   userAgent: "vitest",
   sessionId: null,
   promptText: null,

@@ -36,6 +36,7 @@ const record: RequestRecord = {
   promptTokensSavedNet: null,
   shadowTokensSavedSafe: null,
   shadowTokensSavedAggressive: null,
+  compressionSavedMicro: null,
   userAgent: "claude-cli/2.0.0",
   sessionId: "0b3c9a52-5f5e-4d6c-9a1e-2f7f3e0c1d2a",
   promptText: null,

@@ -64,6 +64,7 @@ export const AnalyticsPage = (props: { readonly org: Org; readonly route: Route 
       shadow_tokens_saved_aggressive: 0,
       cost_usd: 0,
       unpriced_requests: 0,
+      compression_saved_usd: 0,
       p50_latency_ms: 0,
       p95_latency_ms: 0
     }
@@ -115,7 +116,10 @@ export const AnalyticsPage = (props: { readonly org: Org; readonly route: Route 
         </li>
         <li>
           <span class="figure">{count(total.prompt_tokens_saved)}</span> prompt tokens saved by compression
-          <span class="muted">({count(total.prompt_tokens_saved_net)} net of cache reads)</span>
+          <span class="muted">
+            ({count(total.prompt_tokens_saved_net)} net of cache reads; ${total.compression_saved_usd.toFixed(2)}{" "}
+            saved at the models' prices, net of prompt caching)
+          </span>
         </li>
         {total.shadow_tokens_saved_safe + total.shadow_tokens_saved_aggressive === 0 ? null : (
           <li>

@@ -33,9 +33,12 @@ const compressionOf = (r: LoggedRequest): string => {
     }`
   }
   if (r.prompt_tokens_saved === null) return r.compression_level
+  const dollars = r.compression_saved_usd === null
+    ? ""
+    : `; ${r.compression_saved_usd < 0 ? "-" : ""}${usd(Math.abs(r.compression_saved_usd))} saved net of prompt caching`
   return `${r.compression_level}: ${count(r.prompt_tokens_saved)} prompt tokens saved (${
     count(r.prompt_tokens_saved_net ?? 0)
-  } net of cache reads)`
+  } net of cache reads${dollars})`
 }
 
 export const RequestDetail = (props: {
