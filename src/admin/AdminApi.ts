@@ -156,6 +156,24 @@ export const RequestsGroup = HttpApiGroup.make("requests")
       success: Schema.String.pipe(HttpApiSchema.asText({ contentType: "text/csv" }))
     }).annotate(summary, "The same as CSV: day, group, requests, unpriced_requests, tokens, cost_usd")
   )
+  .add(
+    HttpApiEndpoint.get("analyticsAll", "/analytics", { query: AnalyticsQuery, success: Analytics }).annotate(
+      summary,
+      "Every organization's matching requests per group (group_by=org: per organization)"
+    )
+  )
+  .add(
+    HttpApiEndpoint.get("spendAll", "/spend", { query: AnalyticsQuery, success: SpendReport }).annotate(
+      summary,
+      "Every organization's cost per UTC day and group (group_by=org: per organization)"
+    )
+  )
+  .add(
+    HttpApiEndpoint.get("spendAllCsv", "/spend.csv", {
+      query: AnalyticsQuery,
+      success: Schema.String.pipe(HttpApiSchema.asText({ contentType: "text/csv" }))
+    }).annotate(summary, "The same as CSV")
+  )
 
 export const CircuitsGroup = HttpApiGroup.make("circuits").add(
   HttpApiEndpoint.get("list", "/circuits", { success: ListOf(Circuit) }).annotate(

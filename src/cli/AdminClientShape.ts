@@ -58,9 +58,12 @@ export interface AdminClientShape {
   readonly listRequests: (orgId: string, input: RequestListInput) => Effect.Effect<RequestPage, AdminClientError>
   /** One request of the org; NotFound when it is not the org's. */
   readonly getRequest: (orgId: string, requestId: string) => Effect.Effect<LoggedRequest, AdminClientError>
-  /** The org's requests matching the filters, per group (`groupBy` as typed: checked by the admin API). */
+  /**
+   * The org's requests (undefined: every org's) matching the filters, per group (`groupBy` as typed:
+   * checked by the admin API).
+   */
   readonly analytics: (
-    orgId: string,
+    orgId: string | undefined,
     groupBy: string,
     input: RequestFilterInput
   ) => Effect.Effect<Analytics, AdminClientError>
@@ -149,6 +152,8 @@ export const adminShape = (invoke: Invoke): AdminClientShape => ({
     invoke((api) => api.requests.get({ params: { org_id: orgId, request_id: requestId } })),
   analytics: (orgId, groupBy, input) =>
     invoke((api) =>
-      api.requests.analytics({ params: { org_id: orgId }, query: query(analyticsParams(groupBy, input)) })
+      orgId === undefined
+        ? api.requests.analyticsAll({ query: query(analyticsParams(groupBy, input)) })
+        : api.requests.analytics({ params: { org_id: orgId }, query: query(analyticsParams(groupBy, input)) })
     )
 })

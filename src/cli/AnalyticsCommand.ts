@@ -16,6 +16,7 @@ import { printJson, table } from "./Output.ts"
 /** The first column's header, and what its null group means. */
 export const GROUP_COLUMN: Record<GroupBy, readonly [header: string, none: string]> = {
   none: ["GROUP", "all"],
+  org: ["ORG", "(no org)"],
   tag: ["TAG", "(untagged)"],
   model: ["MODEL", "(no model)"],
   provider: ["PROVIDER", "(no provider)"],

@@ -1,10 +1,10 @@
 /**
- * `svc-gateway spend`: what an organization's requests cost, in dollars, per UTC day (the default), key,
- * model, tag, client session or status, or in total, over the filters of `requests list`: the admin
+ * `svc-gateway spend`: what an organization's requests (or every organization's) cost, in dollars, per
+ * UTC day (the default), org, key, model, provider, tag, client session, status or level, or in total, over the filters of `requests list`: the admin
  * API's analytics, read for their money. Requests of models without a known price are counted apart,
  * never as free.
  */
-import { Console, Effect } from "effect"
+import { Console, Effect, Option } from "effect"
 import { Command, Flag } from "effect/cli"
 import type { Analytics, AnalyticsGroup } from "../admin/AdminResources.ts"
 import { GROUP_BY } from "../kernel/GroupBy.ts"
@@ -22,8 +22,12 @@ export const unpricedNote = (count: number): string =>
   `${count} answered request${count === 1 ? "" : "s"} of models without a known price ` +
   `${count === 1 ? "is" : "are"} not in these sums (GET /admin/v1/prices lists the prices).`
 
-export const formatSpend = (orgId: string, analytics: Analytics, filtered: boolean): string => {
-  if (analytics.data.length === 0) return noRequests(orgId, filtered)
+/** `orgId` undefined: every organization's. */
+export const formatSpend = (orgId: string | undefined, analytics: Analytics, filtered: boolean): string => {
+  if (analytics.data.length === 0) {
+    if (orgId !== undefined) return noRequests(orgId, filtered)
+    return filtered ? "No requests of any organization match these filters." : "No requests logged yet."
+  }
   const [header, none] = GROUP_COLUMN[analytics.group_by]
   const row = (g: AnalyticsGroup) => [
     g.group ?? none,
@@ -46,10 +50,15 @@ export const formatSpend = (orgId: string, analytics: Analytics, filtered: boole
 export const SpendCommand = Command.make(
   "spend",
   {
-    org,
+    org: org.pipe(
+      Flag.withDescription(
+        "The organization's id (org_...); left out, every organization's (with --group-by org: each)"
+      ),
+      Flag.optional
+    ),
     groupBy: Flag.String("group-by").pipe(
       Flag.withDescription(
-        "Sum the cost per UTC day (default), hour, key, model, tag, client session or status; none: the total"
+        "Sum the cost per UTC day (default), hour, org, key, model, provider, tag, client session, status or compression level; none: the total"
       ),
       Flag.withMetavar(GROUP_BY.join("|")),
       Flag.withDefault("day")
@@ -59,19 +68,21 @@ export const SpendCommand = Command.make(
   },
   Effect.fn("cli.spend")(function*(input) {
     const filter = filterInput(input)
-    const analytics = yield* (yield* AdminClient).analytics(input.org, input.groupBy, filter)
+    const orgId = Option.getOrUndefined(input.org)
+    const analytics = yield* (yield* AdminClient).analytics(orgId, input.groupBy, filter)
     yield* input.json
       ? printJson(analytics)
-      : Console.log(formatSpend(input.org, analytics, Object.keys(filter).length > 0))
+      : Console.log(formatSpend(orgId, analytics, Object.keys(filter).length > 0))
   })
 ).pipe(
   Command.withDescription(
-    "What an organization's requests cost in dollars, per day or group, over the filters of requests list"
+    "What an organization's requests (or every organization's) cost in dollars, per day or group, over the filters of requests list"
   ),
   Command.withExamples([
     { command: "svc-gateway spend --org org_123 --from 2026-03-01 --to 2026-04-01" },
     { command: "svc-gateway spend --org org_123 --group-by model" },
-    { command: "svc-gateway spend --org org_123 --group-by key --tag team:search" }
+    { command: "svc-gateway spend --org org_123 --group-by key --tag team:search" },
+    { command: "svc-gateway spend --group-by org --from 2026-03-01" }
   ]),
   withAdminClient
 )

@@ -19,7 +19,7 @@ import { decodeInput } from "../kernel/DecodeInput.ts"
 import { ApiKeys } from "../keys/ApiKeys.ts"
 import { RequestQueries } from "../logs/RequestQueries.ts"
 import { parseAnalyticsParams, parseListParams } from "../logs/RequestQueryParams.ts"
-import { spendCsv } from "../logs/SpendReport.ts"
+import { spendCsv, type SpendReport } from "../logs/SpendReport.ts"
 import { Orgs } from "../orgs/Orgs.ts"
 import { Policy } from "../tools/Policy.ts"
 import { ToolRegistry } from "../tools/ToolRegistry.ts"
@@ -123,11 +123,17 @@ const RequestsLive = HttpApiBuilder.group(AdminApi, "requests", (handlers) =>
     const queries = yield* RequestQueries
     // the query first, then the org: an unknown org is a 404 rather than an empty list
     const rawQuery = HttpServerRequest.ParsedSearchParams
-    const spendOf = (orgId: string) =>
+    /** `orgId` null: every org's. */
+    const spendOf = (orgId: string | null) =>
       Effect.gen(function*() {
         const { filter, groupBy } = yield* parseAnalyticsParams(yield* rawQuery)
-        yield* orgs.get(orgId)
+        if (orgId !== null) yield* orgs.get(orgId)
         return yield* queries.spend(orgId, groupBy, filter)
+      })
+    const csvOf = (report: SpendReport) =>
+      HttpServerResponse.text(spendCsv(report), {
+        contentType: "text/csv; charset=utf-8",
+        headers: { "content-disposition": `attachment; filename="spend-${report.group_by}.csv"` }
       })
     return handlers
       .handle("list", ({ params }) =>
@@ -148,12 +154,14 @@ const RequestsLive = HttpApiBuilder.group(AdminApi, "requests", (handlers) =>
           return yield* queries.analytics(params.org_id, groupBy, filter)
         })))
       .handle("spend", ({ params }) => answer(spendOf(params.org_id)))
-      .handle("spendCsv", ({ params }) =>
-        answer(Effect.map(spendOf(params.org_id), (report) =>
-          HttpServerResponse.text(spendCsv(report), {
-            contentType: "text/csv; charset=utf-8",
-            headers: { "content-disposition": `attachment; filename="spend-${report.group_by}.csv"` }
-          }))))
+      .handle("spendCsv", ({ params }) => answer(Effect.map(spendOf(params.org_id), csvOf)))
+      .handle("analyticsAll", () =>
+        answer(Effect.gen(function*() {
+          const { filter, groupBy } = yield* parseAnalyticsParams(yield* rawQuery)
+          return yield* queries.analytics(null, groupBy, filter)
+        })))
+      .handle("spendAll", () => answer(spendOf(null)))
+      .handle("spendAllCsv", () => answer(Effect.map(spendOf(null), csvOf)))
   }))
 
 const CircuitsLive = HttpApiBuilder.group(AdminApi, "circuits", (handlers) =>

@@ -1,6 +1,10 @@
-/** How analytics group requests. `none`: one group (null) of every matching request, the totals; `hour`/`day`: UTC buckets, for charts. */
+/**
+ * How analytics group requests. `none`: one group (null) of every matching request, the totals;
+ * `hour`/`day`: UTC buckets, for charts; `org`: per organization, for the gateway-wide view.
+ */
 export const GROUP_BY = [
   "none",
+  "org",
   "tag",
   "model",
   "provider",

@@ -71,7 +71,7 @@ interface GroupRow {
 
 export const analyticsStatement = (
   sql: SqlClient.SqlClient,
-  orgId: string,
+  orgId: string | null,
   { filter, groupBy }: { readonly groupBy: GroupBy; readonly filter: RequestFilter }
 ) => {
   const order = groupBy === "hour" || groupBy === "day" || groupBy === "status"

@@ -6,9 +6,10 @@ import type { SqlClient, Statement } from "effect/sql"
 import type { GroupBy } from "../kernel/GroupBy.ts"
 import type { RequestFilter } from "./RequestFilter.ts"
 
-/** The WHERE conditions of `filter` for one org, as one fragment. */
-export const whereClause = (sql: SqlClient.SqlClient, orgId: string, filter: RequestFilter) => {
-  const conditions: Array<Statement.Fragment> = [sql`org_id = ${orgId}`]
+/** The WHERE conditions of `filter` for one org (null: every org's requests), as one fragment. */
+export const whereClause = (sql: SqlClient.SqlClient, orgId: string | null, filter: RequestFilter) => {
+  // every org's: the requests of a known org (the log also keeps refusals of unknown keys, of no org)
+  const conditions: Array<Statement.Fragment> = [orgId === null ? sql`org_id IS NOT NULL` : sql`org_id = ${orgId}`]
   if (filter.tags !== undefined) {
     const tags = filter.tags.values
     const all = filter.tags.mode === "all"
@@ -50,6 +51,7 @@ export const whereClause = (sql: SqlClient.SqlClient, orgId: string, filter: Req
 
 export const GROUP_KEY_PG: Record<GroupBy, string> = {
   none: "NULL::text",
+  org: "org_id",
   tag: "t.tag",
   // the model as the client addressed it, so an answered and a failed request of one model are one group
   // (the provider's own name, `gpt-4o-2024-08-06`, is the row's `model`); the provider's when none was read

@@ -218,15 +218,15 @@ export class RequestQueries extends Context.Service<RequestQueries, {
   ) => Effect.Effect<RequestPage, SqlError.SqlError>
   /** One request of the org; NotFound when it does not exist or is another org's. */
   readonly get: (orgId: string, requestId: string) => Effect.Effect<RequestLogEntry, SqlError.SqlError | AdminError>
-  /** The org's requests matching `filter`, aggregated per group. */
+  /** The org's requests matching `filter` (null: every org's), aggregated per group. */
   readonly analytics: (
-    orgId: string,
+    orgId: string | null,
     groupBy: GroupBy,
     filter: RequestFilter
   ) => Effect.Effect<Analytics, SqlError.SqlError>
-  /** The org's spend per UTC day and group, for export. */
+  /** The org's spend (null: every org's) per UTC day and group, for export. */
   readonly spend: (
-    orgId: string,
+    orgId: string | null,
     groupBy: GroupBy,
     filter: RequestFilter
   ) => Effect.Effect<SpendReport, SqlError.SqlError>
@@ -257,7 +257,7 @@ export class RequestQueries extends Context.Service<RequestQueries, {
       })
 
       const analytics = Effect.fn("RequestQueries.analytics")(function*(
-        orgId: string,
+        orgId: string | null,
         groupBy: GroupBy,
         filter: RequestFilter
       ) {
@@ -271,7 +271,7 @@ export class RequestQueries extends Context.Service<RequestQueries, {
         return result
       })
 
-      const spend = (orgId: string, groupBy: GroupBy, filter: RequestFilter) =>
+      const spend = (orgId: string | null, groupBy: GroupBy, filter: RequestFilter) =>
         spendReport(orgId, groupBy, filter).pipe(Effect.provideService(SqlClient.SqlClient, sql))
 
       return RequestQueries.of({ list, get, analytics, spend })

@@ -44,7 +44,7 @@ interface Row {
 }
 
 export const spendReport = Effect.fn("RequestQueries.spend")(function*(
-  orgId: string,
+  orgId: string | null,
   groupBy: GroupBy,
   filter: RequestFilter
 ) {

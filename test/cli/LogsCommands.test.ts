@@ -297,6 +297,31 @@ describe("svc-gateway spend", () => {
       assert.match(total, /\nall +\$0\.02 +4 +1 +\d+/)
       assert.notInclude(total, "Total:")
     }))
+
+  it.live("without --org, every organization's: --group-by org a row per org, as the gateway-wide API", () =>
+    Effect.gen(function*() {
+      // a day of its own, so rows other suites write to the shared store stay out of it
+      const day = "2030-01-15"
+      const big = yield* newOrgIn(gw, "spend-big")
+      const small = yield* newOrgIn(gw, "spend-small")
+      yield* Effect.promise(() =>
+        gw.seed(big, [{ ...spendSeed[0]!, suffix: "x1", createdAt: `${day}T08:00:00Z`, cost: [30_000, 0, 0, 0] }])
+      )
+      yield* Effect.promise(() =>
+        gw.seed(small, [{ ...spendSeed[0]!, suffix: "y1", createdAt: `${day}T09:00:00Z`, cost: [1, 0, 0, 0] }])
+      )
+      const filter = ["--from", day, "--to", "2030-01-16"]
+      const byOrg = ok(yield* both("spend", "--group-by", "org", ...filter)).stdout.split("\n")
+      assert.match(byOrg[0]!, /^ORG +COST +REQUESTS +UNPRICED +TOKENS$/)
+      assert.match(byOrg[1]!, new RegExp(`^(${big}|${small}) +\\$(0\\.03|0\\.000001) +1 +0 +\\d+$`))
+      assert.deepStrictEqual(new Set(byOrg.slice(1, 3).map((line) => line.split(/ +/)[0])), new Set([big, small]))
+      assert.include(byOrg.join("\n"), "\nTotal: $0.03")
+      const json = ok(yield* both("spend", "--group-by", "org", ...filter, "--json"))
+      assert.strictEqual(
+        json.stdout,
+        yield* Effect.promise(() => gw.adminText(`/analytics?group_by=org&from=${day}&to=2030-01-16`))
+      )
+    }))
 })
 
 describe("svc-gateway analytics", () => {

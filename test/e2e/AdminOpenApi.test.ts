@@ -47,6 +47,7 @@ describe("the admin API's OpenAPI document", () => {
     const routes = operations().map(({ method, path }) => `${method} ${path}`).sort()
     expect(routes).toEqual([
       "DELETE /admin/v1/keys/{key_id}",
+      "GET /admin/v1/analytics",
       "GET /admin/v1/circuits",
       "GET /admin/v1/keys/{key_id}",
       "GET /admin/v1/orgs",
@@ -60,6 +61,8 @@ describe("the admin API's OpenAPI document", () => {
       "GET /admin/v1/orgs/{org_id}/spend.csv",
       "GET /admin/v1/orgs/{org_id}/svc-tools",
       "GET /admin/v1/prices",
+      "GET /admin/v1/spend",
+      "GET /admin/v1/spend.csv",
       "GET /admin/v1/svc-tools",
       "PATCH /admin/v1/keys/{key_id}",
       "PATCH /admin/v1/orgs/{org_id}",

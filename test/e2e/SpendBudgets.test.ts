@@ -16,7 +16,7 @@ import {
   textStream,
   usage
 } from "../utils/FakeUpstream.ts"
-import { postChat, startGateway, type TestGateway } from "../utils/TestGateway.ts"
+import { ADMIN_TOKEN, postChat, startGateway, type TestGateway } from "../utils/TestGateway.ts"
 import { startWebhookReceiver, type WebhookReceiver } from "../utils/WebhookReceiver.ts"
 
 /** What one request costs at the fake's price, in micro-dollars. */
@@ -102,6 +102,26 @@ describe("budgets in dollars", () => {
     } finally {
       upstream.handle(() => reply.json(completion({ content: "ok", usage: usage(1000, 100) })))
     }
+  })
+
+  it("the gateway-wide spend: per org and day, as JSON and CSV, an org's row its own sum", async () => {
+    const { key, orgId } = await gw.newKey()
+    for (let i = 0; i < 3; i++) expect((await ask(key)).status).toBe(200)
+    await until("the org's three requests in the log", async () => (await spentMicro(orgId)) === 3 * COST)
+    const today = new Date().toISOString().slice(0, 10)
+    const report = await gw.admin("GET", "/spend?group_by=org")
+    expect(report.status).toBe(200)
+    expect(report.json.group_by).toBe("org")
+    expect(report.json.data.filter((row: { group: string }) => row.group === orgId)).toEqual([
+      expect.objectContaining({ day: today, group: orgId, requests: 3, unpriced_requests: 0, cost_usd: 0.0084 })
+    ])
+    const csv = await fetch(`${gw.url}/admin/v1/spend.csv?group_by=org`, {
+      headers: { authorization: `Bearer ${ADMIN_TOKEN}` }
+    })
+    expect(csv.headers.get("content-type")).toContain("text/csv")
+    const lines = (await csv.text()).split("\r\n")
+    expect(lines[0]).toBe("day,org,requests,unpriced_requests,prompt_tokens,completion_tokens,cost_usd")
+    expect(lines).toContain(`${today},${orgId},3,0,3000,300,0.008400`)
   })
 
   it("a dollar budget set after spending counts what the request log holds", async () => {
