@@ -20,6 +20,8 @@ export interface ProviderSpec {
   readonly apiKey: Redacted.Redacted<string> | undefined
   readonly headers: Readonly<Record<string, string>>
   readonly models: ReadonlyArray<string>
+  /** `openai` only: false when the server serves chat completions and not `/responses`; absent: find out. */
+  readonly responses?: boolean | undefined
 }
 
 /** What every adapter gets besides its provider's entry: the upstream timeouts. */
@@ -58,7 +60,7 @@ export const adapters = {
   openai: {
     defaultBaseUrl: Responses.DEFAULT_OPENAI_BASE_URL,
     defaultModels: [],
-    make: (spec, settings) => Responses.makeOpenAi(options(spec, settings))
+    make: (spec, settings) => Responses.makeOpenAi({ ...options(spec, settings), responses: spec.responses })
   },
   // every call to /responses (Responses-only models)
   "openai-responses": {

@@ -39,7 +39,9 @@ export const ProviderEntry = Schema.Struct({
   headers: Schema.optionalKey(Schema.Record(Schema.String, Schema.String)),
   models: Schema.optionalKey(Schema.Array(Schema.String)),
   /** By model id, `*` globs allowed; the first match wins, in the file's order. */
-  prices: Schema.optionalKey(Schema.Record(Schema.String, PriceEntry))
+  prices: Schema.optionalKey(Schema.Record(Schema.String, PriceEntry)),
+  /** `openai` adapter: false for a server without `/responses` (else found out from its first 404). */
+  responses: Schema.optionalKey(Schema.Boolean)
 })
 
 export const RouteEntry = Schema.Struct({
@@ -119,6 +121,11 @@ export const parseRoutingFile = Effect.fn("RoutingConfig.parse")(function*(text:
     if (baseUrl === undefined) {
       return yield* new RoutingConfigError({ message: `${origin}: provider '${name}' needs a base_url` })
     }
+    if (entry.responses !== undefined && adapter !== "openai") {
+      return yield* new RoutingConfigError({
+        message: `${origin}: provider '${name}': 'responses' applies to the openai adapter only`
+      })
+    }
     const key = entry.api_key_env === undefined ? undefined : yield* optionalEnv(entry.api_key_env)
     byName.set(name, {
       name,
@@ -126,7 +133,8 @@ export const parseRoutingFile = Effect.fn("RoutingConfig.parse")(function*(text:
       baseUrl,
       apiKey: key === undefined ? undefined : Redacted.make(key),
       headers: entry.headers ?? {},
-      models: entry.models ?? adapters[adapter].defaultModels
+      models: entry.models ?? adapters[adapter].defaultModels,
+      ...(entry.responses === undefined ? {} : { responses: entry.responses })
     })
   }
   for (const route of file.routes ?? []) {

@@ -2,8 +2,10 @@
  * The real Codex through the gateway (`npm run test:clients`), on `POST /v1/responses`: it answers with
  * `local/echo`, and it completes a turn in which the model calls Codex's own `exec_command` tool, Codex
  * runs it, and the model's next answer comes back, once through a fake chat-completions upstream
- * (translated both ways) and once through a fake OpenAI Responses upstream (the same format end to
- * end: Codex's request arrives as it sent it, but for the model). Every upstream is a fake on 127.0.0.1.
+ * (translated both ways), once through a fake OpenAI Responses upstream (the same format end to end:
+ * Codex's request arrives as it sent it, but for the model), and once through an `openai` provider whose
+ * server has chat completions only (its 404 to /responses turns the requests into chat completions).
+ * Every upstream is a fake on 127.0.0.1.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import {
@@ -35,6 +37,19 @@ const toolOutputs = (request: UpstreamRequest): string => {
   )
   return [...chat, ...responses].join("\n")
 }
+
+/** A chat-completions model that calls `exec_command` to print the marker, then says `lead` and the marker. */
+const execThenSay = (lead: string) => (request: UpstreamRequest) =>
+  toolOutputs(request).includes(MARK)
+    ? reply.sse(textStream([lead, `${MARK}.`]))
+    : reply.sse([
+      chunk({
+        role: "assistant",
+        tool_calls: [{ index: 0, id: "call_exec", type: "function", function: { name: "exec_command", arguments: "" } }]
+      }),
+      chunk({ tool_calls: [{ index: 0, function: { arguments: COMMAND } }] }, "tool_calls"),
+      usageChunk()
+    ])
 
 let sequence = 0
 const event = (type: string, data: Json) => ({ type, sequence_number: sequence++, ...data })
@@ -71,14 +86,20 @@ describe(`Codex ${CODEX_VERSION} through the gateway`, () => {
   let gw: TestGateway
   let chat: FakeUpstream
   let responses: FakeUpstream
+  let chatOnly: FakeUpstream
   let key: string
 
   beforeAll(async () => {
     ensureCodex()
     chat = await startFakeUpstream()
     responses = await startFakeUpstream()
+    chatOnly = await startFakeUpstream()
     gw = await startGateway(fakeGatewayEnv(chat, {
-      providers: { openai: { adapter: "openai", base_url: `${responses.url}/v1`, api_key_env: "FAKE_OPENAI_KEY" } },
+      providers: {
+        openai: { adapter: "openai", base_url: `${responses.url}/v1`, api_key_env: "FAKE_OPENAI_KEY" },
+        // OPENAI_BASE_URL pointed at a server that has chat completions and no /responses (older vLLM)
+        vllm: { adapter: "openai", base_url: `${chatOnly.url}/v1`, api_key_env: "FAKE_OPENAI_KEY" }
+      },
       env: { FAKE_OPENAI_KEY: "sk-openai-fake" }
     }))
     key = (await gw.newKey()).key
@@ -87,6 +108,7 @@ describe(`Codex ${CODEX_VERSION} through the gateway`, () => {
     await gw?.close()
     await chat?.close()
     await responses?.close()
+    await chatOnly?.close()
   })
 
   it("answers with local/echo", async () => {
@@ -99,23 +121,7 @@ describe(`Codex ${CODEX_VERSION} through the gateway`, () => {
 
   it("runs its exec_command tool for a model behind a chat-completions upstream, and the model's next answer comes back", async () => {
     chat.reset()
-    chat.handle((request) =>
-      toolOutputs(request).includes(MARK)
-        ? reply.sse(textStream(["The command printed ", `${MARK}.`]))
-        : reply.sse([
-          chunk({
-            role: "assistant",
-            tool_calls: [{
-              index: 0,
-              id: "call_exec",
-              type: "function",
-              function: { name: "exec_command", arguments: "" }
-            }]
-          }),
-          chunk({ tool_calls: [{ index: 0, function: { arguments: COMMAND } }] }, "tool_calls"),
-          usageChunk()
-        ])
-    )
+    chat.handle(execThenSay("The command printed "))
     const run = await runCodex({ baseUrl: gw.url, apiKey: key, model: "fake/gpt-codex", prompt: "print the marker" })
     expect(run.exitCode, run.stderr).toBe(0)
     expect(run.stdout).toContain(`The command printed ${MARK}.`)
@@ -126,6 +132,24 @@ describe(`Codex ${CODEX_VERSION} through the gateway`, () => {
       "exec_command"
     )
     expect(toolOutputs(second!)).toContain(MARK)
+  })
+
+  it("works against an OpenAI-compatible server without /responses: its 404 turns the request into chat completions", async () => {
+    const answer = execThenSay("Chat-only server printed ")
+    chatOnly.handle((request) =>
+      request.path.endsWith("/responses") ? reply.json({ detail: "Not Found" }, 404) : answer(request)
+    )
+    const run = await runCodex({ baseUrl: gw.url, apiKey: key, model: "vllm/qwen-coder", prompt: "print the marker" })
+    expect(run.exitCode, run.stderr).toBe(0)
+    expect(run.stdout).toContain(`Chat-only server printed ${MARK}.`)
+    expect(run.outbound).toEqual([])
+    // one try of /responses, then chat completions for the rest of the run
+    expect(chatOnly.requests.map((request) => request.path)).toEqual([
+      "/v1/responses",
+      "/v1/chat/completions",
+      "/v1/chat/completions"
+    ])
+    expect(toolOutputs(chatOnly.requests[2]!)).toContain(MARK)
   })
 
   it("runs its exec_command tool for a model behind an OpenAI Responses upstream, its request as it sent it", async () => {
