@@ -22,6 +22,7 @@ import {
   CreateOrg,
   OrgUpdate,
   RequestListQuery,
+  SessionsQuery,
   SetOrgTool,
   UpdateKey
 } from "./AdminPayloads.ts"
@@ -37,6 +38,8 @@ import {
   Org,
   OrgToolSetting,
   RequestPage,
+  SessionDetail,
+  SessionSummary,
   SpendReport,
   SvcTool
 } from "./AdminResources.ts"
@@ -155,6 +158,19 @@ export const RequestsGroup = HttpApiGroup.make("requests")
       query: AnalyticsQuery,
       success: Schema.String.pipe(HttpApiSchema.asText({ contentType: "text/csv" }))
     }).annotate(summary, "The same as CSV: day, group, requests, unpriced_requests, tokens, cost_usd")
+  )
+  .add(
+    HttpApiEndpoint.get("sessions", "/orgs/:org_id/sessions", {
+      params: OrgId,
+      query: SessionsQuery,
+      success: ListOf(SessionSummary)
+    }).annotate(summary, "The organization's client sessions (coding agents), newest activity first")
+  )
+  .add(
+    HttpApiEndpoint.get("session", "/orgs/:org_id/sessions/:session_id", {
+      params: { ...OrgId, session_id: Schema.String },
+      success: SessionDetail
+    }).annotate(summary, "One session: its sums and its requests as a timeline")
   )
   .add(
     HttpApiEndpoint.get("analyticsAll", "/analytics", { query: AnalyticsQuery, success: Analytics }).annotate(

@@ -103,6 +103,11 @@ export const RequestListQuery = {
   cursor: Param("The previous page's next_cursor, as is")
 }
 
+export const SessionsQuery = {
+  ...RequestFilterQuery,
+  limit: Param("1..200, default 50")
+}
+
 export const AnalyticsQuery = {
   group_by: Schema.String.annotate({
     description: "none, tag, model, provider, key, session, hour, day, status or compression"

@@ -165,6 +165,34 @@ export const RequestPage = Schema.Struct({
 }).annotate({ identifier: "RequestPage" })
 export type RequestPage = typeof RequestPage.Type
 
+/** A client's session, summed over its requests. */
+export const SessionSummary = Schema.Struct({
+  session_id: Schema.String,
+  client: Schema.NullOr(Schema.String).annotate({ description: "The User-Agent of its latest request" }),
+  key_ids: Schema.Array(Schema.String),
+  models: Schema.Array(Schema.String).annotate({ description: "As the client addressed them" }),
+  first_request_at: Schema.String,
+  last_request_at: Schema.String,
+  requests: Count,
+  errors: Count,
+  prompt_tokens: Count,
+  completion_tokens: Count,
+  cached_tokens: Count,
+  cache_hit_rate: Schema.Number.annotate({ description: "cached / prompt tokens, 0 to 1" }),
+  cost_usd: Schema.Number,
+  unpriced_requests: Count,
+  prompt_tokens_saved: Count,
+  compression_saved_usd: Schema.Number,
+  svc_tool_runs: Count.annotate({ description: "Shared tools the gateway ran for it" })
+}).annotate({ identifier: "SessionSummary" })
+export type SessionSummary = typeof SessionSummary.Type
+
+export const SessionDetail = Schema.Struct({
+  ...SessionSummary.fields,
+  timeline: Schema.Array(LoggedRequest).annotate({ description: "Its latest 200 requests, oldest first" })
+}).annotate({ identifier: "SessionDetail" })
+export type SessionDetail = typeof SessionDetail.Type
+
 export const GroupBy = Schema.Literals(GROUP_BY).annotate({ identifier: "GroupBy" })
 export type GroupBy = typeof GroupBy.Type
 

@@ -18,7 +18,7 @@ import { TargetBreaker } from "../core/TargetBreaker.ts"
 import { decodeInput } from "../kernel/DecodeInput.ts"
 import { ApiKeys } from "../keys/ApiKeys.ts"
 import { RequestQueries } from "../logs/RequestQueries.ts"
-import { parseAnalyticsParams, parseListParams } from "../logs/RequestQueryParams.ts"
+import { parseAnalyticsParams, parseListParams, parseSessionsParams } from "../logs/RequestQueryParams.ts"
 import { spendCsv, type SpendReport } from "../logs/SpendReport.ts"
 import { Orgs } from "../orgs/Orgs.ts"
 import { Policy } from "../tools/Policy.ts"
@@ -155,6 +155,17 @@ const RequestsLive = HttpApiBuilder.group(AdminApi, "requests", (handlers) =>
         })))
       .handle("spend", ({ params }) => answer(spendOf(params.org_id)))
       .handle("spendCsv", ({ params }) => answer(Effect.map(spendOf(params.org_id), csvOf)))
+      .handle("sessions", ({ params }) =>
+        answer(Effect.gen(function*() {
+          const { filter, limit } = yield* parseSessionsParams(yield* rawQuery)
+          yield* orgs.get(params.org_id)
+          return yield* queries.sessions(params.org_id, filter, limit)
+        })))
+      .handle("session", ({ params }) =>
+        answer(Effect.gen(function*() {
+          yield* orgs.get(params.org_id)
+          return yield* queries.session(params.org_id, params.session_id)
+        })))
       .handle("analyticsAll", () =>
         answer(Effect.gen(function*() {
           const { filter, groupBy } = yield* parseAnalyticsParams(yield* rawQuery)

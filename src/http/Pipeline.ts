@@ -21,7 +21,7 @@ import type { Caller } from "../kernel/Caller.ts"
 import { COMPRESSION_LEVELS, type CompressionLevel, isCompressionLevel } from "../kernel/CompressionLevel.ts"
 import { RequestError } from "../kernel/RequestError.ts"
 import { quotaHeaders, RateLimits } from "../limits/RateLimits.ts"
-import { RequestDraft, sessionIdOf } from "../logs/RequestDraft.ts"
+import { RequestDraft, sessionOf } from "../logs/RequestDraft.ts"
 import { RequestLog } from "../logs/RequestLog.ts"
 import type { RequestKind, RequestRecord } from "../logs/RequestRecord.ts"
 import { Metrics } from "../observability/Metrics.ts"
@@ -159,7 +159,7 @@ export const edge = <E extends EdgeError, R>(
     const done = finish(yield* RequestLog, yield* Metrics)
     const config = yield* GatewayConfig
     const draft = new RequestDraft(newTimeOrderedId("req"), request.headers["user-agent"], kind)
-    draft.sessionId = sessionIdOf(request.headers["x-claude-code-session-id"])
+    draft.sessionId = sessionOf(request.headers)
     const requestId = requestIdOf(request.headers["x-request-id"]) ?? draft.id
     // `x-svc-request-id` finds the request in the log, whatever id the client sent
     const headers = { "x-request-id": requestId, "x-svc-request-id": draft.id }

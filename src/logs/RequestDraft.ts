@@ -33,6 +33,21 @@ export const sessionIdOf = (header: string | undefined): string | null => {
   return value !== undefined && /^[\w.:-]{1,128}$/.test(value) ? value : null
 }
 
+/**
+ * The headers that name a client's session, first found wins: the gateway's own, then each client's:
+ * Claude Code's, Codex's (`session-id`, its thread id; older builds `session_id`).
+ */
+export const SESSION_HEADERS = ["x-svc-session-id", "x-claude-code-session-id", "session-id", "session_id"] as const
+
+/** The request's session, from the first of `SESSION_HEADERS` it sends; null: none, or not a usable id. */
+export const sessionOf = (headers: Readonly<Record<string, string | undefined>>): string | null => {
+  for (const name of SESSION_HEADERS) {
+    const value = headers[name]
+    if (value !== undefined) return sessionIdOf(value)
+  }
+  return null
+}
+
 export class RequestDraft {
   readonly id: string
   readonly kind: RequestKind

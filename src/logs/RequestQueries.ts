@@ -13,9 +13,10 @@ import { AdminError } from "../kernel/AdminError.ts"
 import type { GroupBy } from "../kernel/GroupBy.ts"
 import { fromJson, toBool, toIso } from "../store/Rows.ts"
 import { type Analytics, analyticsStatement, MAX_GROUPS, toGroup } from "./Analytics.ts"
-import { encodeCursor, type PageRequest, type RequestFilter } from "./RequestFilter.ts"
+import { encodeCursor, MAX_LIMIT, type PageRequest, type RequestFilter } from "./RequestFilter.ts"
 import { usd, whereClause } from "./RequestLogSql.ts"
 import type { RequestKind } from "./RequestRecord.ts"
+import { sessionsStatement, type SessionSummary, toSession } from "./Sessions.ts"
 import { type SpendReport, spendReport } from "./SpendReport.ts"
 
 /** One request as the admin API shows it: the stored row, with an ISO time and the total tokens. */
@@ -224,6 +225,20 @@ export class RequestQueries extends Context.Service<RequestQueries, {
     groupBy: GroupBy,
     filter: RequestFilter
   ) => Effect.Effect<Analytics, SqlError.SqlError>
+  /** The org's sessions matching `filter`, newest activity first. */
+  readonly sessions: (
+    orgId: string,
+    filter: RequestFilter,
+    limit: number
+  ) => Effect.Effect<{ readonly object: "list"; readonly data: ReadonlyArray<SessionSummary> }, SqlError.SqlError>
+  /** One session and its latest requests (at most `MAX_LIMIT`) as a timeline, oldest first; NotFound when it has none. */
+  readonly session: (
+    orgId: string,
+    sessionId: string
+  ) => Effect.Effect<
+    SessionSummary & { readonly timeline: ReadonlyArray<RequestLogEntry> },
+    SqlError.SqlError | AdminError
+  >
   /** The org's spend (null: every org's) per UTC day and group, for export. */
   readonly spend: (
     orgId: string | null,
@@ -274,7 +289,23 @@ export class RequestQueries extends Context.Service<RequestQueries, {
       const spend = (orgId: string | null, groupBy: GroupBy, filter: RequestFilter) =>
         spendReport(orgId, groupBy, filter).pipe(Effect.provideService(SqlClient.SqlClient, sql))
 
-      return RequestQueries.of({ list, get, analytics, spend })
+      const sessions = Effect.fn("RequestQueries.sessions")(function*(
+        orgId: string,
+        filter: RequestFilter,
+        limit: number
+      ) {
+        const rows = yield* sessionsStatement(sql, orgId, { filter, limit })
+        return { object: "list" as const, data: rows.map(toSession) }
+      })
+
+      const session = Effect.fn("RequestQueries.session")(function*(orgId: string, sessionId: string) {
+        const [summary] = yield* sessionsStatement(sql, orgId, { filter: { sessionId }, limit: 1 })
+        if (summary === undefined) return yield* AdminError.notFound("session", sessionId)
+        const rows = yield* listStatement(sql, orgId, { filter: { sessionId }, page: { limit: MAX_LIMIT } })
+        return { ...toSession(summary), timeline: rows.slice(0, MAX_LIMIT).map(toEntry).reverse() }
+      })
+
+      return RequestQueries.of({ list, get, analytics, spend, sessions, session })
     })
   )
 }

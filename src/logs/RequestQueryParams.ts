@@ -29,6 +29,7 @@ const MAX_VALUE_LENGTH = 512
 const FILTER_PARAMS = ["tag", "tag_mode", "model", "key_id", "session_id", "status", "from", "to"] as const
 const LIST_PARAMS: ReadonlyArray<string> = [...FILTER_PARAMS, "limit", "cursor"]
 const ANALYTICS_PARAMS: ReadonlyArray<string> = [...FILTER_PARAMS, "group_by"]
+const SESSIONS_PARAMS: ReadonlyArray<string> = [...FILTER_PARAMS, "limit"]
 
 const invalid = (param: string, why: string) =>
   RequestError.invalidField(param, `Invalid value for '${param}': ${why}.`)
@@ -138,6 +139,12 @@ const parsePage = Effect.fnUntraced(function*(params: QueryParams) {
 export const parseListParams = Effect.fnUntraced(function*(params: QueryParams) {
   yield* refuseUnknown(params, LIST_PARAMS)
   return { filter: yield* parseFilter(params), page: yield* parsePage(params) }
+})
+
+/** `GET …/sessions`: the filter and how many sessions (one page, newest activity first). */
+export const parseSessionsParams = Effect.fnUntraced(function*(params: QueryParams) {
+  yield* refuseUnknown(params, SESSIONS_PARAMS)
+  return { filter: yield* parseFilter(params), limit: (yield* parsePage(params)).limit }
 })
 
 /** `GET …/analytics`: the grouping (required) and the filter. */

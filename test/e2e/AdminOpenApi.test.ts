@@ -57,6 +57,8 @@ describe("the admin API's OpenAPI document", () => {
       "GET /admin/v1/orgs/{org_id}/keys",
       "GET /admin/v1/orgs/{org_id}/requests",
       "GET /admin/v1/orgs/{org_id}/requests/{request_id}",
+      "GET /admin/v1/orgs/{org_id}/sessions",
+      "GET /admin/v1/orgs/{org_id}/sessions/{session_id}",
       "GET /admin/v1/orgs/{org_id}/spend",
       "GET /admin/v1/orgs/{org_id}/spend.csv",
       "GET /admin/v1/orgs/{org_id}/svc-tools",

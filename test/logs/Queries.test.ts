@@ -460,6 +460,64 @@ layer(Live)("RequestQueries", (it) => {
       ])
     }))
 
+  it.effect("sessions: summed per client session, newest activity first; another org's same id stays apart", () =>
+    Effect.gen(function*() {
+      const queries = yield* RequestQueries
+      const { data } = yield* queries.sessions(ORG, {}, 50)
+      assert.deepStrictEqual(data, [
+        {
+          session_id: "cc-2",
+          client: "seed",
+          key_ids: ["key_c"],
+          models: ["local/echo"],
+          first_request_at: "2026-03-03T23:59:59.999Z",
+          last_request_at: "2026-03-04T00:00:00.000Z",
+          requests: 2,
+          errors: 0,
+          prompt_tokens: 50,
+          completion_tokens: 70,
+          cached_tokens: 0,
+          cache_hit_rate: 0,
+          cost_usd: 0,
+          unpriced_requests: 2,
+          prompt_tokens_saved: 0,
+          compression_saved_usd: 0,
+          svc_tool_runs: 0
+        },
+        {
+          session_id: "cc-1",
+          client: "seed",
+          key_ids: ["key_a", "key_b"],
+          models: ["anthropic/claude", "openai/gpt-4o"],
+          first_request_at: "2026-03-01T09:00:00.000Z",
+          last_request_at: "2026-03-02T10:00:00.000Z",
+          requests: 3,
+          errors: 1,
+          prompt_tokens: 580,
+          completion_tokens: 300,
+          cached_tokens: 100,
+          cache_hit_rate: 0.1724,
+          cost_usd: 0,
+          unpriced_requests: 2,
+          prompt_tokens_saved: 0,
+          compression_saved_usd: 0,
+          svc_tool_runs: 0
+        }
+      ])
+      // filtered like the log: a period, a key
+      assert.deepStrictEqual(
+        (yield* queries.sessions(ORG, { from: new Date("2026-03-03T00:00:00Z") }, 50)).data.map((s) => s.session_id),
+        ["cc-2"]
+      )
+      assert.deepStrictEqual((yield* queries.sessions(ORG, {}, 1)).data.map((s) => s.session_id), ["cc-2"])
+      const detail = yield* queries.session(ORG, "cc-1")
+      // oldest first; rows 4 and 5 share a time, in the log's order by id
+      assert.deepStrictEqual(detail.timeline.map((entry) => entry.id), [id(2), id(4), id(5)])
+      assert.strictEqual(detail.requests, 3)
+      assert.strictEqual((yield* queries.session(OTHER, "cc-1")).requests, 1)
+      assert.strictEqual((yield* Effect.flip(queries.session(ORG, "nope")))._tag, "AdminError")
+    }))
+
   it.effect("analytics by provider: the configured provider that answered, null where none did; sums kept", () =>
     Effect.gen(function*() {
       const queries = yield* RequestQueries

@@ -5,7 +5,7 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Option } from "effect"
-import { RequestDraft, sessionIdOf } from "../../../src/logs/RequestDraft.ts"
+import { RequestDraft, sessionIdOf, sessionOf } from "../../../src/logs/RequestDraft.ts"
 import { parseLine } from "../../../src/logs/RequestLogSpill.ts"
 import type { RequestRecord } from "../../../src/logs/RequestRecord.ts"
 
@@ -54,6 +54,23 @@ describe("sessionIdOf", () => {
     for (const bad of [undefined, "", "   ", "x".repeat(129), "a b", "a,b", "a/b", "é", "a\nb", "<script>", "a;b"]) {
       assert.isNull(sessionIdOf(bad), JSON.stringify(bad))
     }
+  })
+})
+
+describe("sessionOf", () => {
+  it("the gateway's header first, then Claude Code's, then Codex's", () => {
+    assert.strictEqual(sessionOf({ "x-svc-session-id": "mine", "x-claude-code-session-id": "cc" }), "mine")
+    assert.strictEqual(sessionOf({ "x-claude-code-session-id": "cc", "session-id": "codex" }), "cc")
+    assert.strictEqual(
+      sessionOf({ "session-id": "01a21c19-62f0-7622-b0b0-cf60052c74ba" }),
+      "01a21c19-62f0-7622-b0b0-cf60052c74ba"
+    )
+    assert.strictEqual(sessionOf({ session_id: "older-codex" }), "older-codex")
+    assert.isNull(sessionOf({ "user-agent": "curl" }))
+  })
+
+  it("an unusable id in the first header found is no session, not the next header's", () => {
+    assert.isNull(sessionOf({ "x-svc-session-id": "a b", "x-claude-code-session-id": "cc" }))
   })
 })
 

@@ -1,0 +1,114 @@
+/**
+ * Client sessions through the gateway: a request's session comes from the client's own id (Claude
+ * Code's `X-Claude-Code-Session-Id`, Codex's `session-id`, or the gateway's `x-svc-session-id`), and
+ * `GET /admin/v1/orgs/{id}/sessions` and `/sessions/{session_id}` sum each session's requests, cost
+ * and cache reads and give its timeline; bad input and unknown sessions are refused plainly.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import {
+  completion,
+  fakeGatewayEnv,
+  type FakeUpstream,
+  reply,
+  startFakeUpstream,
+  usage
+} from "../utils/FakeUpstream.ts"
+import { postChat, startGateway, type TestGateway } from "../utils/TestGateway.ts"
+
+describe("client sessions", () => {
+  let upstream: FakeUpstream
+  let gw: TestGateway
+  let key: string
+  let keyId: string
+  let orgId: string
+
+  beforeAll(async () => {
+    // 1,000 prompt tokens of which 400 read from the cache, 100 out: $2 / $0.50 / $8 per million
+    upstream = await startFakeUpstream(() => reply.json(completion({ content: "ok", usage: usage(1_000, 100, 400) })))
+    const base = { adapter: "openai-compatible", base_url: `${upstream.url}/v1`, api_key_env: "FAKE_KEY" }
+    gw = await startGateway(fakeGatewayEnv(upstream, {
+      providers: { fake: { ...base, prices: { "*": { input: 2, cached_input: 0.5, output: 8 } } } },
+      env: { GATEWAY_LOG_FLUSH_INTERVAL: "20 millis" }
+    }))
+    ;({ key, keyId, orgId } = await gw.newKey())
+  })
+  afterAll(async () => {
+    await gw?.close()
+    await upstream?.close()
+  })
+
+  const ask = async (headers: Record<string, string>, model = "fake/coder") => {
+    const response = await postChat(gw.url, { model, messages: [{ role: "user", content: "hi" }] }, { key, headers })
+    await response.text()
+    return response.status
+  }
+
+  const sessions = async (query = "") => (await gw.admin("GET", `/orgs/${orgId}/sessions${query}`))
+
+  const until = async (check: () => Promise<boolean>) => {
+    for (let i = 0; i < 400; i++) {
+      if (await check()) return
+      await new Promise((resolve) => setTimeout(resolve, 25))
+    }
+    throw new Error("the log never held the session's requests")
+  }
+
+  it("each client's own session header names the session; the list sums each, newest activity first", async () => {
+    expect(await ask({ "x-claude-code-session-id": "claude-1", "user-agent": "claude-cli/2.1.328" })).toBe(200)
+    expect(await ask({ "x-claude-code-session-id": "claude-1", "user-agent": "claude-cli/2.1.328" })).toBe(200)
+    expect(await ask({ "session-id": "01a21c19-62f0-7622-b0b0-cf60052c74ba", "user-agent": "codex_exec/0.169.0" }))
+      .toBe(200)
+    expect(await ask({ "x-svc-session-id": "script-7", "x-claude-code-session-id": "ignored" })).toBe(200)
+    // no session: not listed
+    expect(await ask({})).toBe(200)
+    await until(async () => (await sessions()).json.data.length === 3)
+
+    const list = (await sessions()).json.data as Array<Record<string, unknown>>
+    const byId = (id: string) => list.find((session) => session["session_id"] === id)
+    expect(new Set(list.map((session) => session["session_id"]))).toEqual(
+      new Set(["script-7", "01a21c19-62f0-7622-b0b0-cf60052c74ba", "claude-1"])
+    )
+    // newest activity first
+    const lasts = list.map((session) => String(session["last_request_at"]))
+    expect([...lasts].sort().reverse()).toEqual(lasts)
+    expect(byId("claude-1")).toMatchObject({
+      client: "claude-cli/2.1.328",
+      key_ids: [keyId],
+      models: ["fake/coder"],
+      requests: 2,
+      errors: 0,
+      prompt_tokens: 2_000,
+      completion_tokens: 200,
+      cached_tokens: 800,
+      cache_hit_rate: 0.4,
+      // each: 600 x 2 + 400 x 0.5 + 100 x 8 = 2,200 micro-dollars
+      cost_usd: 0.0044,
+      unpriced_requests: 0,
+      svc_tool_runs: 0
+    })
+    expect(byId("01a21c19-62f0-7622-b0b0-cf60052c74ba")).toMatchObject({ client: "codex_exec/0.169.0", requests: 1 })
+  })
+
+  it("one session: its sums and its requests as a timeline, oldest first", async () => {
+    const detail = await gw.admin("GET", `/orgs/${orgId}/sessions/claude-1`)
+    expect(detail.status).toBe(200)
+    expect(detail.json).toMatchObject({ session_id: "claude-1", requests: 2 })
+    const timeline = detail.json.timeline as Array<{ created_at: string; session_id: string; cost_usd: number }>
+    expect(timeline).toHaveLength(2)
+    expect(timeline.every((entry) => entry.session_id === "claude-1" && entry.cost_usd === 0.0022)).toBe(true)
+    expect(timeline[0]!.created_at <= timeline[1]!.created_at).toBe(true)
+  })
+
+  it("refuses what it cannot answer, in the API's words", async () => {
+    const unknown = await gw.admin("GET", `/orgs/${orgId}/sessions/nope`)
+    expect(unknown.status).toBe(404)
+    expect(unknown.json.error.message).toBe("No session with id 'nope'.")
+    expect((await gw.admin("GET", "/orgs/org_nope/sessions")).status).toBe(404)
+    for (const query of ["?limit=0", "?limit=201", "?cursor=abc", "?group_by=day", "?status=7xx"]) {
+      const refused = await sessions(query)
+      expect(refused.status, query).toBe(400)
+    }
+    const [newest] = (await sessions()).json.data
+    expect((await sessions("?limit=1")).json.data).toEqual([newest])
+  })
+})
