@@ -49,6 +49,8 @@ export interface ChatContext {
    * rounds), what those calls used and cost: they were billed though the request failed.
    */
   readonly billed?: ((spent: { readonly usage: Usage; readonly cost: Cost | null }) => void) | undefined
+  /** The client's session (`RequestDraft.sessionOf`), for the upstream's prompt cache. */
+  readonly sessionId?: string | null | undefined
 }
 
 export type ChatError = RequestError | ProviderError | ToolLoopError | SqlError.SqlError
@@ -68,6 +70,7 @@ export const toProviderCall = (
     /** Whether the client's own request may travel as it came; default when it carries one. */
     readonly native?: boolean | undefined
     readonly toolChoice?: ToolChoice | undefined
+    readonly sessionId?: string | null | undefined
   }
 ): ProviderCall => {
   const { modelId, requestId } = to
@@ -86,7 +89,8 @@ export const toProviderCall = (
     requestId,
     ...(native && call.native !== undefined
       ? { native: { request: call.native, clientTurns: call.messages.length } }
-      : {})
+      : {}),
+    ...(to.sessionId === undefined || to.sessionId === null ? {} : { sessionId: to.sessionId })
   }
 }
 
@@ -167,7 +171,8 @@ export class GatewayCore extends Context.Service<GatewayCore, {
       }
 
       /** The conversation to send, the shared tools to offer and the targets, pending turn restored. */
-      const prepare = Effect.fnUntraced(function*({ call, caller, compression: level, requestId }: ChatContext) {
+      const prepare = Effect.fnUntraced(function*(context: ChatContext) {
+        const { call, caller, compression: level, requestId } = context
         let messages = call.messages
         let carried: ReadonlyArray<string> = []
         if (call.svcPendingId !== undefined) {
@@ -233,7 +238,8 @@ export class GatewayCore extends Context.Service<GatewayCore, {
               messages: sent,
               svcTools,
               native,
-              toolChoice: choice
+              toolChoice: choice,
+              sessionId: context.sessionId
             })
         }
         return { messages, settings, targets, callFor, compression }

@@ -209,6 +209,7 @@ export const pipeline = (dialect: Dialect) => {
       caller,
       requestId,
       compression,
+      sessionId: draft.sessionId,
       billed: (spent: RequestDraft["billed"]) => (draft.billed = spent)
     }
     if (!call.stream) {

@@ -31,6 +31,11 @@ export interface ProviderCall {
    * of `tools` that the body lacks, and appends `messages.slice(clientTurns)` (the tool loop's turns).
    */
   readonly native?: { readonly request: NativeRequest; readonly clientTurns: number } | undefined
+  /**
+   * The client's session, for an upstream that routes its prompt cache by a key (OpenAI's
+   * `prompt_cache_key`), when the client set none: one session's turns then land on the same cache.
+   */
+  readonly sessionId?: string | undefined
 }
 
 /** Whether `provider` sends a request of the client's `format` as it came. */

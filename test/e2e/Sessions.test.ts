@@ -112,3 +112,64 @@ describe("client sessions", () => {
     expect((await sessions("?limit=1")).json.data).toEqual([newest])
   })
 })
+
+describe("a session's prompt cache key to OpenAI", () => {
+  let upstream: FakeUpstream
+  let gw: TestGateway
+  let key: string
+
+  beforeAll(async () => {
+    upstream = await startFakeUpstream((request) =>
+      request.path.endsWith("/responses")
+        ? reply.json({
+          id: "resp_1",
+          object: "response",
+          created_at: 1,
+          status: "completed",
+          model: "m",
+          output: [{
+            id: "msg_1",
+            type: "message",
+            status: "completed",
+            role: "assistant",
+            content: [{ type: "output_text", text: "ok", annotations: [] }]
+          }],
+          usage: { input_tokens: 1, output_tokens: 1, total_tokens: 2 }
+        })
+        : reply.json(completion({ content: "ok" }))
+    )
+    const at = { base_url: `${upstream.url}/v1`, api_key_env: "FAKE_KEY" }
+    gw = await startGateway(fakeGatewayEnv(upstream, {
+      providers: {
+        openai: { adapter: "openai", ...at },
+        oresp: { adapter: "openai-responses", ...at },
+        other: { adapter: "openai-compatible", ...at }
+      }
+    }))
+    ;({ key } = await gw.newKey())
+  })
+  afterAll(async () => {
+    await gw?.close()
+    await upstream?.close()
+  })
+
+  const sent = async (model: string, extra: Record<string, unknown> = {}) => {
+    upstream.reset()
+    const response = await postChat(gw.url, { model, messages: [{ role: "user", content: "hi" }], ...extra }, {
+      key,
+      headers: { "x-claude-code-session-id": "claude-9" }
+    })
+    expect(response.status, await response.text()).toBe(200)
+    return upstream.last().body as Record<string, unknown>
+  }
+
+  it("OpenAI's chat completions and Responses get the session as prompt_cache_key; the client's own wins", async () => {
+    expect((await sent("openai/m"))["prompt_cache_key"]).toBe("claude-9")
+    expect((await sent("oresp/m"))["prompt_cache_key"]).toBe("claude-9")
+    expect((await sent("openai/m", { prompt_cache_key: "mine" }))["prompt_cache_key"]).toBe("mine")
+  })
+
+  it("another OpenAI-compatible server gets no field it may refuse", async () => {
+    expect(await sent("other/m")).not.toHaveProperty("prompt_cache_key")
+  })
+})

@@ -10,7 +10,14 @@ import { dataIds, listModelIds } from "../ModelList.ts"
 import type { Provider } from "../Provider.ts"
 import { endEvent, type EventStep } from "../SseChunks.ts"
 import { UpstreamTransport } from "../UpstreamTransport.ts"
-import { buildRequestBody, decodeChunk, decodeCompletion, decodeErrorResponse, droppedFields } from "./OpenAiMapping.ts"
+import {
+  buildRequestBody,
+  decodeChunk,
+  decodeCompletion,
+  decodeErrorResponse,
+  droppedFields,
+  withSessionCacheKey
+} from "./OpenAiMapping.ts"
 
 export interface OpenAiCompatibleOptions extends HttpOptions {
   /** e.g. `https://api.openai.com/v1`; requests go to `${baseUrl}/chat/completions`. */
@@ -30,11 +37,16 @@ const eventOf = (modelId: string) => (data: string): EventStep => {
   return Result.isFailure(chunk) ? { _tag: "Fail", reason: chunk.failure } : { _tag: "Chunk", chunk: chunk.success }
 }
 
-/** Chat completions over HTTP: a bearer key, one URL for whole and streamed calls. */
-export const chatFormat = (url: string): HttpFormat => ({
+/**
+ * Chat completions over HTTP: a bearer key, one URL for whole and streamed calls. `sessionCacheKey`:
+ * the upstream is OpenAI's own API, which takes `prompt_cache_key` (other servers may refuse it).
+ */
+export const chatFormat = (url: string, sessionCacheKey = false): HttpFormat => ({
   auth: bearerAuth,
   url: () => url,
-  body: buildRequestBody,
+  body: sessionCacheKey
+    ? (call, stream) => withSessionCacheKey(buildRequestBody(call, stream), call)
+    : buildRequestBody,
   decodeError: decodeErrorResponse,
   decodeWhole: decodeCompletion,
   decodeEvent: eventOf,
@@ -68,5 +80,11 @@ export const makeOpenAiStyle = (
     } satisfies Provider
   })
 
-export const make = (options: OpenAiCompatibleOptions): Effect.Effect<Provider, never, UpstreamTransport> =>
-  makeOpenAiStyle(options, { adapter, format: chatFormat(completionsUrl(options.baseUrl)), dropped: droppedFields })
+export const make = (
+  options: OpenAiCompatibleOptions & { readonly sessionCacheKey?: boolean | undefined }
+): Effect.Effect<Provider, never, UpstreamTransport> =>
+  makeOpenAiStyle(options, {
+    adapter,
+    format: chatFormat(completionsUrl(options.baseUrl), options.sessionCacheKey === true),
+    dropped: droppedFields
+  })

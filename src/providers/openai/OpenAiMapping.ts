@@ -36,6 +36,15 @@ const parseJson = (text: string): Result.Result<unknown, undefined> => {
 export const droppedFields = (call: ProviderCall): ReadonlyArray<string> =>
   call.native === undefined ? [] : stripForeignKeys(call.messages, call.tools).dropped
 
+/**
+ * A body of OpenAI's own (its `prompt_cache_key` routes a session's turns to one cache): the session's
+ * id as the key when the client set none.
+ */
+export const withSessionCacheKey = (body: Record<string, unknown>, call: ProviderCall): Record<string, unknown> =>
+  call.sessionId === undefined || body["prompt_cache_key"] !== undefined
+    ? body
+    : { ...body, prompt_cache_key: call.sessionId }
+
 /** The upstream request body. `stream_options` only when streaming: OpenAI rejects it otherwise. */
 export const buildRequestBody = (call: ProviderCall, stream: boolean): Record<string, unknown> => {
   const { stream_options: clientStreamOptions, ...passthrough } = call.passthrough

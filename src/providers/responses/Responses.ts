@@ -9,7 +9,7 @@
 import { Effect } from "effect"
 import { bearerAuth, type HttpFormat } from "../HttpAdapter.ts"
 import * as OpenAiCompatible from "../openai/OpenAiCompatible.ts"
-import { decodeErrorResponse } from "../openai/OpenAiMapping.ts"
+import { decodeErrorResponse, withSessionCacheKey } from "../openai/OpenAiMapping.ts"
 import type { Provider, ProviderCall } from "../Provider.ts"
 import type { ProviderError } from "../ProviderError.ts"
 import { UpstreamTransport } from "../UpstreamTransport.ts"
@@ -25,7 +25,7 @@ export const responsesUrl = (baseUrl: string): string => `${baseUrl.replace(/\/+
 const responsesFormat = (url: string): HttpFormat => ({
   auth: bearerAuth,
   url: () => url,
-  body: requestBody,
+  body: (call, stream) => withSessionCacheKey(requestBody(call, stream), call),
   decodeError: decodeErrorResponse,
   decodeWhole: decodeResponse,
   decodeEvent: streamDecoder,
@@ -65,7 +65,8 @@ export const makeOpenAi = (
   options: OpenAiCompatible.OpenAiCompatibleOptions & { readonly responses?: boolean | undefined }
 ): Effect.Effect<Provider, never, UpstreamTransport> =>
   Effect.gen(function*() {
-    const chat = yield* OpenAiCompatible.make(options)
+    // OpenAI's API takes a session's prompt_cache_key on chat completions too
+    const chat = yield* OpenAiCompatible.make({ ...options, sessionCacheKey: true })
     const responses = yield* make(options)
     let chatOnly = options.responses === false
     const viaResponses = (call: ProviderCall) => !chatOnly && call.native?.request.format === FORMAT
