@@ -1,9 +1,12 @@
 /**
- * The parts of a text that compression never touches: fenced code blocks (``` or ~~~, to the closing
- * fence of the same kind and at least the same length, or to the end) and tagged blocks such as
- * `<system-reminder>...</system-reminder>`, whose opening tag starts a line. Both are kept whole lines,
- * so what lies between them is whole lines too, and a line-based change never reaches into them.
+ * The parts of a text that compression never touches: fenced code blocks and tagged blocks such as
+ * `<system-reminder>...</system-reminder>`, whose opening tag starts a line. A fence is found wherever
+ * CommonMark allows one (``` or ~~~, 3 or more, at the top level or indented in list items and block
+ * quotes, `Fences.ts`) and runs to the closing fence of the same kind, at least as long and in the same
+ * containers, or to the end of the text. Both are kept whole lines, so what lies between them is whole
+ * lines too, and a line-based change never reaches into them.
  */
+import { type Fence, FenceFinder } from "./Fences.ts"
 
 export interface Piece {
   readonly text: string
@@ -11,10 +14,14 @@ export interface Piece {
   readonly kept: boolean
 }
 
-const FENCE = /^ {0,3}(`{3,}|~{3,})/
 const OPEN_TAG = /^\s*<([A-Za-z][\w.:-]*)(?:\s[^<>]*)?>/
-/** Any line that FENCE or OPEN_TAG could match: the start of every block, and more. */
-const MAY_OPEN = /^(?: {0,3}(?:`{3}|~{3})|\s*<[A-Za-z])/m
+/**
+ * Any line that could open a block, and more: a fence after white space, quote and list markers, or a
+ * tag after white space. Neither run can cross a line's end, so each line is read once (`^` with the
+ * `m` flag would also start after a "\r", and `\s*` would run across lines: a text of blank lines
+ * took quadratic time).
+ */
+const MAY_OPEN = /(?:^|\n)(?:[ \t>*+\-.)\d]*(?:```|~~~)|[^\S\n]*<[A-Za-z])/
 
 /** `text` as whole-line pieces, in order; joined, they are `text` again. */
 export const splitProtected = (text: string): ReadonlyArray<Piece> => {
@@ -23,6 +30,7 @@ export const splitProtected = (text: string): ReadonlyArray<Piece> => {
   if (!MAY_OPEN.test(text)) return [{ text, kept: false }]
   const lines = text.split("\n")
   const closings = closingTags(lines)
+  const fences = new FenceFinder()
   const pieces: Array<Piece> = []
   let open: Array<string> = []
   const flush = () => {
@@ -31,13 +39,15 @@ export const splitProtected = (text: string): ReadonlyArray<Piece> => {
   }
   let i = 0
   while (i < lines.length) {
-    const end = blockEnd(lines, i, closings)
+    const fence = fences.open(lines[i]!)
+    const end = fence !== undefined ? fenceEnd(lines, i, fence, fences) : tagEnd(lines, i, closings)
     if (end === undefined) {
       open.push(lines[i]!)
       i++
       continue
     }
     flush()
+    fences.endBlock()
     pieces.push({ text: lines.slice(i, end + 1).join("\n"), kept: true })
     i = end + 1
   }
@@ -74,20 +84,19 @@ const firstAtLeast = (values: ReadonlyArray<number>, min: number): number | unde
   return values[lo]
 }
 
-/** The last line of a block opened at `start`, if one opens there. */
-const blockEnd = (
+/** The last line of the fence opened at `start`: its closing fence, or the text's last line. */
+const fenceEnd = (lines: ReadonlyArray<string>, start: number, fence: Fence, fences: FenceFinder): number => {
+  for (let j = start + 1; j < lines.length; j++) if (fences.closes(lines[j]!, fence)) return j
+  return lines.length - 1
+}
+
+/** The last line of a tagged block opened at `start`, if one opens there. */
+const tagEnd = (
   lines: ReadonlyArray<string>,
   start: number,
   closings: ReadonlyMap<string, ReadonlyArray<number>>
 ): number | undefined => {
   const line = lines[start]!
-  const fence = FENCE.exec(line)
-  if (fence !== null) {
-    const mark = fence[1]!
-    const closing = new RegExp(`^ {0,3}${mark[0] === "`" ? "`" : "~"}{${mark.length},}\\s*$`)
-    for (let j = start + 1; j < lines.length; j++) if (closing.test(lines[j]!)) return j
-    return lines.length - 1
-  }
   const tag = OPEN_TAG.exec(line)
   if (tag === null) return undefined
   const at = closings.get(tag[1]!)

@@ -233,6 +233,139 @@ describe("safe and aggressive over generated text", () => {
   })
 })
 
+/** Where generated Markdown goes: the first line's prefix, the next lines', and a blank line's. */
+interface Container {
+  readonly first: string
+  readonly rest: string
+  readonly blank: ReadonlyArray<string>
+}
+
+const TOP: Container = { first: "", rest: "", blank: ["", "  "] }
+const LIST_MARKERS = ["- ", "* ", "+ ", "-   ", "1. ", "2) ", "10. "]
+const WORDS = ["alpha", "beta  gamma", "x = 1", "see `code` here", "~~ not a fence", "`` nor this", "end."]
+
+/**
+ * A Markdown document mixing paragraphs (trailing spaces, blank runs), bullet and ordered lists and block
+ * quotes nested up to 3 deep, and fences of both kinds and lengths at every valid indentation, holding
+ * blank lines, trailing spaces and lines that look like fences but do not close them; the last fence
+ * may be left open. Returns the text and its fenced blocks, each as the text of its lines.
+ */
+const markdown = (seed: number): { readonly text: string; readonly blocks: ReadonlyArray<string> } => {
+  const g = generator(seed)
+  const lines: Array<string> = []
+  const blocks: Array<string> = []
+  const words = () => Array.from({ length: 1 + g.int(3) }, () => g.pick(WORDS)).join(" ") + " ".repeat(g.int(3))
+  /** A line in `c`: its first line gets the first prefix. */
+  const line = (c: { prefix: string; readonly rest: string }, content: string) => {
+    lines.push(c.prefix + content)
+    c.prefix = c.rest
+  }
+  const paragraph = (c: { prefix: string; readonly rest: string }) => {
+    for (let n = 1 + g.int(3); n > 0; n--) line(c, words())
+  }
+  const fence = (
+    c: { prefix: string; readonly rest: string; readonly blank: ReadonlyArray<string> },
+    options: { readonly open: boolean; readonly afterList: boolean }
+  ) => {
+    const start = lines.length
+    const char = g.pick(["`", "~"])
+    const other = char === "`" ? "~" : "`"
+    const length = 3 + g.int(3)
+    // on a list marker's line the fence starts right after the marker (more spaces would widen the
+    // item); after a list item, one indented as far as its content would be in it
+    const onMarker = c.prefix !== c.rest && /[-+*.)] +$/.test(c.prefix)
+    const indent = onMarker || options.afterList ? "" : " ".repeat(g.int(4))
+    const info = g.pick(["", "ts", " python  ", char === "~" ? " a ` b" : " a b"])
+    line(c, indent + char.repeat(length) + info)
+    for (let n = g.int(7); n > 0; n--) {
+      const kind = g.int(8)
+      if (kind === 0) lines.push(g.pick(c.blank))
+      else if (kind === 1) line(c, " ".repeat(g.int(4)) + other.repeat(3 + g.int(4)))
+      else if (kind === 2) line(c, " ".repeat(g.int(4)) + char.repeat(1 + g.int(length - 1)))
+      else if (kind === 3) line(c, " ".repeat(g.int(4)) + char.repeat(length + g.int(2)) + "x")
+      else if (kind === 4) line(c, " ".repeat(4 + g.int(3)) + char.repeat(length))
+      else if (kind === 5) line(c, g.pick(["- not a list", "> not a quote", "1. nor this", "<x> nor a tag"]))
+      else line(c, words() + g.pick(["", "\t", "   "]))
+    }
+    if (!options.open) line(c, " ".repeat(g.int(4)) + char.repeat(length + g.int(2)) + g.pick(["", "  ", "\t"]))
+    blocks.push(lines.slice(start).join("\n"))
+  }
+  /**
+   * `count` blocks in `container`, blank lines between them (none before or after a fence, at times);
+   * the kind of the last.
+   */
+  const content = (container: Container, depth: number, count: number): string => {
+    const c = { prefix: container.first, rest: container.rest, blank: container.blank }
+    let previous = ""
+    for (let i = 0; i < count; i++) {
+      const kind = depth < 3 ? g.pick(["paragraph", "fence", "list", "quote"]) : g.pick(["paragraph", "fence"])
+      if (i > 0) {
+        const least = kind === "fence" || previous === "fence" ? 0 : 1
+        for (let n = least + g.int(3); n > 0; n--) lines.push(g.pick(c.blank))
+      }
+      if (kind === "paragraph") paragraph(c)
+      else if (kind === "fence") fence(c, { open: false, afterList: previous === "list" })
+      else if (kind === "list") {
+        const marker = g.pick(LIST_MARKERS)
+        const rest = c.rest + " ".repeat(marker.length)
+        content({ first: c.prefix + marker, rest, blank: container.blank }, depth + 1, 1 + g.int(3))
+      } else {
+        const rest = c.rest + "> "
+        content({ first: c.prefix + "> ", rest, blank: [rest.trimEnd(), rest] }, depth + 1, 1 + g.int(3))
+      }
+      c.prefix = c.rest
+      previous = kind
+    }
+    return previous
+  }
+  const last = content(TOP, 0, 1 + g.int(5))
+  if (g.int(4) === 0) {
+    // a fence left open: it runs to the end, in a list item, a block quote or at the top
+    for (let n = 1 + g.int(2); n > 0; n--) lines.push("")
+    const container = g.pick<Container>([TOP, { first: "- ", rest: "  ", blank: [""] }, {
+      first: "> ",
+      rest: "> ",
+      blank: [">"]
+    }])
+    fence({ prefix: container.first, rest: container.rest, blank: container.blank }, {
+      open: true,
+      afterList: last === "list"
+    })
+  }
+  return { text: lines.join("\n"), blocks }
+}
+
+describe("fences in generated Markdown", () => {
+  /** Whether `text` holds `block` as whole lines. */
+  const holds = (text: string, block: string) => `\n${text}\n`.includes(`\n${block}\n`)
+
+  it("300 documents: exactly the fenced blocks kept, byte for byte; the rest tidied; idempotent", () => {
+    for (let seed = 1; seed <= 300; seed++) {
+      const { blocks, text } = markdown(seed)
+      const why = `seed ${seed}: ${JSON.stringify(text)}`
+      expect(splitProtected(text).filter((p) => p.kept).map((p) => p.text.replace(/\n$/, "")), why).toEqual(
+        blocks.map((block) => block.replace(/\n$/, ""))
+      )
+      const safe = compressSafe(text)
+      const aggressive = compressAggressive(text, new Set()).text
+      for (const block of blocks) {
+        expect(holds(safe, block), why).toBe(true)
+        expect(holds(aggressive, block), why).toBe(true)
+      }
+      expect(safe.length, why).toBeLessThanOrEqual(text.length)
+      expect(aggressive.length, why).toBeLessThanOrEqual(safe.length)
+      expect(compressSafe(safe), why).toBe(safe)
+      expect(compressAggressive(aggressive, new Set()).text, why).toBe(aggressive)
+      // what lies outside the blocks is still compressed: no trailing white space, no blank runs
+      if (safe !== text) {
+        for (const piece of splitProtected(safe)) {
+          if (!piece.kept) expect(/[ \t]\n|\n\n\n|[ \t]$/.test(piece.text), why).toBe(false)
+        }
+      }
+    }
+  })
+})
+
 describe("hard inputs", () => {
   it("lone surrogates and NUL: no throw, and what comes out is what went in where nothing changed", () => {
     const text = `ok \ud800 lone\u0000 \udc00 end   \n\n\n${ESC}[31mred${ESC}[0m`

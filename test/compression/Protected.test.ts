@@ -24,6 +24,49 @@ describe("splitProtected", () => {
     expect(kept("no <b>tag</b> at line start\n<unclosed>\n")).toEqual([])
   })
 
+  it("finds fences inside list items and block quotes, as CommonMark does", () => {
+    // a lazy line keeps the list item open
+    expect(kept("- foo\nbar\n  ```\n  x\n\n  ```\nz")).toEqual(["  ```\n  x\n\n  ```\n"])
+    // tabs stop every 4 columns; a CRLF text's "\r" is no content
+    expect(kept("-\t```\n\tx\n\n\t```\nz")).toEqual(["-\t```\n\tx\n\n\t```\n"])
+    expect(kept("- a\r\n\r\n  ```\r\n  x\r\n\r\n  ```\r\nz")).toEqual(["  ```\r\n  x\r\n\r\n  ```\r\n"])
+    expect(kept(">```\n>a\n>\n>```\nz")).toEqual([">```\n>a\n>\n>```\n"])
+  })
+
+  it("opens no fence where CommonMark has none", () => {
+    // a backtick fence's info string holds no backtick: inline code (a tilde fence's may)
+    expect(kept("``` inline ` code\n\n\nz")).toEqual([])
+    expect(kept("~~~ a ` b\nx\n~~~\nz")).toEqual(["~~~ a ` b\nx\n~~~\n"])
+    // 4 columns in, outside any list item: indented code, or a paragraph's text (a compiler's underline)
+    expect(kept("para\n\n    ```\n    x\n\n\nz")).toEqual([])
+    expect(kept("1 const x: number = \"aaa\"\n                    ~~~~~\n\n\nmore")).toEqual([])
+    // a list item closed by a line less indented than its content: its fence is not reopened inside
+    expect(kept("- a\n\nb\n  ```\n  x\n  ```\n")).toEqual(["  ```\n  x\n  ```\n"])
+    expect(kept("- a\n\nb\n    ```\n    x\n")).toEqual([])
+  })
+
+  it("closes a list item's fence only inside the item: a line less indented runs it on, to the end", () => {
+    expect(kept("- a\n  ```\n  x\n```\nafter\n\n\n")).toEqual(["  ```\n  x\n```\nafter\n\n\n"])
+    expect(kept("> ```\n> x\n```\nafter")).toEqual(["> ```\n> x\n```\nafter"])
+  })
+
+  it("stays linear on blank lines, carriage returns and deep nesting", () => {
+    for (
+      const text of [
+        "\n".repeat(200_000),
+        "\r".repeat(200_000),
+        " \n".repeat(100_000),
+        "```\n" + "\n".repeat(200_000),
+        "- ".repeat(50_000) + "x\n" + "\n".repeat(100_000) + "```",
+        "> ".repeat(50_000) + "```\n" + "> ".repeat(50_000) + "\n".repeat(1000)
+      ]
+    ) {
+      const started = performance.now()
+      expect(splitProtected(text).map((p) => p.text).join("")).toBe(text)
+      expect(performance.now() - started).toBeLessThan(2_000)
+    }
+  })
+
   it("stays linear when many lines open tags that never close", () => {
     const text = "<x>\n".repeat(200_000)
     const started = performance.now()
