@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { postChat } from "../utils/TestGateway.ts"
 import { type ConsoleUnderTest, inPage, startConsole } from "./ConsoleBrowser.ts"
 
+const SESSION = "0b6f1d2e-5c3a-4f7e-9a1b-2c3d4e5f6a7b"
 const AXE = readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8")
 
 interface Violation {
@@ -38,7 +39,8 @@ describe("console: accessibility of every page, in Chromium", () => {
     await c.gw.admin("PUT", `/orgs/${orgId}/svc-tools/svc_current_time`, { activated: true, hydrate_org: true })
     const response = await postChat(c.gw.url, { model: "local/echo", messages: [{ role: "user", content: "hi" }] }, {
       key: created.key,
-      headers: { "x-svc-tags": "a11y" }
+      // a UUID, as Claude Code sends: the longest session id a page has to fit
+      headers: { "x-svc-tags": "a11y", "x-claude-code-session-id": SESSION }
     })
     requestId = response.headers.get("x-svc-request-id") ?? ""
     // the log is written in batches: wait for the row, so the requests pages have one to show
@@ -55,6 +57,8 @@ describe("console: accessibility of every page, in Chromium", () => {
     `orgs/${orgId}/tools`,
     `orgs/${orgId}/requests`,
     `orgs/${orgId}/requests/${requestId}`,
+    `orgs/${orgId}/sessions`,
+    `orgs/${orgId}/sessions/${SESSION}`,
     `orgs/${orgId}/analytics`,
     `orgs/${orgId}/spend`,
     "quick-start"

@@ -181,6 +181,7 @@ describe("console: shared tools, requests and analytics, in Chromium", () => {
         `orgs/${orgId}/keys`,
         `orgs/${orgId}/tools`,
         `orgs/${orgId}/requests`,
+        `orgs/${orgId}/sessions`,
         `orgs/${orgId}/analytics`,
         `orgs/${orgId}/spend`,
         "quick-start"

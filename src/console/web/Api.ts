@@ -22,6 +22,8 @@ import type {
   LoggedRequest,
   Org,
   OrgToolSetting,
+  SessionDetail,
+  SessionSummary,
   SvcTool
 } from "../../admin/AdminResources.ts"
 import { COMPRESSION_LEVELS, type CompressionLevel } from "../../kernel/CompressionLevel.ts"
@@ -41,6 +43,8 @@ export type {
   LoggedRequest,
   Org,
   OrgToolSetting as ToolSetting,
+  SessionDetail,
+  SessionSummary,
   SvcTool
 }
 export type CreatedKey = CreatedApiKey
@@ -296,6 +300,16 @@ export const api = {
     }),
   request: (orgId: string, requestId: string) =>
     call("requests", "get", { params: { org_id: orgId, request_id: requestId } }),
+  /** The org's `limit` (up to 200) sessions most recently active in the filter's period, newest first. */
+  sessions: async (orgId: string, filter: LogFilter, limit: number) => {
+    const list = await call("requests", "sessions", {
+      ...org(orgId),
+      query: { ...withTags(filter), limit: `${limit}` }
+    })
+    return list.data
+  },
+  session: (orgId: string, sessionId: string) =>
+    call("requests", "session", { params: { org_id: orgId, session_id: sessionId } }),
   analytics: (orgId: string, groupBy: GroupBy, filter: LogFilter) =>
     call("requests", "analytics", { ...org(orgId), query: { ...withTags(filter), group_by: groupBy } })
 }

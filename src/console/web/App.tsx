@@ -9,6 +9,7 @@ import { KeysPage } from "./pages/KeysPage.tsx"
 import { OrgsPage } from "./pages/OrgsPage.tsx"
 import { QuickStartPage } from "./pages/QuickStartPage.tsx"
 import { RequestsPage } from "./pages/RequestsPage.tsx"
+import { SessionsPage } from "./pages/SessionsPage.tsx"
 import { SignIn } from "./pages/SignIn.tsx"
 import { SpendPage } from "./pages/SpendPage.tsx"
 import { ToolsPage } from "./pages/ToolsPage.tsx"
@@ -22,6 +23,7 @@ const NAV: ReadonlyArray<{ readonly page: Page; readonly label: string }> = [
   { page: "keys", label: "API keys" },
   { page: "tools", label: "Shared tools" },
   { page: "requests", label: "Requests" },
+  { page: "sessions", label: "Sessions" },
   { page: "analytics", label: "Analytics" },
   { page: "spend", label: "Spend" },
   { page: "quick-start", label: "Quick start" }
@@ -76,7 +78,7 @@ const Console = (props: { readonly onSignOut: () => void }) => {
       return
     }
     main.current?.querySelector("h1")?.focus()
-  }, [route.page, route.orgId, route.requestId])
+  }, [route.page, route.orgId, route.requestId, route.sessionId])
 
   return (
     <>
@@ -165,6 +167,8 @@ const PageView = (props: {
       return <ToolsPage org={org} />
     case "requests":
       return <RequestsPage org={org} route={route} />
+    case "sessions":
+      return <SessionsPage org={org} route={route} />
     case "analytics":
       return <AnalyticsPage org={org} route={route} />
     case "spend":

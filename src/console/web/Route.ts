@@ -4,17 +4,19 @@
  */
 import { useEffect, useMemo, useState } from "preact/hooks"
 
-export type Page = "orgs" | "keys" | "tools" | "requests" | "analytics" | "spend" | "quick-start"
+export type Page = "orgs" | "keys" | "tools" | "requests" | "sessions" | "analytics" | "spend" | "quick-start"
 
 export interface Route {
   readonly page: Page
   readonly orgId?: string
   /** A request's id, on the requests page: its detail. */
   readonly requestId?: string
+  /** A client session's id, on the sessions page: its timeline. */
+  readonly sessionId?: string
   readonly params: URLSearchParams
 }
 
-const ORG_PAGES: ReadonlyArray<Page> = ["keys", "tools", "requests", "analytics", "spend"]
+const ORG_PAGES: ReadonlyArray<Page> = ["keys", "tools", "requests", "sessions", "analytics", "spend"]
 
 export const parseRoute = (hash: string): Route => {
   const [path = "", search = ""] = hash.replace(/^#/, "").split("?")
@@ -22,9 +24,10 @@ export const parseRoute = (hash: string): Route => {
   const params = new URLSearchParams(search)
   if (parts[0] === "orgs" && parts[1] !== undefined) {
     const page = ORG_PAGES.find((p) => p === parts[2]) ?? "keys"
-    return parts[3] !== undefined && page === "requests"
-      ? { page, orgId: parts[1], requestId: parts[3], params }
-      : { page, orgId: parts[1], params }
+    const item = parts[3]
+    if (item !== undefined && page === "requests") return { page, orgId: parts[1], requestId: item, params }
+    if (item !== undefined && page === "sessions") return { page, orgId: parts[1], sessionId: item, params }
+    return { page, orgId: parts[1], params }
   }
   if (parts[0] === "quick-start") return { page: "quick-start", params }
   return { page: "orgs", params }
@@ -33,13 +36,14 @@ export const parseRoute = (hash: string): Route => {
 export const href = (
   page: Page,
   orgId?: string,
-  options: { readonly requestId?: string; readonly params?: URLSearchParams } = {}
+  options: { readonly requestId?: string; readonly sessionId?: string; readonly params?: URLSearchParams } = {}
 ): string => {
   const search = options.params === undefined || options.params.size === 0 ? "" : `?${options.params}`
   if (page === "orgs" || page === "quick-start") return `#/${page}${search}`
   if (orgId === undefined) return "#/orgs"
-  const request = options.requestId === undefined ? "" : `/${encodeURIComponent(options.requestId)}`
-  return `#/orgs/${encodeURIComponent(orgId)}/${page}${request}${search}`
+  const item = options.requestId ?? options.sessionId
+  const itemPath = item === undefined ? "" : `/${encodeURIComponent(item)}`
+  return `#/orgs/${encodeURIComponent(orgId)}/${page}${itemPath}${search}`
 }
 
 export const navigate = (to: string) => {

@@ -1,0 +1,141 @@
+/**
+ * An organization's client sessions (a coding agent's conversation, named by the session header its
+ * client sends) active in a period of UTC days, newest activity first, each leading to its timeline.
+ * Every figure is the gateway's sum over the session's requests in the period.
+ */
+import { useState } from "preact/hooks"
+import { api, type Org, type SessionSummary } from "../Api.ts"
+import { clientName } from "../parts/ClientName.ts"
+import { count, percent, time } from "../parts/Format.ts"
+import { Empty, Notice } from "../parts/Notice.tsx"
+import { DEFAULT_DAYS, describePeriod, type Period, periodOf, withPeriod } from "../parts/Period.ts"
+import { PeriodPicker } from "../parts/PeriodPicker.tsx"
+import { SessionCost, SessionSaved } from "../parts/SessionFigures.tsx"
+import { TableFrame } from "../parts/TableFrame.tsx"
+import { useLoad } from "../parts/useLoad.ts"
+import { href, navigate, type Route } from "../Route.ts"
+import { SessionTimeline } from "./SessionTimeline.tsx"
+
+/** The API's most sessions in one answer; it has no further pages, so a shorter period shows older ones. */
+const MOST = 200
+
+export const SessionsPage = (props: { readonly org: Org; readonly route: Route }) =>
+  props.route.sessionId === undefined ? <SessionList org={props.org} route={props.route} /> : (
+    <SessionTimeline
+      org={props.org}
+      sessionId={props.route.sessionId}
+      back={href("sessions", props.org.id, { params: props.route.params })}
+    />
+  )
+
+const SessionList = (props: { readonly org: Org; readonly route: Route }) => {
+  const orgId = props.org.id
+  // "today" is read once per visit, as on the spend page: the default period stays put at midnight
+  const [now] = useState(() => Date.now())
+  const { period, invalid } = periodOf(props.route.params, now)
+  const sessions = useLoad(
+    () => api.sessions(orgId, { from: period.from, to: period.to }, MOST),
+    [orgId, period.from, period.to]
+  )
+  const hrefOf = (next: Period) => href("sessions", orgId, { params: withPeriod(props.route.params, next) })
+
+  const rows = sessions.data ?? []
+  return (
+    <section>
+      <h1 tabIndex={-1}>
+        Sessions <span class="sub">of {props.org.name}</span>
+      </h1>
+      <p class="lead">
+        A session is one conversation of a coding agent: the requests that carried the same{" "}
+        <code>X-Claude-Code-Session-Id</code> (Claude Code), <code>session-id</code> (Codex) or{" "}
+        <code>x-svc-session-id</code> header. Its figures here count its requests in the period.
+      </p>
+      <PeriodPicker
+        key={`${period.from}/${period.to}`}
+        period={period}
+        now={now}
+        hrefOf={hrefOf}
+        onApply={(next) => navigate(hrefOf(next))}
+      />
+      {invalid
+        ? (
+          <Notice
+            message={{
+              kind: "info",
+              text: `The address names a period this page cannot show: the last ${DEFAULT_DAYS} days are shown.`
+            }}
+          />
+        )
+        : null}
+      {sessions.error === null ? null : <Notice message={{ kind: "error", text: sessions.error }} />}
+      <h2>{describePeriod(period)}</h2>
+      {rows.length === 0
+        ? sessions.loading ? <p aria-busy="true">Loading…</p> : <Empty>No session in this period.</Empty>
+        : <SessionTable orgId={orgId} rows={rows} params={props.route.params} />}
+      {rows.length < MOST ? null : (
+        <p class="hint">
+          The {MOST} sessions active most recently; choose a shorter or earlier period to see others.
+        </p>
+      )}
+    </section>
+  )
+}
+
+const SessionTable = (
+  props: { readonly orgId: string; readonly rows: ReadonlyArray<SessionSummary>; readonly params: URLSearchParams }
+) => (
+  <TableFrame label="Sessions">
+    <table class="sessions">
+      <caption class="visually-hidden">Sessions, newest activity first</caption>
+      <thead>
+        <tr>
+          <th scope="col">Session</th>
+          <th scope="col">Client</th>
+          <th scope="col">First request</th>
+          <th scope="col">Last request</th>
+          <th scope="col" class="num">Requests</th>
+          <th scope="col" class="num">Errors</th>
+          <th scope="col" class="num">Tokens in</th>
+          <th scope="col" class="num">Tokens out</th>
+          <th scope="col" class="num">Cache hits</th>
+          <th scope="col" class="num">Cost</th>
+          <th scope="col" class="num">Saved</th>
+          <th scope="col" class="num">Tool runs</th>
+          <th scope="col">Models</th>
+        </tr>
+      </thead>
+      <tbody>
+        {props.rows.map((s) => (
+          <tr key={s.session_id} data-session-id={s.session_id}>
+            <th scope="row">
+              <a href={href("sessions", props.orgId, { sessionId: s.session_id, params: props.params })}>
+                <code>{s.session_id}</code>
+              </a>
+            </th>
+            <td title={s.client ?? undefined}>{clientName(s.client)}</td>
+            <td title={s.first_request_at}>{time(s.first_request_at)}</td>
+            <td title={s.last_request_at}>{time(s.last_request_at)}</td>
+            <td class="num">{count(s.requests)}</td>
+            <td class="num">{count(s.errors)}</td>
+            <td class="num">{count(s.prompt_tokens)}</td>
+            <td class="num">{count(s.completion_tokens)}</td>
+            <td
+              class="num"
+              title={`${count(s.cached_tokens)} of ${count(s.prompt_tokens)} prompt tokens from the cache`}
+            >
+              {percent(s.cached_tokens, s.prompt_tokens)}
+            </td>
+            <td class="num" data-cell="cost">
+              <SessionCost usd={s.cost_usd} unpriced={s.unpriced_requests} />
+            </td>
+            <td class="num" title={`${count(s.prompt_tokens_saved)} prompt tokens saved by compression`}>
+              <SessionSaved usd={s.compression_saved_usd} tokens={s.prompt_tokens_saved} />
+            </td>
+            <td class="num">{count(s.svc_tool_runs)}</td>
+            <td>{s.models.length === 0 ? "–" : s.models.join(", ")}</td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  </TableFrame>
+)
