@@ -16,6 +16,7 @@ import { MORE_GROUPS, TAG_NOTE } from "../../src/cli/AnalyticsCommand.ts"
 import { NOT_STORED } from "../../src/cli/RequestsCommand.ts"
 import { unpricedNote } from "../../src/cli/SpendCommand.ts"
 import { expectedOrder, OTHER_ORG_SEED, pagingSeed, SEED, type SeedRow } from "../logs/QueriesSeed.ts"
+import { unique } from "../utils/TestStore.ts"
 import { stdoutJson } from "./CliHarness.ts"
 import { bothWays, decode, type LogsGateway, newOrgIn, ok, startLogsGateway } from "./LogsHarness.ts"
 
@@ -300,17 +301,19 @@ describe("svc-gateway spend", () => {
 
   it.live("without --org, every organization's: --group-by org a row per org, as the gateway-wide API", () =>
     Effect.gen(function*() {
-      // a day of its own, so rows other suites write to the shared store stay out of it
+      // a tag of this run's own: the shared PostgreSQL store keeps every earlier run's rows
       const day = "2030-01-15"
+      const tag = unique("every-org")
       const big = yield* newOrgIn(gw, "spend-big")
       const small = yield* newOrgIn(gw, "spend-small")
+      const seed = { ...spendSeed[0]!, tags: [tag] }
       yield* Effect.promise(() =>
-        gw.seed(big, [{ ...spendSeed[0]!, suffix: "x1", createdAt: `${day}T08:00:00Z`, cost: [30_000, 0, 0, 0] }])
+        gw.seed(big, [{ ...seed, suffix: "x1", createdAt: `${day}T08:00:00Z`, cost: [30_000, 0, 0, 0] }])
       )
       yield* Effect.promise(() =>
-        gw.seed(small, [{ ...spendSeed[0]!, suffix: "y1", createdAt: `${day}T09:00:00Z`, cost: [1, 0, 0, 0] }])
+        gw.seed(small, [{ ...seed, suffix: "y1", createdAt: `${day}T09:00:00Z`, cost: [1, 0, 0, 0] }])
       )
-      const filter = ["--from", day, "--to", "2030-01-16"]
+      const filter = ["--from", day, "--to", "2030-01-16", "--tag", tag]
       const byOrg = ok(yield* both("spend", "--group-by", "org", ...filter)).stdout.split("\n")
       assert.match(byOrg[0]!, /^ORG +COST +REQUESTS +UNPRICED +TOKENS$/)
       assert.match(byOrg[1]!, new RegExp(`^(${big}|${small}) +\\$(0\\.03|0\\.000001) +1 +0 +\\d+$`))
@@ -319,7 +322,7 @@ describe("svc-gateway spend", () => {
       const json = ok(yield* both("spend", "--group-by", "org", ...filter, "--json"))
       assert.strictEqual(
         json.stdout,
-        yield* Effect.promise(() => gw.adminText(`/analytics?group_by=org&from=${day}&to=2030-01-16`))
+        yield* Effect.promise(() => gw.adminText(`/analytics?group_by=org&from=${day}&to=2030-01-16&tag=${tag}`))
       )
     }))
 })
