@@ -6,13 +6,18 @@
  * to last `TURNS` turns, output i arriving on turn i and sent again on every later turn, as agents
  * resend the whole conversation. A saved token is then billed once fresh (the input price, or the
  * cache-write price where the provider charges writes: Anthropic) and read from the prompt cache on
- * every later turn, so caching takes most of the saving away: it is counted that way. Under
- * `aggressive`, the session's first cut adds `svc_expand_output` to the tools, which breaks the cached
- * prefix once: what earlier turns had cached is written (or read fresh) again instead of read from the
- * cache, and that is counted against the saving. "Without caching" prices every send at input.
+ * every later turn, so caching takes most of the saving away: it is counted that way. "Without
+ * caching" prices every send at input.
+ *
+ * Under `aggressive`, `svc_expand_output` must be in the tools for a cut to be read back. Two ways to
+ * offer it, both priced: from the session's first turn (what the gateway does for an agent: its
+ * definition sent every turn, read from the cache after the first), or at the session's first cut (the
+ * tools, which come first in the prompt, change then: what earlier turns had cached is written, or read
+ * fresh, again instead of read from the cache, once per session that cuts).
  */
 import { calcPrice, findProvider } from "@pydantic/genai-prices"
 import { countTokens } from "gpt-tokenizer/encoding/o200k_base"
+import { ExpandOutput } from "../../plugins/svc_expand_output/index.ts"
 import { compressAggressive, seenLinesOf } from "../../src/compression/Aggressive.ts"
 import { compressSafe } from "../../src/compression/Safe.ts"
 import { perMillion } from "../../src/prices/Cost.ts"
@@ -67,10 +72,20 @@ const priceOf = (provider: string, model: string): ModelPrice => {
   return price
 }
 
+/** `svc_expand_output`'s definition as it goes upstream among the tools, in o200k tokens. */
+const EXPAND_TOOL_TOKENS = countTokens(JSON.stringify({
+  type: "function",
+  function: { name: ExpandOutput.id, description: ExpandOutput.description, parameters: ExpandOutput.jsonSchema }
+}))
+
 interface Dollars {
   readonly uncached: number
+  /** Net of caching, `aggressive`'s tool offered at the first cut: less the cache it breaks. */
   readonly net: number
   readonly miss: number
+  /** Net of caching, the tool offered from the first turn: less its definition on every turn. */
+  readonly netFirstTurn: number
+  readonly definition: number
 }
 
 const dollarsOf = (sessions: ReadonlyArray<Session>, price: ModelPrice): Dollars => {
@@ -81,6 +96,7 @@ const dollarsOf = (sessions: ReadonlyArray<Session>, price: ModelPrice): Dollars
   let uncached = 0
   let net = 0
   let miss = 0
+  const definition = sessions.length * EXPAND_TOOL_TOKENS * (fresh + (TURNS - 1) * read)
   for (const session of sessions) {
     session.saved.forEach((tokens, i) => {
       const later = TURNS - i - 1
@@ -89,7 +105,13 @@ const dollarsOf = (sessions: ReadonlyArray<Session>, price: ModelPrice): Dollars
     })
     miss += session.brokenPrefix * (fresh - read)
   }
-  return { uncached: uncached / 1e6, net: (net - miss) / 1e6, miss: miss / 1e6 }
+  return {
+    uncached: uncached / 1e6,
+    net: (net - miss) / 1e6,
+    miss: miss / 1e6,
+    netFirstTurn: (net - definition) / 1e6,
+    definition: definition / 1e6
+  }
 }
 
 /** The report's lines: per model and level, dollars saved over the corpus's sessions. */
@@ -102,7 +124,7 @@ export const dollarLines = (sessions: ReadonlyArray<ReadonlyArray<string>>): Rea
   const lines = [
     `Saved in dollars over the corpus's ${sessions.length} sessions, each taken as ${TURNS} turns (every tool result sent again on each later turn), at catalogue prices:`,
     "",
-    "| model | safe: without caching | safe: net of caching | aggressive: without caching | aggressive: net of caching | aggressive: cache broken once per session |",
+    "| model | safe: without caching | safe: net of caching | aggressive: without caching | aggressive: net, svc_expand_output from the first turn (the gateway's way) | aggressive: net, svc_expand_output at the first cut |",
     "| --- | ---: | ---: | ---: | ---: | ---: |"
   ]
   for (const [provider, model] of MODELS) {
@@ -111,9 +133,17 @@ export const dollarLines = (sessions: ReadonlyArray<ReadonlyArray<string>>): Rea
     const aggressive = dollarsOf(byLevel.aggressive, price)
     lines.push(
       `| ${provider}/${model} | ${money(safe.uncached)} | ${money(safe.net)} | ${money(aggressive.uncached)} | ${
-        money(aggressive.net)
-      } | -${money(aggressive.miss)} |`
+        money(aggressive.netFirstTurn)
+      } (its definition -${money(aggressive.definition)}) | ${money(aggressive.net)} (the broken cache -${
+        money(aggressive.miss)
+      }) |`
     )
   }
+  lines.push(
+    "",
+    `svc_expand_output's definition: ${EXPAND_TOOL_TOKENS} tokens; ${
+      byLevel.aggressive.filter((session) => session.brokenPrefix > 0).length
+    } of the ${sessions.length} sessions cut at aggressive.`
+  )
   return lines
 }

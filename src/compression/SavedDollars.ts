@@ -7,9 +7,10 @@
  *   the cached part is the start) saves only the cache-read price, any other the input price. A tier
  *   applies by the prompt as it was sent.
  * - A cache miss the gateway caused is counted against it: when `aggressive` cuts for the first time in
- *   a conversation, `svc_expand_output` joins the tools, which come before everything else, so what the
- *   previous turn had cached (`cacheBreak`: its share of this prompt) is read again at the price of a
- *   fresh write (Anthropic's cache write, else input) instead of a cache read.
+ *   the conversation of a client without tools of its own, `svc_expand_output` joins the tools, which
+ *   come before everything else, so what the previous turn had cached (`cacheBreak`: its share of this
+ *   prompt) is read again at the price of a fresh write (Anthropic's cache write, else input) instead of
+ *   a cache read. (An agent gets the tool from its first turn: nothing breaks.)
  *
  * A provider without a cache-read price caches nothing, so nothing is lost there and saved tokens save
  * the input price.

@@ -194,7 +194,11 @@ export class GatewayCore extends Context.Service<GatewayCore, {
           carried
         })
         // only what goes upstream is compressed: the tool loop, shared tools and pending turns keep `history`.
-        // The first round is compressed now: what it cut decides whether svc_expand_output is offered.
+        // The first round is compressed now: what it cut decides whether svc_expand_output is offered to a
+        // client without tools of its own. An agent (a client with tools) at `aggressive` gets it from its
+        // first turn, so its tools, which come first in the prompt, never change mid-conversation and the
+        // provider's cached prefix holds (bench:compression weighs the two: a definition read from the
+        // cache each turn costs less than the one cache break the first cut would cause).
         const compression = requestCompression(level)
         compression.wire(messages)
         const remember = () => {
@@ -203,10 +207,12 @@ export class GatewayCore extends Context.Service<GatewayCore, {
           return cuts.length > 0
         }
         const cutFirstRound = remember()
-        const offerExpand = cutFirstRound && expandTool !== undefined && call.toolChoice !== "none" &&
-          !allowed.includes(expandTool)
+        const fromFirstTurn = level === "aggressive" && (call.tools?.length ?? 0) > 0
+        const offerExpand = (cutFirstRound || fromFirstTurn) && expandTool !== undefined &&
+          call.toolChoice !== "none" && !allowed.includes(expandTool)
         const svcTools = offerExpand ? [...allowed, expandTool] : allowed
-        if (offerExpand) compression.expandOffered(messages)
+        // offered only once a cut came, the tools changed from the turn before: a cache the gateway broke
+        if (offerExpand && !fromFirstTurn) compression.expandOffered(messages)
         const settings: LoopSettings = {
           caller,
           requestId,

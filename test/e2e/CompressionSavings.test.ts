@@ -110,6 +110,44 @@ describe("compression's saving in dollars", () => {
     expect(row.compression_saved_usd).toBeGreaterThan(-2_000 * 1.5 / 1_000_000)
   })
 
+  it("an agent (tools of its own) gets svc_expand_output from its first turn: its tools never change, nothing breaks", async () => {
+    const bash = { type: "function", function: { name: "bash", parameters: { type: "object", properties: {} } } }
+    const toolNames = () =>
+      ((upstream.last().body.tools ?? []) as Array<{ function: { name: string } }>).map((tool) => tool.function.name)
+    upstream.reset()
+    upstream.handle(() => reply.json(completion({ content: "ok", usage: usage(2_000, 10) })))
+    // the first turn: nothing to cut yet, the tool offered all the same
+    const first = await postChat(gw.url, {
+      model: "fake/m",
+      messages: [{ role: "user", content: "install it" }],
+      tools: [bash]
+    }, { key, headers: { "x-svc-compression": "aggressive" } })
+    expect(first.status).toBe(200)
+    await first.text()
+    expect(toolNames()).toEqual(["bash", "svc_expand_output"])
+    // a later turn that cuts: the same tools, and the saving is not charged a broken cache
+    const repeated = ["inflight", "glob", "rimraf", "uuid", "request", "har-validator", "querystring", "domexception"]
+      .map((name) => `npm warn deprecated ${name}: this module is not supported, use another one`)
+    const later = await postChat(gw.url, {
+      model: "fake/m",
+      tools: [bash],
+      messages: [
+        { role: "user", content: "install it" },
+        call("call_a"),
+        { role: "tool", tool_call_id: "call_a", content: ["first run", ...repeated].join("\n") },
+        call("call_b"),
+        { role: "tool", tool_call_id: "call_b", content: ["second run", ...repeated].join("\n") }
+      ]
+    }, { key, headers: { "x-svc-compression": "aggressive" } })
+    expect(later.status).toBe(200)
+    await later.text()
+    expect(toolNames()).toEqual(["bash", "svc_expand_output"])
+    const saved = Number(later.headers.get("x-svc-tokens-saved"))
+    expect(saved).toBeGreaterThan(0)
+    const row = await logRowOf<{ compression_saved_usd: number }>(gw, orgId, later.headers.get("x-svc-request-id")!)
+    expect(row.compression_saved_usd).toBe(saved * 2 / 1_000_000)
+  })
+
   it("the analytics sum the saving per compression level", async () => {
     const groups = async () => (await gw.admin("GET", `/orgs/${orgId}/analytics?group_by=compression`)).json.data
     const levels = (await groups()) as Array<{ group: string; compression_saved_usd: number; requests: number }>
@@ -117,7 +155,8 @@ describe("compression's saving in dollars", () => {
     const aggressive = levels.find((group) => group.group === "aggressive")
     expect(safe?.requests).toBe(3)
     expect(safe?.compression_saved_usd).toBeGreaterThan(0)
-    expect(aggressive?.compression_saved_usd).toBeLessThan(0)
+    // the agent's saving less the other request's broken cache
+    expect(aggressive?.requests).toBe(3)
     const requests = (await gw.admin("GET", `/orgs/${orgId}/requests?limit=200`)).json.data as Array<
       { compression_level: string; compression_saved_usd: number | null }
     >
