@@ -623,8 +623,14 @@ describe("the openai SDK to an Anthropic upstream", () => {
         role: "assistant",
         content: [{ type: "tool_use", id: "toolu_1", name: "get_weather", input: { city: "Rome" } }]
       },
-      { role: "user", content: [{ type: "tool_result", tool_use_id: "toolu_1", content: "25C" }] }
+      // the latest turn carries the prompt-cache breakpoint a chat client cannot set (CacheBreakpoints.ts)
+      {
+        role: "user",
+        content: [{ type: "tool_result", tool_use_id: "toolu_1", content: "25C", cache_control: { type: "ephemeral" } }]
+      }
     ])
+    expect((anthropicUpstream.last().body["tools"] as Array<Record<string, unknown>>).at(-1)?.["cache_control"])
+      .toEqual({ type: "ephemeral" })
   })
 
   it("an upstream error mid-stream ends the stream with an error event, not a normal end", async () => {

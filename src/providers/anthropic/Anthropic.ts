@@ -18,6 +18,7 @@ import { UpstreamBadResponse } from "../ProviderError.ts"
 import { UpstreamTransport } from "../UpstreamTransport.ts"
 import { ANTHROPIC_VERSION, countTokensBody, droppedFields, forwardedHeaders, requestBody } from "./AnthropicRequest.ts"
 import { decodeError, decodeMessage, streamDecoder } from "./AnthropicResponse.ts"
+import { withCacheBreakpoints } from "./CacheBreakpoints.ts"
 
 export const adapter = "anthropic"
 
@@ -42,7 +43,11 @@ export const messagesUrl = (baseUrl: string, path = "messages"): string =>
 const messagesFormat = (url: string, configured: Readonly<Record<string, string>>): HttpFormat => ({
   auth: { header: "x-api-key", value: (key) => key },
   url: () => url,
-  body: requestBody,
+  // a body written from another format gets the prompt-cache breakpoints its client could not set
+  body: (call, stream) =>
+    call.native?.request.format === "anthropic"
+      ? requestBody(call, stream)
+      : withCacheBreakpoints(requestBody(call, stream)),
   callHeaders: (call) => forwardedHeaders(call, configured),
   decodeError,
   decodeWhole: decodeMessage,
