@@ -98,7 +98,7 @@ export interface GatewaySettings {
   readonly consoleDir: string
   /** The compression level of organizations that chose none, for requests that ask for none. */
   readonly compression: CompressionLevel
-  /** Hosts a budget alert's webhook may reach (`*.example.com` for a domain); undefined: any. */
+  /** Hosts a budget alert's webhook may reach (`*.example.com` for a domain); undefined: every host. */
   readonly alertWebhookHosts: ReadonlyArray<string> | undefined
 }
 

@@ -6,7 +6,7 @@
 import type { SqlClient } from "effect/sql"
 import type { GroupBy } from "../kernel/GroupBy.ts"
 import type { RequestFilter } from "./RequestFilter.ts"
-import { COST_SUM, GROUP_KEY_PG, GROUP_KEY_SQLITE, UNPRICED, usd, whereClause } from "./RequestLogSql.ts"
+import { GROUP_KEY_PG, GROUP_KEY_SQLITE, GROUP_SUMS, usd, whereClause } from "./RequestLogSql.ts"
 
 export interface AnalyticsGroup {
   /** The tag, model, key id, `YYYY-MM-DD` (UTC) or status; null for untagged requests, no key, no model. */
@@ -82,20 +82,12 @@ export const analyticsStatement = (
   return sql.onDialectOrElse({
     sqlite: () =>
       sql<GroupRow>`SELECT ${sql.literal(GROUP_KEY_SQLITE[groupBy])} AS grp,
-          count(*) AS requests,
-          count(*) FILTER (WHERE status >= 400) AS errors,
-          coalesce(sum(prompt_tokens), 0) AS prompt_tokens,
-          coalesce(sum(completion_tokens), 0) AS completion_tokens,
-          coalesce(sum(cached_tokens), 0) AS cached_tokens,
+          ${sql.literal(GROUP_SUMS.sqlite)},
           coalesce(sum(reasoning_tokens), 0) AS reasoning_tokens,
           coalesce(sum(prompt_tokens + completion_tokens), 0) AS total_tokens,
-          coalesce(sum(prompt_tokens_saved), 0) AS prompt_tokens_saved,
           coalesce(sum(prompt_tokens_saved_net), 0) AS prompt_tokens_saved_net,
           coalesce(sum(shadow_tokens_saved_safe), 0) AS shadow_tokens_saved_safe,
           coalesce(sum(shadow_tokens_saved_aggressive), 0) AS shadow_tokens_saved_aggressive,
-          ${sql.literal(COST_SUM.sqlite)} AS cost_micro,
-          count(*) FILTER (WHERE ${sql.literal(UNPRICED)}) AS unpriced,
-          coalesce(sum(compression_saved_micro), 0) AS saved_micro,
           percentile_cont(latency_ms, 0.5) AS p50,
           percentile_cont(latency_ms, 0.95) AS p95
         FROM ${groupBy === "tag" ? sql`request_log LEFT JOIN json_each(request_log.tags) AS t` : sql`request_log`}
@@ -105,20 +97,12 @@ export const analyticsStatement = (
         LIMIT ${MAX_GROUPS + 1}`,
     orElse: () =>
       sql<GroupRow>`SELECT ${sql.literal(GROUP_KEY_PG[groupBy])} AS grp,
-          count(*)::int8 AS requests,
-          count(*) FILTER (WHERE status >= 400)::int8 AS errors,
-          coalesce(sum(prompt_tokens), 0)::int8 AS prompt_tokens,
-          coalesce(sum(completion_tokens), 0)::int8 AS completion_tokens,
-          coalesce(sum(cached_tokens), 0)::int8 AS cached_tokens,
+          ${sql.literal(GROUP_SUMS.pg)},
           coalesce(sum(reasoning_tokens), 0)::int8 AS reasoning_tokens,
           coalesce(sum(prompt_tokens::int8 + completion_tokens), 0)::int8 AS total_tokens,
-          coalesce(sum(prompt_tokens_saved), 0)::int8 AS prompt_tokens_saved,
           coalesce(sum(prompt_tokens_saved_net), 0)::int8 AS prompt_tokens_saved_net,
           coalesce(sum(shadow_tokens_saved_safe), 0)::int8 AS shadow_tokens_saved_safe,
           coalesce(sum(shadow_tokens_saved_aggressive), 0)::int8 AS shadow_tokens_saved_aggressive,
-          ${sql.literal(COST_SUM.pg)} AS cost_micro,
-          count(*) FILTER (WHERE ${sql.literal(UNPRICED)})::int8 AS unpriced,
-          coalesce(sum(compression_saved_micro), 0)::int8 AS saved_micro,
           percentile_cont(0.5) WITHIN GROUP (ORDER BY latency_ms) AS p50,
           percentile_cont(0.95) WITHIN GROUP (ORDER BY latency_ms) AS p95
         FROM ${groupBy === "tag" ? sql`request_log LEFT JOIN LATERAL unnest(tags) AS t(tag) ON true` : sql`request_log`}

@@ -86,5 +86,23 @@ export const COST_SUM = {
   sqlite: "coalesce(sum(cost_input + cost_cached_input + cost_cache_write + cost_output), 0)"
 } as const
 
+/** The sums analytics and sessions both give a group, as one SELECT list per engine (int8 on PostgreSQL). */
+const sums = (engine: keyof typeof COST_SUM): string => {
+  const int = engine === "pg" ? "::int8" : ""
+  return [
+    `count(*)${int} AS requests`,
+    `count(*) FILTER (WHERE status >= 400)${int} AS errors`,
+    `coalesce(sum(prompt_tokens), 0)${int} AS prompt_tokens`,
+    `coalesce(sum(completion_tokens), 0)${int} AS completion_tokens`,
+    `coalesce(sum(cached_tokens), 0)${int} AS cached_tokens`,
+    `${COST_SUM[engine]} AS cost_micro`,
+    `count(*) FILTER (WHERE ${UNPRICED})${int} AS unpriced`,
+    `coalesce(sum(prompt_tokens_saved), 0)${int} AS prompt_tokens_saved`,
+    `coalesce(sum(compression_saved_micro), 0)${int} AS saved_micro`
+  ].join(",\n  ")
+}
+
+export const GROUP_SUMS = { pg: sums("pg"), sqlite: sums("sqlite") } as const
+
 /** Micro-dollars as dollars: an integer over 1e6 prints as its exact six-decimal figure. */
 export const usd = (micro: number) => micro / 1_000_000

@@ -147,6 +147,12 @@ export const parseSessionsParams = Effect.fnUntraced(function*(params: QueryPara
   return { filter: yield* parseFilter(params), limit: (yield* parsePage(params)).limit }
 })
 
+/** A list that takes only `limit` (`GET …/alerts`): 1..200, default 50. */
+export const parseLimitParams = Effect.fnUntraced(function*(params: QueryParams) {
+  yield* refuseUnknown(params, ["limit"])
+  return (yield* parsePage(params)).limit
+})
+
 /** `GET …/analytics`: the grouping (required) and the filter. */
 export const parseAnalyticsParams = Effect.fnUntraced(function*(params: QueryParams) {
   yield* refuseUnknown(params, ANALYTICS_PARAMS)

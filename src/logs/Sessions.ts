@@ -6,7 +6,7 @@
  */
 import type { SqlClient } from "effect/sql"
 import { type RequestFilter } from "./RequestFilter.ts"
-import { COST_SUM, UNPRICED, usd, whereClause } from "./RequestLogSql.ts"
+import { GROUP_SUMS, usd, whereClause } from "./RequestLogSql.ts"
 
 export interface SessionSummary {
   readonly session_id: string
@@ -45,7 +45,7 @@ interface SessionRow {
   readonly cached_tokens: bigint | number
   readonly cost_micro: bigint | number
   readonly unpriced: bigint | number
-  readonly saved_tokens: bigint | number
+  readonly prompt_tokens_saved: bigint | number
   readonly saved_micro: bigint | number
   readonly tool_runs: bigint | number
 }
@@ -64,15 +64,7 @@ export const sessionsStatement = (
           json_group_array(DISTINCT key_id) AS key_ids,
           json_group_array(DISTINCT coalesce(requested_model, model)) AS models,
           min(created_at) AS first_at, max(created_at) AS last_at,
-          count(*) AS requests,
-          count(*) FILTER (WHERE status >= 400) AS errors,
-          coalesce(sum(prompt_tokens), 0) AS prompt_tokens,
-          coalesce(sum(completion_tokens), 0) AS completion_tokens,
-          coalesce(sum(cached_tokens), 0) AS cached_tokens,
-          ${sql.literal(COST_SUM.sqlite)} AS cost_micro,
-          count(*) FILTER (WHERE ${sql.literal(UNPRICED)}) AS unpriced,
-          coalesce(sum(prompt_tokens_saved), 0) AS saved_tokens,
-          coalesce(sum(compression_saved_micro), 0) AS saved_micro,
+          ${sql.literal(GROUP_SUMS.sqlite)},
           coalesce(sum(json_array_length(svc_tools)), 0) AS tool_runs
         FROM request_log WHERE ${where}
         GROUP BY session_id ORDER BY last_at DESC, session_id LIMIT ${limit}`,
@@ -82,15 +74,7 @@ export const sessionsStatement = (
           array_agg(DISTINCT key_id) AS key_ids,
           array_agg(DISTINCT coalesce(requested_model, model)) AS models,
           min(created_at) AS first_at, max(created_at) AS last_at,
-          count(*)::int8 AS requests,
-          count(*) FILTER (WHERE status >= 400)::int8 AS errors,
-          coalesce(sum(prompt_tokens), 0)::int8 AS prompt_tokens,
-          coalesce(sum(completion_tokens), 0)::int8 AS completion_tokens,
-          coalesce(sum(cached_tokens), 0)::int8 AS cached_tokens,
-          ${sql.literal(COST_SUM.pg)} AS cost_micro,
-          count(*) FILTER (WHERE ${sql.literal(UNPRICED)})::int8 AS unpriced,
-          coalesce(sum(prompt_tokens_saved), 0)::int8 AS saved_tokens,
-          coalesce(sum(compression_saved_micro), 0)::int8 AS saved_micro,
+          ${sql.literal(GROUP_SUMS.pg)},
           coalesce(sum(cardinality(svc_tools)), 0)::int8 AS tool_runs
         FROM request_log WHERE ${where}
         GROUP BY session_id ORDER BY last_at DESC, session_id LIMIT ${limit}`
@@ -123,7 +107,7 @@ export const toSession = (row: SessionRow): SessionSummary => {
     cache_hit_rate: prompt === 0 ? 0 : Math.round((cached / prompt) * 10_000) / 10_000,
     cost_usd: usd(Number(row.cost_micro)),
     unpriced_requests: Number(row.unpriced),
-    prompt_tokens_saved: Number(row.saved_tokens),
+    prompt_tokens_saved: Number(row.prompt_tokens_saved),
     compression_saved_usd: usd(Number(row.saved_micro)),
     svc_tool_runs: Number(row.tool_runs)
   }

@@ -14,6 +14,7 @@ import {
   usage
 } from "../utils/FakeUpstream.ts"
 import { postChat, startGateway, type TestGateway } from "../utils/TestGateway.ts"
+import { until } from "../utils/Until.ts"
 
 describe("client sessions", () => {
   let upstream: FakeUpstream
@@ -45,14 +46,6 @@ describe("client sessions", () => {
 
   const sessions = async (query = "") => (await gw.admin("GET", `/orgs/${orgId}/sessions${query}`))
 
-  const until = async (check: () => Promise<boolean>) => {
-    for (let i = 0; i < 400; i++) {
-      if (await check()) return
-      await new Promise((resolve) => setTimeout(resolve, 25))
-    }
-    throw new Error("the log never held the session's requests")
-  }
-
   it("each client's own session header names the session; the list sums each, newest activity first", async () => {
     expect(await ask({ "x-claude-code-session-id": "claude-1", "user-agent": "claude-cli/2.1.328" })).toBe(200)
     expect(await ask({ "x-claude-code-session-id": "claude-1", "user-agent": "claude-cli/2.1.328" })).toBe(200)
@@ -61,7 +54,7 @@ describe("client sessions", () => {
     expect(await ask({ "x-svc-session-id": "script-7", "x-claude-code-session-id": "ignored" })).toBe(200)
     // no session: not listed
     expect(await ask({})).toBe(200)
-    await until(async () => (await sessions()).json.data.length === 3)
+    await until("the log holds the three sessions", async () => (await sessions()).json.data.length === 3)
 
     const list = (await sessions()).json.data as Array<Record<string, unknown>>
     const byId = (id: string) => list.find((session) => session["session_id"] === id)

@@ -17,18 +17,11 @@ import {
   usage
 } from "../utils/FakeUpstream.ts"
 import { ADMIN_TOKEN, postChat, startGateway, type TestGateway } from "../utils/TestGateway.ts"
+import { until } from "../utils/Until.ts"
 import { startWebhookReceiver, type WebhookReceiver } from "../utils/WebhookReceiver.ts"
 
 /** What one request costs at the fake's price, in micro-dollars. */
 const COST = 2_800
-
-const until = async (what: string, check: () => boolean | Promise<boolean>) => {
-  for (let i = 0; i < 400; i++) {
-    if (await check()) return
-    await new Promise((resolve) => setTimeout(resolve, 25))
-  }
-  throw new Error(`timed out waiting for: ${what}`)
-}
 
 describe("budgets in dollars", () => {
   let upstream: FakeUpstream

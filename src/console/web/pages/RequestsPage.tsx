@@ -4,6 +4,7 @@ import { api, type LoggedRequest, type Org } from "../Api.ts"
 import { count, ms, time } from "../parts/Format.ts"
 import { filterOf, LogFilters } from "../parts/LogFilters.tsx"
 import { Empty, Notice } from "../parts/Notice.tsx"
+import { StatusBadge } from "../parts/StatusBadge.tsx"
 import { TableFrame } from "../parts/TableFrame.tsx"
 import { useAction, useLoad } from "../parts/useLoad.ts"
 import { href, navigate, type Route } from "../Route.ts"
@@ -85,7 +86,7 @@ export const RequestsPage = (props: { readonly org: Org; readonly route: Route }
                     <td>{row.requested_model ?? row.model ?? "–"}</td>
                     <td>{keyName(row.key_id)}</td>
                     <td>
-                      <span class={row.status >= 400 ? "badge badge-revoked" : "badge badge-active"}>{row.status}</span>
+                      <StatusBadge status={row.status} />
                     </td>
                     <td>{row.tags.map((tag) => <span class="tag" key={tag}>{tag}</span>)}</td>
                     <td class="num">{count(row.total_tokens)}</td>

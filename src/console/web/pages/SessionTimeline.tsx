@@ -9,6 +9,7 @@ import { count, duration, ms, percent, time, timeToSecond } from "../parts/Forma
 import { microsOf } from "../parts/Money.ts"
 import { Notice } from "../parts/Notice.tsx"
 import { SessionCost, SessionSaved } from "../parts/SessionFigures.tsx"
+import { StatusBadge } from "../parts/StatusBadge.tsx"
 import { TableFrame } from "../parts/TableFrame.tsx"
 import { Usd } from "../parts/UsdFigure.tsx"
 import { useLoad } from "../parts/useLoad.ts"
@@ -167,7 +168,7 @@ const Timeline = (props: { readonly orgId: string; readonly session: SessionDeta
                 <td class="num">{gap === null ? <span class="muted">start</span> : `+${duration(gap)}`}</td>
                 <td>{r.requested_model ?? r.model ?? "–"}</td>
                 <td>
-                  <span class={r.status >= 400 ? "badge badge-revoked" : "badge badge-active"}>{r.status}</span>
+                  <StatusBadge status={r.status} />
                 </td>
                 <td class="num">{count(r.prompt_tokens)}</td>
                 <td class="num">{count(r.completion_tokens)}</td>

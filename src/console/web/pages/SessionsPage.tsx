@@ -3,17 +3,16 @@
  * client sends) active in a period of UTC days, newest activity first, each leading to its timeline.
  * Every figure is the gateway's sum over the session's requests in the period.
  */
-import { useState } from "preact/hooks"
 import { api, type Org, type SessionSummary } from "../Api.ts"
 import { clientName } from "../parts/ClientName.ts"
 import { count, percent, time } from "../parts/Format.ts"
 import { Empty, Notice } from "../parts/Notice.tsx"
-import { DEFAULT_DAYS, describePeriod, type Period, periodOf, withPeriod } from "../parts/Period.ts"
-import { PeriodPicker } from "../parts/PeriodPicker.tsx"
+import { describePeriod } from "../parts/Period.ts"
+import { PeriodControls, useRoutePeriod } from "../parts/RoutePeriod.tsx"
 import { SessionCost, SessionSaved } from "../parts/SessionFigures.tsx"
 import { TableFrame } from "../parts/TableFrame.tsx"
 import { useLoad } from "../parts/useLoad.ts"
-import { href, navigate, type Route } from "../Route.ts"
+import { href, type Route } from "../Route.ts"
 import { SessionTimeline } from "./SessionTimeline.tsx"
 
 /** The API's most sessions in one answer; it has no further pages, so a shorter period shows older ones. */
@@ -30,14 +29,12 @@ export const SessionsPage = (props: { readonly org: Org; readonly route: Route }
 
 const SessionList = (props: { readonly org: Org; readonly route: Route }) => {
   const orgId = props.org.id
-  // "today" is read once per visit, as on the spend page: the default period stays put at midnight
-  const [now] = useState(() => Date.now())
-  const { period, invalid } = periodOf(props.route.params, now)
+  const at = useRoutePeriod("sessions", orgId, props.route)
+  const period = at.period
   const sessions = useLoad(
     () => api.sessions(orgId, { from: period.from, to: period.to }, MOST),
     [orgId, period.from, period.to]
   )
-  const hrefOf = (next: Period) => href("sessions", orgId, { params: withPeriod(props.route.params, next) })
 
   const rows = sessions.data ?? []
   return (
@@ -50,23 +47,7 @@ const SessionList = (props: { readonly org: Org; readonly route: Route }) => {
         <code>X-Claude-Code-Session-Id</code> (Claude Code), <code>session-id</code> (Codex) or{" "}
         <code>x-svc-session-id</code> header. Its figures here count its requests in the period.
       </p>
-      <PeriodPicker
-        key={`${period.from}/${period.to}`}
-        period={period}
-        now={now}
-        hrefOf={hrefOf}
-        onApply={(next) => navigate(hrefOf(next))}
-      />
-      {invalid
-        ? (
-          <Notice
-            message={{
-              kind: "info",
-              text: `The address names a period this page cannot show: the last ${DEFAULT_DAYS} days are shown.`
-            }}
-          />
-        )
-        : null}
+      <PeriodControls at={at} />
       {sessions.error === null ? null : <Notice message={{ kind: "error", text: sessions.error }} />}
       <h2>{describePeriod(period)}</h2>
       {rows.length === 0

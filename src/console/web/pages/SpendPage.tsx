@@ -4,31 +4,28 @@
  * failed requests still cost, spend per day, the costliest keys, models and tags, a CSV export, and
  * the org's budget alerts.
  */
-import { useState } from "preact/hooks"
 import { api, type Org } from "../Api.ts"
 import { BudgetAlertsPanel } from "../parts/BudgetAlerts.tsx"
 import { count } from "../parts/Format.ts"
 import { Notice } from "../parts/Notice.tsx"
-import { DEFAULT_DAYS, describePeriod, type Period, periodOf, withPeriod } from "../parts/Period.ts"
-import { PeriodPicker } from "../parts/PeriodPicker.tsx"
+import { describePeriod } from "../parts/Period.ts"
+import { PeriodControls, useRoutePeriod } from "../parts/RoutePeriod.tsx"
 import { SpendChart } from "../parts/SpendChart.tsx"
 import { SpendCsv } from "../parts/SpendCsv.tsx"
 import { TopSpend } from "../parts/TopSpend.tsx"
 import { isUnknown, Usd } from "../parts/UsdFigure.tsx"
 import { useLoad } from "../parts/useLoad.ts"
-import { href, navigate, type Route } from "../Route.ts"
+import type { Route } from "../Route.ts"
 import { loadSpend } from "./SpendData.ts"
 
 export const SpendPage = (
   props: { readonly org: Org; readonly route: Route; readonly reloadOrgs: () => Promise<void> }
 ) => {
   const orgId = props.org.id
-  // "today" is read once per visit: the default period must not move under the reader at midnight
-  const [now] = useState(() => Date.now())
-  const { period, invalid } = periodOf(props.route.params, now)
+  const at = useRoutePeriod("spend", orgId, props.route)
+  const period = at.period
   const keys = useLoad(() => api.keys(orgId), [orgId])
   const spend = useLoad(() => loadSpend(orgId, period), [orgId, period.from, period.to])
-  const hrefOf = (next: Period) => href("spend", orgId, { params: withPeriod(props.route.params, next) })
 
   const data = spend.data
   const total = data?.total
@@ -44,23 +41,7 @@ export const SpendPage = (
       <h1 tabIndex={-1}>
         Spend <span class="sub">of {props.org.name}</span>
       </h1>
-      <PeriodPicker
-        key={`${period.from}/${period.to}`}
-        period={period}
-        now={now}
-        hrefOf={hrefOf}
-        onApply={(next) => navigate(hrefOf(next))}
-      />
-      {invalid
-        ? (
-          <Notice
-            message={{
-              kind: "info",
-              text: `The address names a period this page cannot show: the last ${DEFAULT_DAYS} days are shown.`
-            }}
-          />
-        )
-        : null}
+      <PeriodControls at={at} />
       {spend.error === null ? null : <Notice message={{ kind: "error", text: spend.error }} />}
       {data === undefined && spend.loading ? <p aria-busy="true">Loading…</p> : null}
 
