@@ -235,6 +235,16 @@ describe("budgets in dollars", () => {
     })
   }
 
+  it("an alerts list with a bad limit or an unknown parameter is a 400 naming it", async () => {
+    const { orgId } = await gw.newKey()
+    for (const [query, param] of [["limit=0", "limit"], ["limit=abc", "limit"], ["cursor=x", "cursor"]] as const) {
+      const refused = await gw.admin("GET", `/orgs/${orgId}/alerts?${query}`)
+      expect(refused.status, query).toBe(400)
+      expect(refused.json.error.message, query).toContain(param)
+    }
+    expect((await gw.admin("GET", `/orgs/${orgId}/alerts?limit=200`)).status).toBe(200)
+  })
+
   it("an unknown org's alerts are a 404", async () => {
     const response = await gw.admin("GET", "/orgs/org_nope/alerts")
     expect(response.status).toBe(404)
