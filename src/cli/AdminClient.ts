@@ -47,7 +47,7 @@ const storeServices = Layer.mergeAll(Policy.layer, RequestQueries.layer).pipe(
  * The circuits live in a serving instance's memory; the CLI on the store has none to show (with --url
  * it asks the gateway).
  */
-const NoCircuits = Layer.succeed(TargetBreaker, TargetBreaker.of({ guard: undefined, states: () => [] }))
+const NoCircuits = Layer.succeed(TargetBreaker, TargetBreaker.off)
 
 /** `effect` without the router its context may hold. */
 const withoutRouter = <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>

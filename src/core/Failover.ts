@@ -5,14 +5,15 @@
  * the cap, at most `retries` times and never past the deadline; then the next target. `failover`: the
  * next target at once (a 401/403 also logs an error and counts, since it is the gateway's own
  * configuration at fault). `client`: the failure is the answer. The last target's failure is the
- * request's.
+ * request's. Within a balanced route a `retry` moves to the route's next target at once: it serves the
+ * same model and has not been asked to wait.
  *
  * Every call goes through `guard` (the target's circuit breaker), which may refuse it without a call.
  */
 import { Clock, Effect, Random } from "effect"
 import type { MetricsShape } from "../observability/Metrics.ts"
 import type { ProviderError } from "../providers/ProviderError.ts"
-import type { Target } from "../providers/Providers.ts"
+import { sameGroup, type Target } from "../providers/Providers.ts"
 
 export interface RetryRules {
   /** Calls of one target after its first, for failures whose `next` is `retry`. */
@@ -58,6 +59,10 @@ const waitFor = (
   return full / 2 + random * (full / 2)
 }
 
+/** A target as logs name it: its address, and its provider when a balanced route shares the address. */
+const shown = (target: Target) =>
+  target.balance === undefined ? target.address : `${target.address} (${target.provider.name})`
+
 const credentialsRefused = (error: ProviderError) =>
   error.reason._tag === "UpstreamStatus" && (error.reason.status === 401 || error.reason.status === 403)
 
@@ -97,7 +102,7 @@ export const withFailover = <A, R>(
     const next = targets[index + 1]!
     metrics?.failover(target.address, next.address)
     return logged.pipe(
-      Effect.andThen(Effect.logWarning("failing over", { from: target.address, to: next.address })),
+      Effect.andThen(Effect.logWarning("failing over", { from: shown(target), to: shown(next) })),
       Effect.annotateLogs({ provider: error.provider, reason: error.reason._tag }),
       Effect.andThen(go(index + 1, 0))
     )
@@ -108,7 +113,9 @@ export const withFailover = <A, R>(
       if (error.reason._tag !== "TargetOpen") metrics?.providerError(error)
       const next = error.next
       if (next === "client") return Effect.fail(error)
-      if (next === "failover" || retry >= rules.retries) return moveOn(index, error)
+      if (next === "failover" || retry >= rules.retries || sameGroup(targets[index]!, targets[index + 1])) {
+        return moveOn(index, error)
+      }
       return Effect.gen(function*() {
         const now = yield* Clock.currentTimeMillis
         firstFailureAt ??= now

@@ -30,6 +30,7 @@ import type { SvcTool } from "../tools/SvcTool.ts"
 import { ToolRegistry } from "../tools/ToolRegistry.ts"
 import { hotSpan } from "../Tracing.ts"
 import { completeAttempt, openAttempt } from "./Attempt.ts"
+import { Balancer } from "./Balancer.ts"
 import { type FailoverOptions, withFailover } from "./Failover.ts"
 import type { StreamAnswer, WholeAnswer } from "./Outcome.ts"
 import { pullWithTools } from "./StreamToolLoop.ts"
@@ -147,6 +148,7 @@ export class GatewayCore extends Context.Service<GatewayCore, {
       const metrics = yield* Metrics
       const cutOutputs = yield* CutOutputs
       const prices = yield* Prices
+      const balancer = yield* Balancer
       /** The cost of each round at the price of the target that answered it; null when one price is unknown. */
       const costOfRounds = (targets: ReadonlyArray<Target>, usages: ReadonlyArray<Usage>): Cost | null => {
         let cost = ZERO_COST
@@ -225,7 +227,7 @@ export class GatewayCore extends Context.Service<GatewayCore, {
               Effect.mapError(() => new ToolError({ message: "The cut output could not be read just now; try again." }))
             )
         }
-        const targets = yield* providers.resolve(call.model, call.bareModelAuthor)
+        const targets = balancer.order(yield* providers.resolve(call.model, call.bareModelAuthor), context.sessionId)
         // a restored pending turn rewrote the client's history: the client's own request no longer matches it
         const native = messages === call.messages && call.native !== undefined
         const later = laterToolChoice(call.toolChoice)
@@ -253,13 +255,18 @@ export class GatewayCore extends Context.Service<GatewayCore, {
 
       const complete = Effect.fnUntraced(function*(context: ChatContext) {
         const { callFor, compression, messages, settings, targets } = yield* prepare(context)
+        const session = context.sessionId
         let first: { readonly target: Target; readonly call: ProviderCall } | undefined
         // each round's answering target and usage, for its cost
         const answeredBy: Array<Target> = []
         const roundUsages: Array<Usage> = []
         const outcome = yield* completeWithTools(settings, messages, (history) => {
           const callOf = callFor(history)
-          return withFailover(targets, (target) => completeAttempt(target.provider, callOf(target)), failover).pipe(
+          return withFailover(
+            targets,
+            (target) => balancer.watch(target, session, completeAttempt(target.provider, callOf(target))),
+            failover
+          ).pipe(
             Effect.map(({ attempts, target, value }) => {
               first ??= { target, call: callOf(target) }
               answeredBy.push(target)
@@ -296,11 +303,17 @@ export class GatewayCore extends Context.Service<GatewayCore, {
       const openRound = (
         targets: ReadonlyArray<Target>,
         callOf: (target: Target) => ProviderCall,
-        scope: Scope.Scope
+        scope: Scope.Scope,
+        session: string | null | undefined
       ) =>
         withFailover(
           targets,
-          (target) => pullFirst(openAttempt(target.provider, callOf(target)), scope, showsOutput),
+          (target) =>
+            balancer.watch(
+              target,
+              session,
+              pullFirst(openAttempt(target.provider, callOf(target)), scope, showsOutput)
+            ),
           failover
         )
 
@@ -308,7 +321,7 @@ export class GatewayCore extends Context.Service<GatewayCore, {
         const { callFor, compression, messages, settings, targets } = yield* prepare(context)
         const scope = yield* Effect.scope
         const callOf = callFor(messages)
-        const opened = yield* openRound(targets, callOf, scope)
+        const opened = yield* openRound(targets, callOf, scope, context.sessionId)
         // each round's answering target, for its cost
         const answeredBy: Array<Target> = [opened.target]
         const provider = opened.target.provider.name
@@ -318,7 +331,7 @@ export class GatewayCore extends Context.Service<GatewayCore, {
           first: { pull: opened.value, attempts: opened.attempts },
           openRound: (history) =>
             Effect.map(
-              openRound(targets, callFor(history), scope),
+              openRound(targets, callFor(history), scope, context.sessionId),
               ({ attempts, target, value }) => {
                 answeredBy.push(target)
                 return { pull: value, attempts }
@@ -346,5 +359,5 @@ export class GatewayCore extends Context.Service<GatewayCore, {
 
       return GatewayCore.of({ complete, stream })
     })
-  ).pipe(Layer.provideMerge(TargetBreaker.layerFromConfig))
+  ).pipe(Layer.provideMerge(Balancer.layer.pipe(Layer.provideMerge(TargetBreaker.layerFromConfig))))
 }

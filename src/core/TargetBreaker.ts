@@ -57,7 +57,12 @@ export class TargetBreaker extends Context.Service<TargetBreaker, {
   readonly guard: TargetGuard | undefined
   /** Every target whose circuit left `closed` since the start, with its current state. */
   readonly states: () => ReadonlyArray<{ readonly target: string; readonly state: CircuitState }>
+  /** Whether a target's circuit is open (skipped) as this instance last saw it. */
+  readonly isOpen: (target: Target) => boolean
 }>()("svc-gateway/TargetBreaker") {
+  /** No breakers: every call goes straight through. */
+  static readonly off = TargetBreaker.of({ guard: undefined, states: () => [], isOpen: () => false })
+
   /** Breakers over the `CircuitBreakerStore` in context (memory for one instance, Redis to share). */
   static readonly layer = (
     settings: BreakerSettings
@@ -65,7 +70,7 @@ export class TargetBreaker extends Context.Service<TargetBreaker, {
     Layer.effect(
       TargetBreaker,
       Effect.gen(function*() {
-        if (settings.failures <= 0) return TargetBreaker.of({ guard: undefined, states: () => [] })
+        if (settings.failures <= 0) return TargetBreaker.off
         const metrics = yield* Metrics
         const breaker = yield* CircuitBreaker.make({
           tripPolicy: CircuitBreaker.consecutive(settings.failures),
@@ -132,7 +137,8 @@ export class TargetBreaker extends Context.Service<TargetBreaker, {
             })
         return TargetBreaker.of({
           guard,
-          states: () => [...states].map(([target, state]) => ({ target, state }))
+          states: () => [...states].map(([target, state]) => ({ target, state })),
+          isOpen: (target) => states.size > 0 && states.get(targetKey(target)) === "open"
         })
       })
     )

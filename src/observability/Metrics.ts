@@ -71,6 +71,10 @@ export interface MetricsShape {
   readonly credentialsRejected: (provider: string) => void
   /** A target's circuit changed state. */
   readonly circuit: (target: string, state: CircuitState) => void
+  /** A call of a balanced route's target (`provider/model`) came to `outcome`. */
+  readonly targetCall: (target: string, outcome: TargetOutcome) => void
+  /** A balanced route's request went first to `target`. */
+  readonly balancedPick: (route: string, target: string) => void
   /** Where the log's queue depth and dropped rows are read from; the last call wins. */
   readonly setLogStats: (read: () => LogStats) => void
   /** Every series in the Prometheus text format 0.0.4. */
@@ -78,6 +82,9 @@ export interface MetricsShape {
 }
 
 export type CircuitState = "closed" | "half_open" | "open"
+
+/** How a call of a balanced target ended: answered, failed, refused with 429, or skipped by its circuit. */
+export type TargetOutcome = "ok" | "failed" | "rate_limited" | "skipped"
 
 /** The gauge's value per state: 0 closed, 1 half open (a probe may go), 2 open (skipped). */
 const CIRCUIT_VALUES: Record<CircuitState, number> = { closed: 0, half_open: 1, open: 2 }
@@ -219,6 +226,16 @@ export const makeMetrics = (options: MetricsOptions = {}): MetricsShape => {
     "Each target's circuit breaker: 0 closed, 1 half open (one probe goes through), 2 open (skipped).",
     ["target"]
   )
+  const targetCalls: Counter = registry.counter(
+    "svc_gateway_target_calls_total",
+    "Calls of a balanced route's targets (provider/model), by outcome: ok, failed, rate_limited, skipped (circuit open).",
+    ["target", "outcome"]
+  )
+  const balancedPicks: Counter = registry.counter(
+    "svc_gateway_balanced_picks_total",
+    "Requests of a balanced route by the target tried first (its session's, else drawn by weight).",
+    ["route", "target"]
+  )
   let readLogStats: (() => LogStats) | undefined
   registry.gauge(
     "svc_gateway_log_queue_depth",
@@ -311,6 +328,8 @@ export const makeMetrics = (options: MetricsOptions = {}): MetricsShape => {
     retry: (target) => retries.inc([target]),
     credentialsRejected: (provider) => credentials.inc([provider]),
     circuit: (target, state) => circuits.set([target], CIRCUIT_VALUES[state]),
+    targetCall: (target, outcome) => targetCalls.inc([target, outcome]),
+    balancedPick: (route, target) => balancedPicks.inc([route, target]),
     setLogStats: (read) => {
       readLogStats = read
     },

@@ -9,13 +9,25 @@ import { adapters } from "./Adapters.ts"
 import type { Provider } from "./Provider.ts"
 import { loadRouting, type RouteEntry, type Routing, RoutingConfigError } from "./RoutingConfig.ts"
 
+/** A target's place in a balanced route: the route (its `match`) and the target's weight in it. */
+export interface Balance {
+  readonly route: string
+  readonly weight: number
+}
+
 /** One place a request can go: the provider and the model id to send it. */
 export interface Target {
   /** The address this target answers for, as written by the client or in `fallbacks`. */
   readonly address: string
   readonly provider: Provider
   readonly modelId: string
+  /** Set on the targets of a balanced route, which come together in a chain, in the route's order. */
+  readonly balance?: Balance | undefined
 }
+
+/** Whether `a` and `b` are targets of the same balanced route, reached through the same address. */
+export const sameGroup = (a: Target, b: Target | undefined): boolean =>
+  b !== undefined && a.balance !== undefined && b.balance?.route === a.balance.route && b.address === a.address
 
 export interface ModelEntry {
   readonly id: string
@@ -54,37 +66,60 @@ export const makeRegistry = (
 ) => {
   const routes = routing.routes.map((route: RouteEntry) => ({ route, pattern: globToRegExp(route.match) }))
 
-  const resolveOne = (address: string): Target | undefined => {
+  /** The route's targets for `address` (several when it balances), or undefined when it names no provider. */
+  const routed = (route: RouteEntry, address: string, modelId: string): ReadonlyArray<Target> | undefined => {
+    if (route.targets === undefined) {
+      const provider = providers.get(route.provider!)
+      return provider === undefined ? undefined : [{ address, provider, modelId: route.model ?? modelId }]
+    }
+    const targets: Array<Target> = []
+    for (const target of route.targets) {
+      const provider = providers.get(target.provider)
+      if (provider === undefined) continue
+      targets.push({
+        address,
+        provider,
+        modelId: target.model ?? modelId,
+        balance: { route: route.match, weight: target.weight ?? 1 }
+      })
+    }
+    return targets.length === 0 ? undefined : targets
+  }
+
+  const resolveOne = (address: string): ReadonlyArray<Target> | undefined => {
     const parts = splitAddress(address)
     if (parts === undefined) return undefined
     for (const { pattern, route } of routes) {
       if (pattern.test(address) || pattern.test(parts.author)) {
-        const provider = providers.get(route.provider)
-        if (provider !== undefined) return { address, provider, modelId: route.model ?? parts.modelId }
+        const targets = routed(route, address, parts.modelId)
+        if (targets !== undefined) return targets
       }
     }
     const provider = providers.get(parts.author)
-    return provider === undefined ? undefined : { address, provider, modelId: parts.modelId }
+    return provider === undefined ? undefined : [{ address, provider, modelId: parts.modelId }]
   }
 
   const chains = new Map<string, ReadonlyArray<Target>>()
   for (const [address, backups] of Object.entries(routing.fallbacks)) {
+    const chain: Array<Target> = []
     for (const backup of [address, ...backups]) {
-      if (resolveOne(backup) === undefined) {
+      const targets = resolveOne(backup)
+      if (targets === undefined) {
         return Effect.fail(
           new RoutingConfigError({ message: `fallback model '${backup}' is not routed to any provider` })
         )
       }
+      chain.push(...targets)
     }
-    chains.set(address, [address, ...backups].map((a) => resolveOne(a)!))
+    chains.set(address, chain)
   }
 
   /** A bare model name: a route that matches the name itself, else the name under `author`. */
-  const resolveBare = (name: string, author: string): Target | undefined => {
+  const resolveBare = (name: string, author: string): ReadonlyArray<Target> | undefined => {
     for (const { pattern, route } of routes) {
       if (pattern.test(name)) {
-        const provider = providers.get(route.provider)
-        if (provider !== undefined) return { address: name, provider, modelId: route.model ?? name }
+        const targets = routed(route, name, name)
+        if (targets !== undefined) return targets
       }
     }
     return resolveOne(`${author}/${name}`)
@@ -93,12 +128,12 @@ export const makeRegistry = (
   const resolve = (address: string, bareAuthor?: string): Effect.Effect<ReadonlyArray<Target>, RequestError> => {
     const chain = chains.get(address)
     if (chain !== undefined) return Effect.succeed(chain)
-    const target = bareAuthor !== undefined && !address.includes("/")
+    const targets = bareAuthor !== undefined && !address.includes("/")
       ? resolveBare(address, bareAuthor)
       : resolveOne(address)
-    return target === undefined
+    return targets === undefined
       ? Effect.fail(new RequestError({ reason: new ModelNotFound({ model: address }) }))
-      : Effect.succeed([target])
+      : Effect.succeed(targets)
   }
 
   // an exact route decides where its address goes, so it wins over a provider's own listing
@@ -111,7 +146,10 @@ export const makeRegistry = (
       }
     }
     for (const route of routing.routes) {
-      if (!route.match.includes("*")) listed.set(route.match, { id: route.match, owned_by: route.provider })
+      const owner = route.provider ?? route.targets?.[0]?.provider
+      if (!route.match.includes("*") && owner !== undefined) {
+        listed.set(route.match, { id: route.match, owned_by: owner })
+      }
     }
     return [...listed.values()]
   }

@@ -12,6 +12,8 @@
  * routes:                       # optional; an author id equal to a provider name needs no route
  *   - { match: "team/fast", provider: groq, model: llama-3.1-8b-instant }
  *   - { match: "meta/*", provider: groq }
+ *   - match: "team/claude"      # load-balanced: picked by weight, a session keeps its target
+ *     targets: [{ provider: anthropic-eu, model: claude-sonnet-4-5, weight: 3 }, { provider: anthropic-us, model: claude-sonnet-4-5 }]
  * fallbacks:                    # tried in order when the first model fails with a retryable error
  *   "openai/gpt-4o": ["groq/llama-3.3-70b-versatile"]
  * ```
@@ -44,10 +46,20 @@ export const ProviderEntry = Schema.Struct({
   responses: Schema.optionalKey(Schema.Boolean)
 })
 
+/** One of a balanced route's targets; `weight` (default 1) is its share of the route's new sessions. */
+export const BalancedTarget = Schema.Struct({
+  provider: Schema.NonEmptyString,
+  model: Schema.optionalKey(Schema.NonEmptyString),
+  weight: Schema.optionalKey(Schema.Number.check(Schema.isGreaterThan(0), Schema.isFinite()))
+})
+export type BalancedTarget = typeof BalancedTarget.Type
+
+/** A route sends its matches to one `provider`, or spreads them over several `targets` by weight. */
 export const RouteEntry = Schema.Struct({
   match: Schema.NonEmptyString,
-  provider: Schema.NonEmptyString,
-  model: Schema.optionalKey(Schema.NonEmptyString)
+  provider: Schema.optionalKey(Schema.NonEmptyString),
+  model: Schema.optionalKey(Schema.NonEmptyString),
+  targets: Schema.optionalKey(Schema.Array(BalancedTarget))
 })
 export type RouteEntry = typeof RouteEntry.Type
 
@@ -104,6 +116,26 @@ export const routingFromEnv = Effect.gen(function*() {
 
 const decodeFile = Schema.decodeUnknownEffect(RoutingFile)
 
+/** What is wrong with a route, if anything: it needs `provider` or `targets` (not both), all known. */
+const routeProblem = (route: RouteEntry, known: ReadonlyMap<string, ProviderSpec>): string | undefined => {
+  if (route.targets === undefined) {
+    if (route.provider === undefined) return "needs a provider, or targets to balance between"
+    return known.has(route.provider) ? undefined : `names unknown provider '${route.provider}'`
+  }
+  if (route.provider !== undefined || route.model !== undefined) {
+    return "has targets: their provider and model go in each target, not on the route"
+  }
+  if (route.targets.length === 0) return "has no targets"
+  const seen = new Set<string>()
+  for (const target of route.targets) {
+    if (!known.has(target.provider)) return `names unknown provider '${target.provider}'`
+    const key = `${target.provider}/${target.model ?? "*"}`
+    if (seen.has(key)) return `lists the target ${key} twice`
+    seen.add(key)
+  }
+  return undefined
+}
+
 /** Parses a routing file's text; YAML is a superset of JSON, so one parser reads both. */
 export const parseRoutingFile = Effect.fn("RoutingConfig.parse")(function*(text: string, origin: string) {
   const raw = yield* Effect.try({
@@ -138,10 +170,9 @@ export const parseRoutingFile = Effect.fn("RoutingConfig.parse")(function*(text:
     })
   }
   for (const route of file.routes ?? []) {
-    if (!byName.has(route.provider)) {
-      return yield* new RoutingConfigError({
-        message: `${origin}: route '${route.match}' names unknown provider '${route.provider}'`
-      })
+    const problem = routeProblem(route, byName)
+    if (problem !== undefined) {
+      return yield* new RoutingConfigError({ message: `${origin}: route '${route.match}' ${problem}` })
     }
   }
   const prices: Record<string, Readonly<Record<string, PriceEntry>>> = {}

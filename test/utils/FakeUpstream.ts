@@ -375,6 +375,7 @@ export const fakeGatewayEnv = (
   options: {
     readonly providers?: Readonly<Record<string, unknown>>
     readonly fallbacks?: Readonly<Record<string, ReadonlyArray<string>>>
+    readonly routes?: ReadonlyArray<unknown>
     readonly env?: Readonly<Record<string, string>>
   } = {}
 ): Record<string, string> => ({
@@ -383,7 +384,8 @@ export const fakeGatewayEnv = (
       fake: { adapter: "openai-compatible", base_url: `${upstream.url}/v1`, api_key_env: "FAKE_KEY" },
       ...options.providers
     },
-    fallbacks: options.fallbacks ?? {}
+    fallbacks: options.fallbacks ?? {},
+    ...(options.routes === undefined ? {} : { routes: options.routes })
   }),
   FAKE_KEY: UPSTREAM_KEY,
   ...options.env

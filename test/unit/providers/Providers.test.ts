@@ -186,6 +186,36 @@ describe("makeRegistry.resolve", () => {
       ])
     }))
 
+  it.effect("a balanced route resolves to each of its targets with its weight, then the fallbacks", () =>
+    Effect.gen(function*() {
+      const providers = yield* registry({
+        routes: [{
+          match: "team/chat",
+          targets: [{ provider: "groq", model: "llama", weight: 3 }, { provider: "openrouter" }]
+        }],
+        fallbacks: { "team/chat": ["local/echo"] }
+      })
+      const targets = yield* providers.resolve("team/chat")
+      assert.deepStrictEqual(show(targets), [
+        "groq:llama@team/chat",
+        "openrouter:chat@team/chat",
+        "local:echo@local/echo"
+      ])
+      assert.deepStrictEqual(targets.map((target) => target.balance), [
+        { route: "team/chat", weight: 3 },
+        { route: "team/chat", weight: 1 },
+        undefined
+      ])
+      // a glob balances every model it matches, each target asked for the address's model unless it names one
+      const glob = yield* registry({
+        routes: [{ match: "meta/*", targets: [{ provider: "groq" }, { provider: "openrouter" }] }]
+      })
+      assert.deepStrictEqual(yield* resolved(glob, "meta/llama-3.3"), [
+        "groq:llama-3.3@meta/llama-3.3",
+        "openrouter:llama-3.3@meta/llama-3.3"
+      ])
+    }))
+
   it.effect("a fallback chain may start at a routed address", () =>
     Effect.gen(function*() {
       const providers = yield* registry({

@@ -180,6 +180,48 @@ describe("parseRoutingFile", () => {
       for (const fragment of ["gateway.yaml", "team/*", "nope"]) assert.include(message, fragment)
     }))
 
+  it.effect("a balanced route lists its targets with weights (default 1)", () =>
+    Effect.gen(function*() {
+      const text = `
+providers:
+  east: { base_url: "http://10.0.0.1/v1" }
+  west: { base_url: "http://10.0.0.2/v1" }
+routes:
+  - match: team/chat
+    targets: [{ provider: east, model: qwen, weight: 3 }, { provider: west }]
+`
+      const routing = yield* parseRoutingFile(text, "g.yaml").pipe(withEnv({}))
+      assert.deepStrictEqual(routing.routes, [
+        { match: "team/chat", targets: [{ provider: "east", model: "qwen", weight: 3 }, { provider: "west" }] }
+      ])
+    }))
+
+  it.effect("refuses a route with neither provider nor targets, or with both, naming the route", () =>
+    Effect.gen(function*() {
+      const providers = { east: { base_url: "http://10.0.0.1/v1" } }
+      const neither = yield* refusal(JSON.stringify({ providers, routes: [{ match: "team/x" }] }))
+      assert.include(neither, "team/x")
+      assert.include(neither, "needs a provider, or targets")
+      const both = yield* refusal(JSON.stringify({
+        providers,
+        routes: [{ match: "team/y", provider: "east", targets: [{ provider: "east" }] }]
+      }))
+      assert.include(both, "team/y")
+      assert.include(both, "go in each target")
+    }))
+
+  it.effect("refuses a balanced route with no targets, an unknown one, one twice, or a weight that is not > 0", () =>
+    Effect.gen(function*() {
+      const providers = { east: { base_url: "http://10.0.0.1/v1" } }
+      const route = (targets: unknown) => JSON.stringify({ providers, routes: [{ match: "team/z", targets }] })
+      assert.include(yield* refusal(route([])), "has no targets")
+      assert.include(yield* refusal(route([{ provider: "nope" }])), "unknown provider 'nope'")
+      assert.include(yield* refusal(route([{ provider: "east" }, { provider: "east" }])), "east/* twice")
+      for (const weight of [0, -1]) {
+        assert.include(yield* refusal(route([{ provider: "east", weight }])), "gateway.yaml")
+      }
+    }))
+
   it.effect("refuses a route to a provider enabled only by a variable that is not set", () =>
     Effect.gen(function*() {
       assert.include(yield* refusal(JSON.stringify({ routes: [{ match: "gpt/*", provider: "openai" }] })), "openai")
