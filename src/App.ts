@@ -17,6 +17,7 @@ import { AdminDocsRoute } from "./http/AdminDocs.ts"
 import { onClientError } from "./http/ClientError.ts"
 import { DialectRoutes } from "./http/DialectRoutes.ts"
 import { FallbackRoutes } from "./http/FallbackRoutes.ts"
+import { SessionRoute } from "./http/SessionRoute.ts"
 import { SystemRoutes } from "./http/SystemRoutes.ts"
 import { ApiKeys } from "./keys/ApiKeys.ts"
 import { BudgetAlerts } from "./limits/BudgetAlerts.ts"
@@ -90,6 +91,7 @@ export const Routes = Layer.mergeAll(
   AdminApiRoutes,
   AdminDocsRoute,
   SystemRoutes,
+  SessionRoute,
   MetricsRoutes,
   ConsoleRoutes,
   FallbackRoutes,

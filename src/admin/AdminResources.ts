@@ -169,6 +169,9 @@ export type RequestPage = typeof RequestPage.Type
 export const SessionSummary = Schema.Struct({
   session_id: Schema.String,
   client: Schema.NullOr(Schema.String).annotate({ description: "The User-Agent of its latest request" }),
+  developer: Schema.NullOr(Schema.String).annotate({
+    description: "From its `developer:<email>` tag (which `svc-gateway launch` sets); null without one"
+  }),
   key_ids: Schema.Array(Schema.String),
   models: Schema.Array(Schema.String).annotate({ description: "As the client addressed them" }),
   first_request_at: Schema.String,

@@ -2,14 +2,14 @@
  * Request tags, from the body's `tags` and the `x-svc-tags` header (comma-separated; each trimmed,
  * empty ones dropped). When both are present the request gets their union, deduplicated, body tags
  * first in their order, then the header's new ones. At most 32 tags, each 1 to 64 characters of ASCII
- * letters, digits and `-_.:/=`; anything else is a 400 `invalid_tags` naming the tag and where it came
+ * letters, digits and `-_.:/=@+` (an email fits: `developer:ana@example.com`); anything else is a 400 `invalid_tags` naming the tag and where it came
  * from.
  */
 import { Effect } from "effect"
 import { RequestError } from "../kernel/RequestError.ts"
 
 export const MAX_TAGS = 32
-const TAG = /^[A-Za-z0-9\-_.:/=]{1,64}$/
+const TAG = /^[A-Za-z0-9\-_.:/=@+]{1,64}$/
 
 const invalid = (param: string, message: string) => RequestError.invalidField(param, message, "invalid_tags")
 
@@ -24,7 +24,7 @@ const checkTag = (tag: string, param: string) =>
       param,
       `Invalid tag ${
         JSON.stringify(tag.length > 80 ? `${tag.slice(0, 80)}...` : tag)
-      } in '${param}': a tag is 1 to 64 characters of letters, digits and - _ . : / =.`
+      } in '${param}': a tag is 1 to 64 characters of letters, digits and - _ . : / = @ +.`
     )
 
 export const mergeTags = (

@@ -2,7 +2,8 @@
  * A coding agent's sessions as the request log holds them: every request that carried one session id
  * (`RequestDraft.sessionOf`), summed: when it started and last asked, its requests and errors, tokens
  * and the share of the prompt read from the provider's cache, what it cost and what compression saved,
- * the shared tools it ran, the models, keys and client it used. Newest activity first.
+ * the shared tools it ran, the models, keys and client it used, and its developer (the `developer:`
+ * tag `svc-gateway launch` puts on every request). Newest activity first.
  */
 import type { SqlClient } from "effect/sql"
 import { type RequestFilter } from "./RequestFilter.ts"
@@ -12,6 +13,8 @@ export interface SessionSummary {
   readonly session_id: string
   /** The client's `User-Agent` on the session's latest request. */
   readonly client: string | null
+  /** From the session's `developer:<email>` tag; null without one. */
+  readonly developer: string | null
   readonly key_ids: ReadonlyArray<string>
   readonly models: ReadonlyArray<string>
   readonly first_request_at: string
@@ -34,6 +37,7 @@ export interface SessionSummary {
 interface SessionRow {
   readonly session_id: string
   readonly client: string | null
+  readonly developer: string | null
   readonly key_ids: ReadonlyArray<string | null> | string
   readonly models: ReadonlyArray<string | null> | string
   readonly first_at: Date | string
@@ -50,6 +54,9 @@ interface SessionRow {
   readonly tool_runs: bigint | number
 }
 
+/** The tag that names a request's developer. */
+export const DEVELOPER = "developer:"
+
 /** The org's sessions matching `filter` (a session id, a period...), newest activity first. */
 export const sessionsStatement = (
   sql: SqlClient.SqlClient,
@@ -61,6 +68,8 @@ export const sessionsStatement = (
     sqlite: () =>
       sql<SessionRow>`SELECT session_id,
           max(user_agent) AS client,
+          max((SELECT substr(t.value, ${DEVELOPER.length + 1}) FROM json_each(tags) AS t
+            WHERE t.value LIKE ${`${DEVELOPER}%`} LIMIT 1)) AS developer,
           json_group_array(DISTINCT key_id) AS key_ids,
           json_group_array(DISTINCT coalesce(requested_model, model)) AS models,
           min(created_at) AS first_at, max(created_at) AS last_at,
@@ -71,6 +80,8 @@ export const sessionsStatement = (
     orElse: () =>
       sql<SessionRow>`SELECT session_id,
           (array_agg(user_agent ORDER BY created_at DESC))[1] AS client,
+          max((SELECT substr(t, ${DEVELOPER.length + 1}) FROM unnest(tags) AS t
+            WHERE t LIKE ${`${DEVELOPER}%`} LIMIT 1)) AS developer,
           array_agg(DISTINCT key_id) AS key_ids,
           array_agg(DISTINCT coalesce(requested_model, model)) AS models,
           min(created_at) AS first_at, max(created_at) AS last_at,
@@ -95,6 +106,7 @@ export const toSession = (row: SessionRow): SessionSummary => {
   return {
     session_id: row.session_id,
     client: row.client,
+    developer: row.developer,
     key_ids: listOf(row.key_ids),
     models: listOf(row.models),
     first_request_at: iso(row.first_at),

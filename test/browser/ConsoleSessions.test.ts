@@ -18,7 +18,11 @@ import { postChat } from "../utils/TestGateway.ts"
 import { type ConsoleUnderTest, inPage, startConsole } from "./ConsoleBrowser.ts"
 
 const PRICE = { "*": { input: 2, cached_input: 0.5, output: 8 } }
-const CLAUDE = { "x-claude-code-session-id": "s-1", "user-agent": "claude-cli/2.1.328 (external, cli)" }
+const CLAUDE = {
+  "x-claude-code-session-id": "s-1",
+  "user-agent": "claude-cli/2.1.328 (external, cli)",
+  "x-svc-tags": "developer:ana@example.com"
+}
 const CODEX = { "session-id": "s-2", "user-agent": "codex_exec/0.169.0" }
 
 describe("console: the sessions pages, in Chromium", () => {
@@ -86,6 +90,7 @@ describe("console: the sessions pages, in Chromium", () => {
     await expect.poll(() => cells(page, "s-1")).toEqual([
       "s-1",
       "Claude Code 2.1.328",
+      "ana@example.com",
       any,
       any,
       "3",
@@ -103,6 +108,7 @@ describe("console: the sessions pages, in Chromium", () => {
     expect(await cells(page, "s-2")).toEqual([
       "s-2",
       "Codex 0.169.0",
+      "–",
       any,
       any,
       "1",

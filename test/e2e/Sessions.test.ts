@@ -47,8 +47,13 @@ describe("client sessions", () => {
   const sessions = async (query = "") => (await gw.admin("GET", `/orgs/${orgId}/sessions${query}`))
 
   it("each client's own session header names the session; the list sums each, newest activity first", async () => {
-    expect(await ask({ "x-claude-code-session-id": "claude-1", "user-agent": "claude-cli/2.1.328" })).toBe(200)
-    expect(await ask({ "x-claude-code-session-id": "claude-1", "user-agent": "claude-cli/2.1.328" })).toBe(200)
+    const claude = {
+      "x-claude-code-session-id": "claude-1",
+      "user-agent": "claude-cli/2.1.328",
+      "x-svc-tags": "developer:ana+dev@example.com"
+    }
+    expect(await ask(claude)).toBe(200)
+    expect(await ask(claude)).toBe(200)
     expect(await ask({ "session-id": "01a21c19-62f0-7622-b0b0-cf60052c74ba", "user-agent": "codex_exec/0.169.0" }))
       .toBe(200)
     expect(await ask({ "x-svc-session-id": "script-7", "x-claude-code-session-id": "ignored" })).toBe(200)
@@ -66,6 +71,7 @@ describe("client sessions", () => {
     expect([...lasts].sort().reverse()).toEqual(lasts)
     expect(byId("claude-1")).toMatchObject({
       client: "claude-cli/2.1.328",
+      developer: "ana+dev@example.com",
       key_ids: [keyId],
       models: ["fake/coder"],
       requests: 2,
@@ -79,7 +85,34 @@ describe("client sessions", () => {
       unpriced_requests: 0,
       svc_tool_runs: 0
     })
-    expect(byId("01a21c19-62f0-7622-b0b0-cf60052c74ba")).toMatchObject({ client: "codex_exec/0.169.0", requests: 1 })
+    expect(byId("01a21c19-62f0-7622-b0b0-cf60052c74ba")).toMatchObject({
+      client: "codex_exec/0.169.0",
+      developer: null,
+      requests: 1
+    })
+  })
+
+  it("a key reads its own session's sums at /v1/svc/sessions/{id}, and nothing of another key's", async () => {
+    const own = await fetch(`${gw.url}/v1/svc/sessions/claude-1`, { headers: { authorization: `Bearer ${key}` } })
+    expect(own.status).toBe(200)
+    expect(await own.json()).toMatchObject({
+      object: "svc.session",
+      session_id: "claude-1",
+      developer: "ana+dev@example.com",
+      requests: 2,
+      cost_usd: 0.0044
+    })
+    // another key of the same org
+    const other = (await gw.admin("POST", `/orgs/${orgId}/keys`, { name: "other" })).json.key as string
+    const refused = await fetch(`${gw.url}/v1/svc/sessions/claude-1`, { headers: { authorization: `Bearer ${other}` } })
+    expect(refused.status).toBe(404)
+    expect(((await refused.json()) as { error: unknown }).error).toMatchObject({
+      code: "not_found",
+      message: "No session with id 'claude-1'."
+    })
+    const anonymous = await fetch(`${gw.url}/v1/svc/sessions/claude-1`)
+    expect(anonymous.status).toBe(401)
+    expect(((await anonymous.json()) as { error: { type: string } }).error.type).toBe("authentication_error")
   })
 
   it("one session: its sums and its requests as a timeline, oldest first", async () => {

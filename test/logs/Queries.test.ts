@@ -468,6 +468,7 @@ layer(Live)("RequestQueries", (it) => {
         {
           session_id: "cc-2",
           client: "seed",
+          developer: null,
           key_ids: ["key_c"],
           models: ["local/echo"],
           first_request_at: "2026-03-03T23:59:59.999Z",
@@ -487,6 +488,7 @@ layer(Live)("RequestQueries", (it) => {
         {
           session_id: "cc-1",
           client: "seed",
+          developer: null,
           key_ids: ["key_a", "key_b"],
           models: ["anthropic/claude", "openai/gpt-4o"],
           first_request_at: "2026-03-01T09:00:00.000Z",

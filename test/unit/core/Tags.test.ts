@@ -29,7 +29,8 @@ describe("mergeTags", () => {
   })
 
   it("accepts every allowed character and lengths 1 and 64", () => {
-    assert.deepStrictEqual(merged(["aZ09-_.:/=", "x", "y".repeat(64)]), ["aZ09-_.:/=", "x", "y".repeat(64)])
+    assert.deepStrictEqual(merged(["aZ09-_.:/=@+", "x", "y".repeat(64)]), ["aZ09-_.:/=@+", "x", "y".repeat(64)])
+    assert.deepStrictEqual(merged([], "developer:ana+ci@example.com"), ["developer:ana+ci@example.com"])
   })
 
   it("refuses a bad body tag, naming it and 'tags'", () => {

@@ -63,6 +63,8 @@ const About = (props: { readonly session: SessionDetail; readonly keys: Readonly
         {clientName(s.client)}
         {s.client === null ? null : <span class="muted">{` (${s.client})`}</span>}
       </dd>
+      <dt>Developer</dt>
+      <dd>{s.developer ?? "–"}</dd>
       <dt>First request</dt>
       <dd title={s.first_request_at}>{time(s.first_request_at)}</dd>
       <dt>Last request</dt>

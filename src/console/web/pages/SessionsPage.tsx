@@ -72,6 +72,7 @@ const SessionTable = (
         <tr>
           <th scope="col">Session</th>
           <th scope="col">Client</th>
+          <th scope="col">Developer</th>
           <th scope="col">First request</th>
           <th scope="col">Last request</th>
           <th scope="col" class="num">Requests</th>
@@ -94,6 +95,7 @@ const SessionTable = (
               </a>
             </th>
             <td title={s.client ?? undefined}>{clientName(s.client)}</td>
+            <td>{s.developer ?? "–"}</td>
             <td title={s.first_request_at}>{time(s.first_request_at)}</td>
             <td title={s.last_request_at}>{time(s.last_request_at)}</td>
             <td class="num">{count(s.requests)}</td>
