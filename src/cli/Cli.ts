@@ -12,13 +12,25 @@ import { AnalyticsCommand } from "./AnalyticsCommand.ts"
 import { CLI_NAME, root } from "./Connection.ts"
 import { ExitCode } from "./ExitCode.ts"
 import { KeysCommand } from "./KeysCommand.ts"
+import type { ClientExited } from "./launch/ClientProcess.ts"
+import { LaunchCommand } from "./LaunchCommand.ts"
 import { OrgsCommand } from "./OrgsCommand.ts"
 import { RequestsCommand } from "./RequestsCommand.ts"
 import { SpendCommand } from "./SpendCommand.ts"
+import { StatuslineCommand } from "./StatuslineCommand.ts"
 import { ToolsCommand } from "./ToolsCommand.ts"
 
 /** Every command group, in the order help lists them. */
-const commands = [OrgsCommand, KeysCommand, ToolsCommand, RequestsCommand, AnalyticsCommand, SpendCommand] as const
+const commands = [
+  OrgsCommand,
+  KeysCommand,
+  ToolsCommand,
+  RequestsCommand,
+  AnalyticsCommand,
+  SpendCommand,
+  LaunchCommand,
+  StatuslineCommand
+] as const
 
 export const cli = root.pipe(Command.withSubcommands(commands))
 
@@ -49,8 +61,11 @@ const presenter: CliOutput.Presenter = {
   }
 }
 
-const report = (error: CliError.CliError | AdminClientError): Effect.Effect<number> => {
+const report = (error: CliError.CliError | AdminClientError | ClientExited): Effect.Effect<number> => {
   switch (error._tag) {
+    case "ClientExited":
+      // the launched client said what went wrong itself
+      return Effect.succeed(error.code)
     case "AdminClientError":
       return Console.error(`Error: ${error.message}`).pipe(Effect.as(error.exitCode))
     case "ShowHelp":

@@ -3,7 +3,7 @@
  * form only, when the command line is parsed (a mistake there is a usage error, before any store is
  * opened); whether the ids exist is the admin API's check, made with its words.
  */
-import { Effect, Option } from "effect"
+import { Config, Effect, Option } from "effect"
 import { Flag } from "effect/cli"
 import { isThreshold, MAX_THRESHOLDS } from "../kernel/AlertSettings.ts"
 import { isDollarAmount, type LimitName, type LimitsChange } from "../kernel/Limits.ts"
@@ -13,6 +13,15 @@ export const org = Flag.String("org").pipe(
   Flag.withDescription("The organization's id (org_...)"),
   Flag.withMetavar("org_id")
 )
+
+/** `--key`: a gateway API key (not the admin token), else `SVC_GATEWAY_KEY`; what it is for in `description`. */
+export const gatewayKey = (description: string) =>
+  Flag.Redacted("key").pipe(
+    Flag.withDescription(`${description} (env: SVC_GATEWAY_KEY)`),
+    Flag.withMetavar("key"),
+    Flag.withFallbackConfig(Config.Redacted("SVC_GATEWAY_KEY")),
+    Flag.optional
+  )
 
 /** `a,b` → `["a", "b"]` (spaces around ids ignored); none when no id is given at all. */
 export const splitIds = (value: string): Option.Option<ReadonlyArray<string>> => {

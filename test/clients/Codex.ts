@@ -46,6 +46,21 @@ export const ensureCodex = (): string => {
   return executable
 }
 
+/** Config lines that keep Codex off the network at start: no analytics, plugins, apps or update checks. */
+export const CODEX_QUIET: ReadonlyArray<string> = [
+  `[analytics]`,
+  `enabled = false`,
+  ``,
+  `[features]`,
+  `plugins = false`,
+  `remote_plugin = false`,
+  `plugin_sharing = false`,
+  `apps = false`,
+  `in_app_updates = false`,
+  `api_key_model_discovery = false`,
+  ``
+]
+
 /** The config Codex reads from its home: the gateway as a Responses provider, nothing else. */
 export const codexConfig = (baseUrl: string, model: string): string =>
   [
@@ -59,17 +74,7 @@ export const codexConfig = (baseUrl: string, model: string): string =>
     `env_key = "SVC_GATEWAY_API_KEY"`,
     `wire_api = "responses"`,
     ``,
-    `[analytics]`,
-    `enabled = false`,
-    ``,
-    `[features]`,
-    `plugins = false`,
-    `remote_plugin = false`,
-    `plugin_sharing = false`,
-    `apps = false`,
-    `in_app_updates = false`,
-    `api_key_model_discovery = false`,
-    ``
+    ...CODEX_QUIET
   ].join("\n")
 
 export interface CodexRun {
