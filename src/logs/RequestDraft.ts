@@ -35,9 +35,16 @@ export const sessionIdOf = (header: string | undefined): string | null => {
 
 /**
  * The headers that name a client's session, first found wins: the gateway's own, then each client's:
- * Claude Code's, Codex's (`session-id`, its thread id; older builds `session_id`).
+ * Claude Code's, Codex's (`session-id`, its thread id; older builds `session_id`), OpenCode's
+ * (`x-session-id`, its `ses_...` id).
  */
-export const SESSION_HEADERS = ["x-svc-session-id", "x-claude-code-session-id", "session-id", "session_id"] as const
+export const SESSION_HEADERS = [
+  "x-svc-session-id",
+  "x-claude-code-session-id",
+  "session-id",
+  "x-session-id",
+  "session_id"
+] as const
 
 /** The request's session, from the first of `SESSION_HEADERS` it sends; null: none, or not a usable id. */
 export const sessionOf = (headers: Readonly<Record<string, string | undefined>>): string | null => {

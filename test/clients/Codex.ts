@@ -9,39 +9,21 @@
  * may leave 127.0.0.1: its proxy variables point at a recording proxy that refuses every request, and a
  * run reports what tried to go out.
  */
-import { execFileSync, spawn } from "node:child_process"
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs"
-import { homedir, tmpdir } from "node:os"
+import { spawn } from "node:child_process"
+import { existsSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
+import { clientCache, type ClientRun, collectRun, npmInstall, throwawayFolders } from "./ChildRun.ts"
 import { proxyEnv, recordingProxy } from "./RecordingProxy.ts"
 
 export const CODEX_VERSION = "0.169.0"
 
-const cacheDir = join(homedir(), ".cache", "svc-gateway", "clients", `codex-${CODEX_VERSION}`)
+const cacheDir = clientCache("codex", CODEX_VERSION)
 const executable = join(cacheDir, "node_modules", ".bin", "codex")
 
 /** The pinned Codex's executable, installed with npm when missing. */
 export const ensureCodex = (): string => {
   if (existsSync(executable)) return executable
-  mkdirSync(cacheDir, { recursive: true })
-  try {
-    execFileSync("npm", [
-      "install",
-      "--prefix",
-      cacheDir,
-      "--no-save",
-      "--no-audit",
-      "--no-fund",
-      `@openai/codex@${CODEX_VERSION}`
-    ], {
-      stdio: "inherit",
-      timeout: 300_000
-    })
-  } catch (cause) {
-    throw new Error(`Could not install @openai/codex@${CODEX_VERSION} from npm into ${cacheDir}: ${String(cause)}`, {
-      cause
-    })
-  }
+  npmInstall(cacheDir, `@openai/codex@${CODEX_VERSION}`)
   if (!existsSync(executable)) throw new Error(`npm installed Codex, but ${executable} is not there`)
   return executable
 }
@@ -62,7 +44,7 @@ export const CODEX_QUIET: ReadonlyArray<string> = [
 ]
 
 /** The config Codex reads from its home: the gateway as a Responses provider, nothing else. */
-export const codexConfig = (baseUrl: string, model: string): string =>
+export const codexConfig = (baseUrl: string, model: string, websockets = false): string =>
   [
     `model = ${JSON.stringify(model)}`,
     `model_provider = "svc"`,
@@ -73,18 +55,10 @@ export const codexConfig = (baseUrl: string, model: string): string =>
     `base_url = ${JSON.stringify(`${baseUrl}/v1`)}`,
     `env_key = "SVC_GATEWAY_API_KEY"`,
     `wire_api = "responses"`,
+    ...(websockets ? [`supports_websockets = true`] : []),
     ``,
     ...CODEX_QUIET
   ].join("\n")
-
-export interface CodexRun {
-  readonly exitCode: number | null
-  /** The final answer (`codex exec` prints it on stdout). */
-  readonly stdout: string
-  readonly stderr: string
-  /** What Codex tried to reach beyond 127.0.0.1 (`CONNECT github.com:443`), through the recording proxy. */
-  readonly outbound: ReadonlyArray<string>
-}
 
 /** `codex exec <prompt>` against `baseUrl` with a gateway key, in an empty working folder. */
 export const runCodex = async (options: {
@@ -92,48 +66,34 @@ export const runCodex = async (options: {
   readonly apiKey: string
   readonly model: string
   readonly prompt: string
+  /** `supports_websockets = true` on the provider: Codex talks to `/v1/responses` over a WebSocket. */
+  readonly websockets?: boolean
   readonly timeoutMs?: number
-}): Promise<CodexRun> => {
+}): Promise<ClientRun> => {
   const codex = ensureCodex()
   const proxy = await recordingProxy()
-  const root = mkdtempSync(join(tmpdir(), "svc-gateway-codex-"))
-  const [home, work, temp] = ["home", "work", "tmp"].map((name) => join(root, name)) as [string, string, string]
-  for (const dir of [home, work, temp]) mkdirSync(dir)
-  writeFileSync(join(home, "config.toml"), codexConfig(options.baseUrl, options.model))
+  const { home, remove, temp, work } = throwawayFolders("svc-gateway-codex-")
+  writeFileSync(join(home, "config.toml"), codexConfig(options.baseUrl, options.model, options.websockets))
   const cleanup = async () => {
-    rmSync(root, { recursive: true, force: true })
+    remove()
     await proxy.close()
   }
-  return new Promise<CodexRun>((resolve, reject) => {
-    const child = spawn(codex, [
-      "exec",
-      "--skip-git-repo-check",
-      "--dangerously-bypass-approvals-and-sandbox",
-      options.prompt
-    ], {
-      cwd: work,
-      env: {
-        PATH: process.env["PATH"] ?? "/usr/bin:/bin",
-        HOME: home,
-        CODEX_HOME: home,
-        TMPDIR: temp,
-        SVC_GATEWAY_API_KEY: options.apiKey,
-        ...proxyEnv(proxy.url)
-      },
-      stdio: ["ignore", "pipe", "pipe"]
-    })
-    let stdout = ""
-    let stderr = ""
-    child.stdout.on("data", (part: Buffer) => (stdout += part.toString("utf8")))
-    child.stderr.on("data", (part: Buffer) => (stderr += part.toString("utf8")))
-    const timer = setTimeout(() => child.kill("SIGKILL"), options.timeoutMs ?? 90_000)
-    child.on("error", (error) => {
-      clearTimeout(timer)
-      reject(error)
-    })
-    child.on("close", (exitCode) => {
-      clearTimeout(timer)
-      resolve({ exitCode, stdout, stderr, outbound: [...proxy.seen] })
-    })
-  }).finally(cleanup)
+  const child = spawn(codex, [
+    "exec",
+    "--skip-git-repo-check",
+    "--dangerously-bypass-approvals-and-sandbox",
+    options.prompt
+  ], {
+    cwd: work,
+    env: {
+      PATH: process.env["PATH"] ?? "/usr/bin:/bin",
+      HOME: home,
+      CODEX_HOME: home,
+      TMPDIR: temp,
+      SVC_GATEWAY_API_KEY: options.apiKey,
+      ...proxyEnv(proxy.url)
+    },
+    stdio: ["ignore", "pipe", "pipe"]
+  })
+  return collectRun(child, proxy, options.timeoutMs).finally(cleanup)
 }

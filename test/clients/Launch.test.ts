@@ -12,6 +12,7 @@ import { until } from "../utils/Until.ts"
 import { ensureClaudeCode } from "./ClaudeCode.ts"
 import { CODEX_QUIET, ensureCodex } from "./Codex.ts"
 import { runLaunch } from "./LaunchRun.ts"
+import { ensureOpenCode, OPENCODE_QUIET_ENV, OPENCODE_SEED } from "./OpenCode.ts"
 
 const DEVELOPER = "ana@example.com"
 
@@ -46,10 +47,12 @@ describe("svc-gateway launch with the real clients", () => {
   let orgId: string
   let claude: string
   let codex: string
+  let opencode: string
 
   beforeAll(async () => {
     claude = ensureClaudeCode()
     codex = ensureCodex()
+    opencode = ensureOpenCode()
     gw = await startGateway({ GATEWAY_LOG_FLUSH_INTERVAL: "20 millis" })
     ;({ key, orgId } = await gw.newKey())
   }, 360_000)
@@ -143,6 +146,41 @@ describe("svc-gateway launch with the real clients", () => {
     const made = keys.find((k) => k.name === `codex via svc-gateway launch (${DEVELOPER})`)
     expect(made).toBeDefined()
     expect(session["key_ids"]).toEqual([made!.id])
+  })
+
+  it("opencode: answers through the gateway under its own session, the user's config untouched", async () => {
+    const own = JSON.stringify({ $schema: "https://opencode.ai/config.json", autoupdate: false, share: "disabled" })
+    const files = { ...OPENCODE_SEED, ".config/opencode/opencode.json": own }
+    const prompt = "Say svc-gateway-launch-opencode back."
+    const run = await runLaunch({
+      executable: opencode,
+      args: [
+        "launch",
+        "opencode",
+        "--url",
+        gw.url,
+        "--key",
+        key,
+        "--developer",
+        DEVELOPER,
+        "--model",
+        "local/echo",
+        "--",
+        "run",
+        "--auto"
+      ],
+      env: OPENCODE_QUIET_ENV,
+      files,
+      stdin: prompt
+    })
+    expect(run.exitCode, run.stderr).toBe(0)
+    expect(run.stdout.trim()).toBe(prompt)
+    expect(run.outbound).toEqual([])
+    expect(run.filesAfter).toEqual(files)
+    const session = await sessionOf("opencode")
+    expect(String(session["session_id"])).toMatch(/^ses_/)
+    // the session's title and its answer, both on the model the launcher set
+    expect(session).toMatchObject({ developer: DEVELOPER, errors: 0, models: ["local/echo"], requests: 2 })
   })
 
   it("a client missing from PATH: the install command, and nothing run", async () => {

@@ -5,19 +5,15 @@
  * everything, so nothing the client does leaves 127.0.0.1.
  */
 import { spawn } from "node:child_process"
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
-import { tmpdir } from "node:os"
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs"
 import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
+import { type ClientRun, collectRun, throwawayFolders } from "./ChildRun.ts"
 import { proxyEnv, recordingProxy } from "./RecordingProxy.ts"
 
 const BIN = fileURLToPath(new URL("../../bin/svc-gateway.mjs", import.meta.url))
 
-export interface LaunchRun {
-  readonly exitCode: number | null
-  readonly stdout: string
-  readonly stderr: string
-  readonly outbound: ReadonlyArray<string>
+export interface LaunchRun extends ClientRun {
   /** The home's files after the run, by path under the home, for the ones the test wrote. */
   readonly filesAfter: Readonly<Record<string, string>>
 }
@@ -33,45 +29,33 @@ export const runLaunch = async (options: {
   readonly timeoutMs?: number
 }): Promise<LaunchRun> => {
   const proxy = await recordingProxy()
-  const root = mkdtempSync(join(tmpdir(), "svc-gateway-launch-"))
-  const [home, work, temp] = ["home", "work", "tmp"].map((name) => join(root, name)) as [string, string, string]
-  for (const dir of [home, work, temp]) mkdirSync(dir)
-  for (const [path, text] of Object.entries(options.files ?? {})) {
+  const { home, remove, temp, work } = throwawayFolders("svc-gateway-launch-")
+  const files = Object.keys(options.files ?? {})
+  for (const path of files) {
     mkdirSync(dirname(join(home, path)), { recursive: true })
-    writeFileSync(join(home, path), text)
+    writeFileSync(join(home, path), options.files![path]!)
   }
   try {
-    return await new Promise<LaunchRun>((resolve, reject) => {
-      const child = spawn(process.execPath, [BIN, ...options.args], {
-        cwd: work,
-        env: {
-          PATH: `${dirname(options.executable)}:${dirname(process.execPath)}:${process.env["PATH"] ?? "/usr/bin:/bin"}`,
-          HOME: home,
-          TMPDIR: temp,
-          ...proxyEnv(proxy.url),
-          ...options.env
-        },
-        stdio: ["pipe", "pipe", "pipe"]
-      })
-      child.stdin.end(options.stdin ?? "")
-      let stdout = ""
-      let stderr = ""
-      child.stdout.on("data", (part: Buffer) => (stdout += part.toString("utf8")))
-      child.stderr.on("data", (part: Buffer) => (stderr += part.toString("utf8")))
-      const timer = setTimeout(() => child.kill("SIGKILL"), options.timeoutMs ?? 90_000)
-      child.on("error", (error) => {
-        clearTimeout(timer)
-        reject(error)
-      })
-      child.on("close", (exitCode) => {
-        clearTimeout(timer)
-        const filesAfter: Record<string, string> = {}
-        for (const path of Object.keys(options.files ?? {})) filesAfter[path] = readFileSync(join(home, path), "utf8")
-        resolve({ exitCode, stdout, stderr, outbound: [...proxy.seen], filesAfter })
-      })
+    const child = spawn(process.execPath, [BIN, ...options.args], {
+      cwd: work,
+      env: {
+        PATH: `${dirname(options.executable)}:${dirname(process.execPath)}:${process.env["PATH"] ?? "/usr/bin:/bin"}`,
+        HOME: home,
+        TMPDIR: temp,
+        ...proxyEnv(proxy.url),
+        ...options.env
+      },
+      stdio: ["pipe", "pipe", "pipe"]
     })
+    child.stdin.on("error", () => {})
+    child.stdin.end(options.stdin ?? "")
+    const run = await collectRun(child, proxy, options.timeoutMs)
+    return {
+      ...run,
+      filesAfter: Object.fromEntries(files.map((path) => [path, readFileSync(join(home, path), "utf8")]))
+    }
   } finally {
-    rmSync(root, { recursive: true, force: true })
+    remove()
     await proxy.close()
   }
 }

@@ -119,7 +119,10 @@ export const openCodeConfig = (settings: Pick<LaunchSettings, "url" | "model" | 
       models: settings.model === undefined ? {} : { [settings.model]: { name: settings.model } }
     }
   },
-  ...(settings.model === undefined ? {} : { model: `svc-gateway/${settings.model}` })
+  // the small model (session titles) too, so every request goes to a model the gateway routes
+  ...(settings.model === undefined
+    ? {}
+    : { model: `svc-gateway/${settings.model}`, small_model: `svc-gateway/${settings.model}` })
 })
 
 const opencode = (settings: LaunchSettings): ClientRun => ({

@@ -66,6 +66,9 @@ describe("sessionOf", () => {
       "01a21c19-62f0-7622-b0b0-cf60052c74ba"
     )
     assert.strictEqual(sessionOf({ session_id: "older-codex" }), "older-codex")
+    // OpenCode's session id; Codex's wins over it, as a session-id header is Codex's own
+    assert.strictEqual(sessionOf({ "x-session-id": "ses_4ca8e2b5bffe" }), "ses_4ca8e2b5bffe")
+    assert.strictEqual(sessionOf({ "x-session-id": "ses_1", "session-id": "codex" }), "codex")
     assert.isNull(sessionOf({ "user-agent": "curl" }))
   })
 
