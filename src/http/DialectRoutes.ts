@@ -9,6 +9,7 @@ import { OpenAiChat } from "../dialects/openai/OpenAiChat.ts"
 import { OpenAiResponses } from "../dialects/responses/ResponsesDialect.ts"
 import { CountTokensRoute } from "./CountTokensRoute.ts"
 import { pipeline } from "./Pipeline.ts"
+import { responsesSocket } from "./ResponsesSocket.ts"
 
 const openAiChat = pipeline(OpenAiChat)
 const anthropicMessages = pipeline(AnthropicMessages)
@@ -20,5 +21,8 @@ export const DialectRoutes = Layer.mergeAll(
   HttpRouter.add("POST", "/v1/messages", anthropicMessages),
   HttpRouter.add("POST", "/v1/responses", openAiResponses),
   HttpRouter.add("POST", "/responses", openAiResponses),
+  // Codex's WebSocket transport (`supports_websockets`): the same requests, over one connection
+  HttpRouter.add("GET", "/v1/responses", responsesSocket),
+  HttpRouter.add("GET", "/responses", responsesSocket),
   CountTokensRoute
 )
