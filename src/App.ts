@@ -4,12 +4,12 @@
  * one on a random port, or swap a service for a fake.
  */
 import { NodeHttpServer } from "@effect/platform-node"
-import { ByteSize, Effect, Layer } from "effect"
-import { HttpIncomingMessage, HttpRouter } from "effect/http"
+import { ByteSize, Duration, Effect, Layer } from "effect"
+import { HttpIncomingMessage, HttpRouter, UrlParams } from "effect/http"
 import { Server, type ServerOptions } from "node:http"
 import { AdminAuth } from "./auth/AdminAuth.ts"
 import { Auth } from "./auth/Auth.ts"
-import { GatewayConfig } from "./Config.ts"
+import { GatewayConfig, type GatewaySettings } from "./Config.ts"
 import { ConsoleRoutes } from "./console/ConsoleRoutes.ts"
 import { GatewayCore } from "./core/GatewayCore.ts"
 import { AdminApiRoutes } from "./http/AdminApiLive.ts"
@@ -86,6 +86,17 @@ const BodyLimit = Layer.effect(
   Effect.map(Effect.service(GatewayConfig), (config) => ByteSize.bytes(config.bodyLimitBytes))
 )
 
+/**
+ * Query parameters whose values never reach a span or a log: Effect's list (signed URLs) and anything
+ * named like a credential, as a client that puts its key in the URL (`?api_key=`) would.
+ */
+export const REDACTED_URL_PARAMS: ReadonlyArray<string | RegExp> = [
+  ...UrlParams.CurrentRedactedNames.defaultValue(),
+  /key|token|secret|passw|auth|sig|credential|session|code/i
+]
+
+const RedactedUrlParams = Layer.succeed(UrlParams.CurrentRedactedNames, REDACTED_URL_PARAMS)
+
 export const Routes = Layer.mergeAll(
   DialectRoutes,
   AdminApiRoutes,
@@ -100,7 +111,7 @@ export const Routes = Layer.mergeAll(
 
 /** The routes served over the app's services; still needs an `HttpServer` and `GatewayConfig`. */
 export const HttpApp = HttpRouter.serve(Routes, { disableLogger: true, disableListenLog: true }).pipe(
-  Layer.provide(BodyLimit)
+  Layer.provide([BodyLimit, RedactedUrlParams])
 )
 
 /**
@@ -125,12 +136,29 @@ export class DrainingServer extends Server {
 }
 
 /**
+ * The Node server's own limits: keep-alive past a load balancer's 60 s; a client slow to send its
+ * headers or its request cut after `GATEWAY_HEADERS_TIMEOUT` / `GATEWAY_REQUEST_TIMEOUT` (Node checks
+ * them every few seconds), so connections trickling a byte at a time cannot pile up. Neither applies
+ * to an answer: a stream lasts as long as the upstream's.
+ */
+export const serverOptions = (config: Pick<GatewaySettings, "headersTimeout" | "requestTimeout">): ServerOptions => {
+  const headersMs = Duration.toMillis(config.headersTimeout)
+  const requestMs = Math.max(headersMs, Duration.toMillis(config.requestTimeout))
+  return {
+    keepAliveTimeout: 65_000,
+    headersTimeout: headersMs,
+    requestTimeout: requestMs,
+    connectionsCheckingInterval: Math.max(100, Math.min(5_000, Math.floor(headersMs / 4)))
+  }
+}
+
+/**
  * The Node HTTP server from the settings: on SIGTERM it stops accepting, lets in-flight requests finish
  * within the grace period, then exits.
  */
 export const NodeServerLive = Layer.unwrap(Effect.gen(function*() {
   const config = yield* GatewayConfig
-  return NodeHttpServer.layer(() => new DrainingServer({ keepAliveTimeout: 65_000 }), {
+  return NodeHttpServer.layer(() => new DrainingServer(serverOptions(config)), {
     port: config.port,
     host: config.host,
     gracefulShutdownTimeout: config.shutdownGrace

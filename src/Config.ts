@@ -35,6 +35,8 @@ const settings = Config.all({
   circuitFailures: Config.Int("GATEWAY_CIRCUIT_FAILURES").pipe(Config.withDefault(5)),
   circuitCooldown: Config.Duration("GATEWAY_CIRCUIT_COOLDOWN").pipe(Config.withDefault(Duration.seconds(30))),
   shutdownGrace: Config.Duration("GATEWAY_SHUTDOWN_GRACE").pipe(Config.withDefault(Duration.seconds(10))),
+  headersTimeout: Config.Duration("GATEWAY_HEADERS_TIMEOUT").pipe(Config.withDefault(Duration.seconds(20))),
+  requestTimeout: Config.Duration("GATEWAY_REQUEST_TIMEOUT").pipe(Config.withDefault(Duration.seconds(120))),
   bootstrap: Config.Boolean("GATEWAY_BOOTSTRAP").pipe(Config.withDefault(true)),
   toolTimeout: Config.Duration("GATEWAY_SVC_TOOL_TIMEOUT").pipe(Config.withDefault(Duration.seconds(10))),
   toolMaxOutputBytes: Config.Int("GATEWAY_SVC_TOOL_MAX_OUTPUT_BYTES").pipe(Config.withDefault(64 * 1024)),
@@ -84,6 +86,10 @@ export interface GatewaySettings {
   /** How long an open circuit skips its target before one probe. */
   readonly circuitCooldown: Duration.Duration
   readonly shutdownGrace: Duration.Duration
+  /** How long a client may take to send a request's headers; a slower connection is cut. */
+  readonly headersTimeout: Duration.Duration
+  /** How long a client may take to send a whole request, body included (never the answer: streams last). */
+  readonly requestTimeout: Duration.Duration
   /** Create a default org and a dev key on the first start with an empty store. */
   readonly bootstrap: boolean
   /** Longest run of a shared tool that sets no timeout of its own. */

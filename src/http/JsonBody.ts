@@ -60,18 +60,24 @@ const parse = (text: string): Effect.Effect<unknown, RequestError> => {
   }
 }
 
+/** The limit the body is read under (App.ts sets it from `GATEWAY_BODY_LIMIT_BYTES`), as a refusal. */
+const tooLarge = Effect.gen(function*() {
+  const limit = yield* HttpIncomingMessage.MaxBodySize
+  return yield* new RequestError({ reason: new BodyTooLarge({ limitBytes: limit === undefined ? 0 : Number(limit) }) })
+})
+
 export const readJsonBody = Effect.gen(function*() {
   const request = yield* HttpServerRequest.HttpServerRequest
+  // a body declared over the limit is refused before any of it is read
+  const limit = yield* HttpIncomingMessage.MaxBodySize
+  const declared = request.headers["content-length"]
+  if (limit !== undefined && declared !== undefined && declared.length > 0 && Number(declared) > Number(limit)) {
+    return yield* tooLarge
+  }
   const text = yield* request.text.pipe(
     Effect.catchTag("HttpServerError", (error) =>
       Effect.gen(function*() {
-        if (error.reason._tag === "RequestParseError" && error.reason.reason === "BodyTooLarge") {
-          // the limit the body was read under (App.ts sets it from GATEWAY_BODY_LIMIT)
-          const limit = yield* HttpIncomingMessage.MaxBodySize
-          return yield* new RequestError({
-            reason: new BodyTooLarge({ limitBytes: limit === undefined ? 0 : Number(limit) })
-          })
-        }
+        if (error.reason._tag === "RequestParseError" && error.reason.reason === "BodyTooLarge") return yield* tooLarge
         return yield* new RequestError({
           reason: new InvalidJson({ message: "The request body is not valid JSON." })
         })

@@ -173,9 +173,11 @@ export const edge = <E extends EdgeError, R>(
         }
         const problem = describeError(error)
         const { body, status } = dialect.errorBody(problem)
-        const answered = problem.retryAfterSeconds === undefined
+        const answered: Record<string, string> = problem.retryAfterSeconds === undefined
           ? headers
           : { ...headers, "retry-after": String(problem.retryAfterSeconds) }
+        // a body refused for its size may still be arriving: closing the connection stops reading it
+        if (status === 413) answered["connection"] = "close"
         return done(draft.finish(status, problem.code)).pipe(
           Effect.as(HttpServerResponse.jsonUnsafe(body, { status, headers: answered }))
         )

@@ -112,7 +112,7 @@ const answerFrame = (
     if (Buffer.byteLength(frame) > config.bodyLimitBytes) {
       return yield* writer.write(
         refused(
-          "body_too_large",
+          "request_too_large",
           `The event is larger than the gateway's limit of ${config.bodyLimitBytes} bytes.`,
           413
         )

@@ -11,6 +11,7 @@ import { appendFile, mkdir, rename, rm } from "node:fs/promises"
 import { dirname } from "node:path"
 import { createInterface } from "node:readline"
 import { COMPRESSION_LEVELS } from "../kernel/CompressionLevel.ts"
+import { PRIVATE_DIR, PRIVATE_FILE } from "../store/PrivateFiles.ts"
 import { REQUEST_KINDS, type RequestRecord } from "./RequestRecord.ts"
 
 /** The spill file could not be written, renamed or read. */
@@ -97,13 +98,13 @@ const lines = (rows: ReadonlyArray<RequestRecord>, from: number): string => {
 }
 
 // the rows may hold prompt and completion text: readable by the gateway's user only
-const FILE_MODE = 0o600
+const FILE_MODE = PRIVATE_FILE
 
 /** Appends the rows (a few thousand per write, so a large spill is not one huge string). */
 export const appendRows = (path: string, rows: ReadonlyArray<RequestRecord>): Effect.Effect<void, SpillError> =>
   Effect.tryPromise({
     try: async () => {
-      await mkdir(dirname(path), { recursive: true })
+      await mkdir(dirname(path), { recursive: true, mode: PRIVATE_DIR })
       for (let from = 0; from < rows.length; from += LINES_PER_WRITE) {
         await appendFile(path, lines(rows, from), { mode: FILE_MODE })
       }
@@ -113,7 +114,7 @@ export const appendRows = (path: string, rows: ReadonlyArray<RequestRecord>): Ef
 
 /** As `appendRows`, blocking: only for rows recorded after the writer stopped, during shutdown. */
 export const appendRowsSync = (path: string, rows: ReadonlyArray<RequestRecord>): void => {
-  mkdirSync(dirname(path), { recursive: true })
+  mkdirSync(dirname(path), { recursive: true, mode: PRIVATE_DIR })
   for (let from = 0; from < rows.length; from += LINES_PER_WRITE) {
     appendFileSync(path, lines(rows, from), { mode: FILE_MODE })
   }

@@ -12,8 +12,16 @@
 import { type Duration, Effect, Redacted, Result, Scope } from "effect"
 import type { Completion } from "../kernel/Canonical.ts"
 import type { Provider, ProviderCall } from "./Provider.ts"
-import { ProviderError, UpstreamBadResponse, type UpstreamStatus } from "./ProviderError.ts"
+import {
+  changedStatus,
+  ProviderError,
+  ProviderUnavailable,
+  UpstreamBadResponse,
+  type UpstreamStatus,
+  UpstreamUnreachable
+} from "./ProviderError.ts"
 import { withRetryAfter } from "./RetryAfter.ts"
+import { configuredSecrets, redactSecrets } from "./Secrets.ts"
 import { type EventStep, sseChunks } from "./SseChunks.ts"
 import { reasonFromTransportError } from "./UpstreamReasons.ts"
 import { type UpstreamResponse, UpstreamTransport, type UpstreamTransportError } from "./UpstreamTransport.ts"
@@ -69,6 +77,25 @@ export interface HttpCalls {
   readonly open: Provider["open"]
 }
 
+/** `reason` with the secrets out of its message (`Secrets.ts`); the same reason when there were none. */
+export const redactReason = (reason: Reason, secrets: ReadonlyArray<string>): Reason => {
+  if (!("message" in reason)) return reason
+  const message = redactSecrets(reason.message, secrets)
+  if (message === reason.message) return reason
+  switch (reason._tag) {
+    case "UpstreamStatus":
+      return changedStatus(reason, { message })
+    case "UpstreamUnreachable":
+      return new UpstreamUnreachable({ message })
+    case "UpstreamBadResponse":
+      return new UpstreamBadResponse({ message })
+    case "ProviderUnavailable":
+      return new ProviderUnavailable({ message })
+    default:
+      return reason
+  }
+}
+
 /** Header names lower-cased, as the exchange sends them (a configured one is then found by its name). */
 export const lowerCaseKeys = (headers: Readonly<Record<string, string>>): Record<string, string> => {
   const out: Record<string, string> = {}
@@ -94,7 +121,12 @@ export const makeHttpCalls = (
     headers["content-type"] = "application/json"
     if (options.apiKey !== undefined) headers[format.auth.header] = format.auth.value(Redacted.value(options.apiKey))
 
-    const fail = (reason: Reason) => new ProviderError({ provider: options.name, reason })
+    const secrets = configuredSecrets(
+      options.apiKey === undefined ? undefined : Redacted.value(options.apiKey),
+      options.headers
+    )
+    const fail = (reason: Reason) =>
+      new ProviderError({ provider: options.name, reason: redactReason(reason, secrets) })
     const fromTransportError = (error: UpstreamTransportError) => fail(reasonFromTransportError(error))
 
     const read = (response: UpstreamResponse) =>

@@ -37,6 +37,22 @@ export class UpstreamStatus extends Schema.TaggedError<UpstreamStatus>()("Upstre
   }
 }
 
+/** `reason` with its message or its wait changed, every other field kept. */
+export const changedStatus = (
+  reason: UpstreamStatus,
+  change: { readonly message?: string; readonly retryAfterMs?: number }
+): UpstreamStatus => {
+  const retryAfterMs = change.retryAfterMs ?? reason.retryAfterMs
+  return new UpstreamStatus({
+    status: reason.status,
+    message: change.message ?? reason.message,
+    ...(reason.type === undefined ? {} : { type: reason.type }),
+    ...(reason.code === undefined ? {} : { code: reason.code }),
+    ...(reason.param === undefined ? {} : { param: reason.param }),
+    ...(retryAfterMs === undefined ? {} : { retryAfterMs })
+  })
+}
+
 /** The connection failed or broke (refused, reset, DNS). */
 export class UpstreamUnreachable extends Schema.TaggedError<UpstreamUnreachable>()("UpstreamUnreachable", {
   message: Schema.String

@@ -3,7 +3,7 @@
  * `Retry-After` as delay-seconds or an HTTP date (RFC 9110 10.2.3). Put on the `UpstreamStatus` where
  * an adapter reads a non-2xx answer, so the failover can honour it.
  */
-import { UpstreamStatus } from "./ProviderError.ts"
+import { changedStatus, type UpstreamStatus } from "./ProviderError.ts"
 
 const SECONDS = /^\d+(\.\d+)?$/
 
@@ -24,12 +24,5 @@ export const retryAfterMs = (headers: Readonly<Record<string, string>>, now: num
 export const withRetryAfter = (reason: UpstreamStatus, headers: Readonly<Record<string, string>>): UpstreamStatus => {
   const wait = retryAfterMs(headers, Date.now())
   if (wait === undefined) return reason
-  return new UpstreamStatus({
-    status: reason.status,
-    message: reason.message,
-    ...(reason.type === undefined ? {} : { type: reason.type }),
-    ...(reason.code === undefined ? {} : { code: reason.code }),
-    ...(reason.param === undefined ? {} : { param: reason.param }),
-    retryAfterMs: wait
-  })
+  return changedStatus(reason, { retryAfterMs: wait })
 }

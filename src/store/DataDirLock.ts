@@ -6,9 +6,10 @@
  * taken over. PostgreSQL (`DATABASE_URL`) and `memory://` stores need no lock.
  */
 import { Effect, Layer, Option, Schema, type Scope } from "effect"
-import { linkSync, mkdirSync, readFileSync, unlinkSync, writeFileSync } from "node:fs"
+import { linkSync, readFileSync, unlinkSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { GatewayConfig } from "../Config.ts"
+import { PRIVATE_FILE, privateDir } from "./PrivateFiles.ts"
 
 export const LOCK_FILE = "gateway.lock"
 
@@ -76,7 +77,7 @@ const readHolder = (file: string): number | null | undefined => {
  */
 const createExclusive = (file: string): boolean => {
   const temp = `${file}.${process.pid}.${Date.now()}.tmp`
-  writeFileSync(temp, `${process.pid}\n`)
+  writeFileSync(temp, `${process.pid}\n`, { mode: PRIVATE_FILE })
   try {
     linkSync(temp, file)
     return true
@@ -94,7 +95,7 @@ const createExclusive = (file: string): boolean => {
  * acceptable for a single-user embedded store, where only a crash leaves a stale lock behind.
  */
 const takeLock = (dataDir: string, file: string): LockHeld | LockIoFailed | undefined => {
-  mkdirSync(dataDir, { recursive: true })
+  privateDir(dataDir)
   for (let attempt = 0; attempt < 5; attempt++) {
     if (createExclusive(file)) return undefined
     const holder = readHolder(file)

@@ -6,11 +6,12 @@
 import { PgClient } from "@effect/sql-pg"
 import { Console, Effect, Layer, Option } from "effect"
 import type { SqlClient, SqlError } from "effect/sql"
-import { existsSync, mkdirSync } from "node:fs"
+import { existsSync } from "node:fs"
 import { join } from "node:path"
 import { GatewayConfig } from "../Config.ts"
 import { ChangeFeed } from "./ChangeFeed.ts"
 import { Migrations } from "./Migrations.ts"
+import { privateDir, privateFile, tightenFiles } from "./PrivateFiles.ts"
 import * as SqliteClient from "./SqliteClient.ts"
 
 /** The embedded store's file in a data folder. */
@@ -30,7 +31,12 @@ export const sqliteLayer = (dataDir: string): Layer.Layer<SqlClient.SqlClient, S
           `does not read; the embedded store is now ${file}.`
       )
     }
-    yield* Effect.sync(() => mkdirSync(dataDir, { recursive: true }))
+    // SQLite gives its WAL and shared-memory files the database file's mode
+    yield* Effect.sync(() => {
+      privateDir(dataDir)
+      privateFile(file)
+      tightenFiles([`${file}-wal`, `${file}-shm`])
+    })
     return SqliteClient.layer({ filename: file })
   }))
 

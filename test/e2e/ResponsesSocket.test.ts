@@ -128,7 +128,7 @@ describe("the Responses API over a WebSocket", () => {
         "previous_response_not_found"
       ],
       [{ type: "response.create", model: "nobody/nothing", input: "x" }, 404, "model_not_found"],
-      [{ type: "response.create", model: "local/echo", input: "x".repeat(70_000) }, 413, "body_too_large"]
+      [{ type: "response.create", model: "local/echo", input: "x".repeat(70_000) }, 413, "request_too_large"]
     ]
     for (const [event, status, code] of refusals) {
       const [error] = await socket.send(event)

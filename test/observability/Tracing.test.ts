@@ -197,4 +197,24 @@ describe("tracing a chat request end to end", () => {
     expect(descends(spans, run, serverSpan(spans))).toBe(true)
     expect(named(spans, "Provider.complete").filter((s) => s.spanContext().traceId === CALLER_TRACE)).toHaveLength(2)
   })
+
+  it("a secret in the query string never reaches a span: refused requests' URLs are redacted", async () => {
+    const query = "?api_key=sk-query-secret-1&token=tok-query-secret-2&client_secret=cs-3&Signature=sig-4&model=m"
+    const refused = await postChat(gw.url, { model: "local/echo", messages: [] }, {
+      path: `/v1/chat/completions${query}`
+    })
+    expect(refused.status).toBe(401)
+    const missing = await fetch(`${gw.url}/nowhere${query}`)
+    expect(missing.status).toBe(404)
+    await settle(exporter)
+    await expect.poll(() => exporter.getFinishedSpans().filter((s) => s.kind === SpanKind.SERVER).length)
+      .toBeGreaterThanOrEqual(2)
+    const attributes = JSON.stringify(exporter.getFinishedSpans().map((s) => s.attributes))
+    for (const secret of ["sk-query-secret-1", "tok-query-secret-2", "cs-3", "sig-4"]) {
+      expect(attributes).not.toContain(secret)
+    }
+    // what is no secret stays readable
+    expect(attributes).toContain("model=m")
+    expect(attributes).toContain("api_key=REDACTED")
+  })
 })

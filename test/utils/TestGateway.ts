@@ -10,7 +10,7 @@ import { mkdtempSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { expect } from "vitest"
-import { AppServices, appServices, DrainingServer, HttpApp } from "../../src/App.ts"
+import { AppServices, appServices, DrainingServer, HttpApp, serverOptions } from "../../src/App.ts"
 import { GatewayConfig } from "../../src/Config.ts"
 import { RequestLog } from "../../src/logs/RequestLog.ts"
 import type { RequestRecord } from "../../src/logs/RequestRecord.ts"
@@ -65,7 +65,10 @@ export const startGateway = async <TA = never, TE = never>(
   const settings = testEnv(env)
   const services = options.tools === undefined ? AppServices : appServices(ToolRegistry.layerFrom(options.tools))
   const gateway = HttpApp.pipe(
-    Layer.provideMerge(NodeHttpServer.layer(() => new DrainingServer(), { port: 0, host: "127.0.0.1" })),
+    Layer.provideMerge(Layer.unwrap(Effect.map(
+      Effect.service(GatewayConfig),
+      (config) => NodeHttpServer.layer(() => new DrainingServer(serverOptions(config)), { port: 0, host: "127.0.0.1" })
+    ))),
     Layer.provideMerge(services),
     Layer.provideMerge(GatewayConfig.layerFrom(settings))
   )
