@@ -37,6 +37,7 @@ import { CutOutputs } from "./tools/CutOutputs.ts"
 import { PendingCalls } from "./tools/PendingCalls.ts"
 import { Policy } from "./tools/Policy.ts"
 import { ToolRegistry } from "./tools/ToolRegistry.ts"
+import { Users } from "./users/Users.ts"
 
 /** Pooled keep-alive connections to every upstream over undici, with the configured connect timeout. */
 export const UpstreamClientLive = Layer.unwrap(Effect.gen(function*() {
@@ -56,6 +57,7 @@ export const StoreServices = Layer.mergeAll(
   RateLimits.layerFromConfig
 ).pipe(
   Layer.provideMerge(BudgetAlerts.layerFetch),
+  Layer.provideMerge(Users.layer),
   Layer.provideMerge(ApiKeys.layer),
   Layer.provideMerge(Orgs.layer),
   Layer.provideMerge(DatabaseLive)

@@ -15,16 +15,21 @@ import {
   HttpApiSecurity,
   OpenApi
 } from "effect/http-api"
-import { ADMIN_API_ERRORS, Unauthorized } from "./AdminApiErrors.ts"
+import type { CurrentPrincipal } from "../kernel/Principal.ts"
+import { ADMIN_API_ERRORS, StoreUnavailable, Unauthorized } from "./AdminApiErrors.ts"
 import {
   AnalyticsQuery,
   CreateKey,
   CreateOrg,
+  CreateUser,
+  CreateUserToken,
   OrgUpdate,
   RequestListQuery,
   SessionsQuery,
   SetOrgTool,
-  UpdateKey
+  SetRoles,
+  UpdateKey,
+  UpdateUser
 } from "./AdminPayloads.ts"
 import {
   Analytics,
@@ -32,8 +37,10 @@ import {
   BudgetAlert,
   Circuit,
   CreatedApiKey,
+  CreatedUserToken,
   ListOf,
   LoggedRequest,
+  Me,
   ModelPriceInfo,
   Org,
   OrgToolSetting,
@@ -41,16 +48,19 @@ import {
   SessionDetail,
   SessionSummary,
   SpendReport,
-  SvcTool
+  SvcTool,
+  User,
+  UserToken
 } from "./AdminResources.ts"
 
-/** The admin token (or, later, a person's token) as a bearer; checked before anything else. */
-export class AdminAuthorization
-  extends HttpApiMiddleware.Service<AdminAuthorization>()("svc-gateway/AdminAuthorization", {
-    error: Unauthorized,
-    security: { bearer: HttpApiSecurity.bearer }
-  })
-{}
+/**
+ * The admin token or a person's personal access token, as a bearer; checked before anything else, it
+ * gives the handlers the caller (`CurrentPrincipal`), whose role each handler checks.
+ */
+export class AdminAuthorization extends HttpApiMiddleware.Service<AdminAuthorization, { provides: CurrentPrincipal }>()(
+  "svc-gateway/AdminAuthorization",
+  { error: [Unauthorized, StoreUnavailable], security: { bearer: HttpApiSecurity.bearer } }
+) {}
 
 /**
  * Input that does not fit an endpoint's schema, answered as every other refusal is; it also declares
@@ -213,6 +223,52 @@ export const AlertsGroup = HttpApiGroup.make("alerts").add(
   }).annotate(summary, "The org's budget alerts, newest first, with how their webhook delivery went")
 )
 
+const UserId = { user_id: Schema.String }
+
+export const UsersGroup = HttpApiGroup.make("users")
+  .add(
+    HttpApiEndpoint.post("create", "/users", { payload: CreateUser, success: User.pipe(HttpApiSchema.status(201)) })
+      .annotate(summary, "Create a user (owner)")
+  )
+  .add(
+    HttpApiEndpoint.get("list", "/users", { success: ListOf(User) }).annotate(
+      summary,
+      "List users (owner; an org admin sees them with their roles on her organizations only)"
+    )
+  )
+  .add(HttpApiEndpoint.get("get", "/users/:user_id", { params: UserId, success: User }).annotate(summary, "One user"))
+  .add(
+    HttpApiEndpoint.patch("update", "/users/:user_id", { params: UserId, payload: UpdateUser, success: User })
+      .annotate(summary, "Rename, disable or enable a user (owner)")
+  )
+  .add(
+    HttpApiEndpoint.put("setRoles", "/users/:user_id/roles", { params: UserId, payload: SetRoles, success: User })
+      .annotate(
+        summary,
+        "Set a user's roles; an org admin sets roles on her own organizations only, and no owner role"
+      )
+  )
+  .add(
+    HttpApiEndpoint.post("createToken", "/users/:user_id/tokens", {
+      params: UserId,
+      payload: CreateUserToken,
+      success: CreatedUserToken.pipe(HttpApiSchema.status(201))
+    }).annotate(summary, "Make a personal access token (the user herself, or an owner); shown once")
+  )
+  .add(
+    HttpApiEndpoint.get("listTokens", "/users/:user_id/tokens", { params: UserId, success: ListOf(UserToken) })
+      .annotate(summary, "A user's personal access tokens, never the tokens themselves")
+  )
+  .add(
+    HttpApiEndpoint.delete("revokeToken", "/users/:user_id/tokens/:token_id", {
+      params: { ...UserId, token_id: Schema.String },
+      success: UserToken
+    }).annotate(summary, "Revoke a personal access token")
+  )
+  .add(
+    HttpApiEndpoint.get("me", "/me", { success: Me }).annotate(summary, "Who the admin API takes the caller to be")
+  )
+
 export const AdminApi = HttpApi.make("admin")
   .add(OrgsGroup)
   .add(KeysGroup)
@@ -221,6 +277,7 @@ export const AdminApi = HttpApi.make("admin")
   .add(CircuitsGroup)
   .add(PricesGroup)
   .add(AlertsGroup)
+  .add(UsersGroup)
   .middleware(AdminFailures)
   .middleware(AdminAuthorization)
   .prefix("/admin/v1")
@@ -228,8 +285,9 @@ export const AdminApi = HttpApi.make("admin")
   .annotate(OpenApi.Version, "1")
   .annotate(
     OpenApi.Description,
-    "Organizations, API keys, shared tools, the request log and analytics. Every route needs " +
-      "`Authorization: Bearer <admin token>` (GATEWAY_ADMIN_TOKEN)."
+    "Organizations, API keys, shared tools, the request log and analytics, users and roles. Every route " +
+      "needs `Authorization: Bearer <token>`: the admin token (GATEWAY_ADMIN_TOKEN, an owner), or a " +
+      "person's personal access token, which may do what the person's roles allow (403 otherwise)."
   )
 
 export const OPENAPI_PATH = "/admin/v1/openapi.json"

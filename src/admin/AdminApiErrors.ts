@@ -25,6 +25,11 @@ export class Unauthorized extends Schema.Class<Unauthorized>("Unauthorized")(fie
   description: "No admin token, or a wrong one"
 }) {}
 
+export class Forbidden extends Schema.Class<Forbidden>("Forbidden")(fields, {
+  httpApiStatus: 403,
+  description: "The caller's role does not allow this (an org admin on another org, a viewer changing)"
+}) {}
+
 export class NotFound extends Schema.Class<NotFound>("NotFound")(fields, {
   httpApiStatus: 404,
   description: "No such organization, key, tool or request"
@@ -45,10 +50,19 @@ export class StoreUnavailable extends Schema.Class<StoreUnavailable>("StoreUnava
 }) {}
 
 /** Every failure an admin route may answer with. */
-export const ADMIN_API_ERRORS = [BadRequest, NotFound, Conflict, PayloadTooLarge, InternalError, StoreUnavailable]
+export const ADMIN_API_ERRORS = [
+  BadRequest,
+  Forbidden,
+  NotFound,
+  Conflict,
+  PayloadTooLarge,
+  InternalError,
+  StoreUnavailable
+]
 export type AdminApiError =
   | BadRequest
   | Unauthorized
+  | Forbidden
   | NotFound
   | Conflict
   | PayloadTooLarge
@@ -58,6 +72,7 @@ export type AdminApiError =
 const BY_STATUS: Readonly<Record<number, new(fields: { readonly error: ErrorBody }) => AdminApiError>> = {
   400: BadRequest,
   401: Unauthorized,
+  403: Forbidden,
   404: NotFound,
   409: Conflict,
   413: PayloadTooLarge,

@@ -7,6 +7,7 @@ import { Schema } from "effect"
 import { isThreshold, MAX_THRESHOLDS, webhookUrlProblem } from "../kernel/AlertSettings.ts"
 import { COMPRESSION_LEVELS } from "../kernel/CompressionLevel.ts"
 import { isDollarAmount } from "../kernel/Limits.ts"
+import { ROLES } from "../kernel/Roles.ts"
 
 /** A display name: trimmed, 1 to 200 characters. */
 export const Name = Schema.String.check(
@@ -140,3 +141,31 @@ export const OrgUpdate = Schema.Struct({
   // null: back to the gateway's level (GATEWAY_COMPRESSION)
   compression: Schema.optionalKey(Schema.NullOr(Schema.Literals(COMPRESSION_LEVELS)))
 }).annotate({ identifier: "OrgUpdate" })
+
+/** A role as granted in `PUT /admin/v1/users/{user_id}/roles`: `owner` without an org, the others with one. */
+export const RoleGrantInput = Schema.Struct({
+  role: Schema.Literals(ROLES),
+  org_id: Schema.optionalKey(Schema.NullOr(Schema.String))
+}).annotate({ identifier: "RoleGrantInput" })
+
+/** `POST /admin/v1/users`'s body. */
+export const CreateUser = Schema.Struct({
+  email: Schema.String.check(
+    Schema.isPattern(/^[^\s@]{1,64}@[^\s@]{1,253}$/, { message: "Expected an email address such as ana@example.com" })
+  ),
+  name: Name
+}).annotate({ identifier: "CreateUser" })
+
+/** `PATCH /admin/v1/users/{user_id}`'s body: only the fields present change. */
+export const UpdateUser = Schema.Struct({
+  name: Schema.optionalKey(Name),
+  disabled: Schema.optionalKey(Schema.Boolean)
+}).annotate({ identifier: "UpdateUser" })
+
+/** `PUT /admin/v1/users/{user_id}/roles`'s body: the user's roles, replacing those the caller may give. */
+export const SetRoles = Schema.Struct({ roles: Schema.Array(RoleGrantInput) }).annotate({ identifier: "SetRoles" })
+
+/** `POST /admin/v1/users/{user_id}/tokens`'s body. */
+export const CreateUserToken = Schema.Struct({ name: Name, expires_at: Schema.optionalKey(ExpiresAt) }).annotate({
+  identifier: "CreateUserToken"
+})

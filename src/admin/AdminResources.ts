@@ -6,6 +6,7 @@
 import { Schema } from "effect"
 import { COMPRESSION_LEVELS } from "../kernel/CompressionLevel.ts"
 import { GROUP_BY } from "../kernel/GroupBy.ts"
+import { ROLES } from "../kernel/Roles.ts"
 import { REQUEST_KINDS } from "../logs/RequestRecord.ts"
 
 const Count = Schema.Number
@@ -290,3 +291,44 @@ export type ModelPriceInfo = typeof ModelPriceInfo.Type
 /** A list in OpenAI's envelope. */
 export const ListOf = <S extends Schema.Top>(item: S) =>
   Schema.Struct({ object: Schema.Literal("list"), data: Schema.Array(item) })
+
+export const RoleGrant = Schema.Struct({
+  role: Schema.Literals(ROLES),
+  org_id: Schema.NullOr(Schema.String).annotate({ description: "null for owner, a role over every organization" })
+}).annotate({ identifier: "RoleGrant" })
+
+/** A person who administers the gateway. */
+export const User = Schema.Struct({
+  id: Schema.String,
+  email: Schema.String,
+  name: Schema.String,
+  created_at: Schema.String,
+  disabled_at: Schema.NullOr(Schema.String).annotate({ description: "Set: the user and their tokens are refused" }),
+  roles: Schema.Array(RoleGrant).annotate({
+    description: "An org admin sees only the roles on the organizations she administers"
+  })
+}).annotate({ identifier: "User" })
+export type User = typeof User.Type
+
+/** A personal access token, as listings show it: never the token. */
+export const UserToken = Schema.Struct({
+  id: Schema.String,
+  user_id: Schema.String,
+  name: Schema.String,
+  prefix: Schema.String,
+  created_at: Schema.String,
+  expires_at: Schema.NullOr(Schema.String),
+  revoked_at: Schema.NullOr(Schema.String)
+}).annotate({ identifier: "UserToken" })
+
+export const CreatedUserToken = Schema.Struct({
+  ...UserToken.fields,
+  token: Schema.String.annotate({ description: "Shown this once; send it as Authorization: Bearer" })
+}).annotate({ identifier: "CreatedUserToken" })
+
+/** Who the admin API takes the caller to be. */
+export const Me = Schema.Struct({
+  kind: Schema.Literals(["admin_token", "user"]),
+  user: Schema.NullOr(User),
+  token_id: Schema.NullOr(Schema.String).annotate({ description: "The personal access token used" })
+}).annotate({ identifier: "Me" })

@@ -13,7 +13,10 @@ export class ExpiredKey
   extends Schema.TaggedError<ExpiredKey>()("ExpiredKey", { expiredAt: Schema.String, ...Owner })
 {}
 export class RevokedKey extends Schema.TaggedError<RevokedKey>()("RevokedKey", Owner) {}
-export class InvalidAdminToken extends Schema.TaggedError<InvalidAdminToken>()("InvalidAdminToken", {}) {}
+/** No admin token or personal access token, or a wrong one; `detail` says why a known token was refused. */
+export class InvalidAdminToken extends Schema.TaggedError<InvalidAdminToken>()("InvalidAdminToken", {
+  detail: Schema.optionalKey(Schema.String)
+}) {}
 
 export class AuthError extends Schema.TaggedError<AuthError>()("AuthError", {
   reason: Schema.Union([MissingKey, InvalidKey, ExpiredKey, RevokedKey, InvalidAdminToken])

@@ -188,7 +188,8 @@ const describeAuth = (error: AuthError): Problem => {
         status: 401,
         type: "authentication_error",
         code: "invalid_admin_token",
-        message: "The admin API needs 'Authorization: Bearer <GATEWAY_ADMIN_TOKEN>'."
+        message: reason.detail ??
+          "The admin API needs 'Authorization: Bearer <GATEWAY_ADMIN_TOKEN>' or a personal access token."
       })
   }
 }
@@ -287,6 +288,8 @@ const describeAdmin = (error: AdminError): Problem => {
       })
     case "Conflict":
       return problem({ status: 409, type: "invalid_request_error", code: "conflict", message: reason.message })
+    case "Forbidden":
+      return problem({ status: 403, type: "permission_error", code: "forbidden", message: reason.message })
   }
 }
 

@@ -6,6 +6,7 @@ import { Effect } from "effect"
 import { HttpServerRequest } from "effect/http"
 import { HttpApiBuilder } from "effect/http-api"
 import { AdminApi } from "../admin/AdminApi.ts"
+import { requireRead } from "../kernel/Principal.ts"
 import { BudgetAlerts } from "../limits/BudgetAlerts.ts"
 import { parseLimitParams } from "../logs/RequestQueryParams.ts"
 import { Orgs } from "../orgs/Orgs.ts"
@@ -17,6 +18,7 @@ export const AlertsHandlers = HttpApiBuilder.group(AdminApi, "alerts", (handlers
     const orgs = yield* Orgs
     return handlers.handle("list", ({ params }) =>
       Effect.gen(function*() {
+        yield* requireRead(params.org_id)
         const limit = yield* parseLimitParams(yield* HttpServerRequest.ParsedSearchParams)
         yield* orgs.get(params.org_id)
         return { object: "list" as const, data: yield* alerts.list(params.org_id, limit) }

@@ -9,9 +9,11 @@ import { HttpApiBuilder, HttpApiMiddleware } from "effect/http-api"
 import { AdminApi, AdminAuthorization, AdminFailures, OPENAPI_PATH } from "../admin/AdminApi.ts"
 import { AdminAuth } from "../auth/AdminAuth.ts"
 import { toRequestError } from "../kernel/DecodeInput.ts"
+import { ADMIN_TOKEN, CurrentPrincipal } from "../kernel/Principal.ts"
 import { AlertsHandlers } from "./AdminAlertsHandlers.ts"
 import { AdminHandlers, apiError } from "./AdminHandlers.ts"
 import { PricesHandlers } from "./AdminPricesHandlers.ts"
+import { UsersHandlers } from "./AdminUsersHandlers.ts"
 
 /** Query or path parameters that do not fit their schema: a 400 naming the parameter. */
 export const AdminFailuresLive = HttpApiMiddleware.layerSchemaErrorTransform(
@@ -19,7 +21,10 @@ export const AdminFailuresLive = HttpApiMiddleware.layerSchemaErrorTransform(
   (error) => Effect.fail(apiError(toRequestError(error.cause)))
 )
 
-/** The gateway's admin token, read from the request's own header so it is parsed as everywhere else. */
+/**
+ * The caller, from the request's own header so it is parsed as everywhere else: the admin token, or a
+ * person's personal access token with their roles.
+ */
 export const AdminAuthorizationLive = Layer.effect(
   AdminAuthorization,
   Effect.gen(function*() {
@@ -29,19 +34,19 @@ export const AdminAuthorizationLive = Layer.effect(
         Effect.flatMap(
           HttpServerRequest.HttpServerRequest,
           (request) =>
-            auth.check(request.headers["authorization"]).pipe(
+            auth.authenticate(request.headers["authorization"]).pipe(
               Effect.mapError(apiError),
-              Effect.andThen(handler)
+              Effect.flatMap((principal) => Effect.provideService(handler, CurrentPrincipal, principal))
             )
         )
     })
   })
 )
 
-/** For a caller already trusted with the store itself (the CLI on the local store): no token to check. */
+/** For a caller already trusted with the store itself (the CLI on the local store): an owner. */
 export const AdminAuthorizationTrusted = Layer.succeed(
   AdminAuthorization,
-  AdminAuthorization.of({ bearer: (handler) => handler })
+  AdminAuthorization.of({ bearer: (handler) => Effect.provideService(handler, CurrentPrincipal, ADMIN_TOKEN) })
 )
 
 /** The handlers with their middleware; `authorization` decides who may call them. */
@@ -52,7 +57,7 @@ export const adminHandlers = <E, R>(authorization: Layer.Layer<AdminAuthorizatio
 export const AdminApiRoutes = HttpApiBuilder.layer(AdminApi, { openapiPath: OPENAPI_PATH }).pipe(
   Layer.provide(Layer.mergeAll(
     adminHandlers(AdminAuthorizationLive),
-    Layer.mergeAll(PricesHandlers, AlertsHandlers).pipe(
+    Layer.mergeAll(PricesHandlers, AlertsHandlers, UsersHandlers).pipe(
       Layer.provide(Layer.mergeAll(AdminAuthorizationLive, AdminFailuresLive))
     )
   ))

@@ -16,6 +16,7 @@ import { CreateKey, CreateOrg, SetOrgTool, UpdateKey } from "../admin/AdminPaylo
 import { GatewayConfig } from "../Config.ts"
 import { TargetBreaker } from "../core/TargetBreaker.ts"
 import { decodeInput } from "../kernel/DecodeInput.ts"
+import { CurrentPrincipal, orgsOf, requireAdmin, requireOwner, requireRead } from "../kernel/Principal.ts"
 import { ApiKeys } from "../keys/ApiKeys.ts"
 import { RequestQueries } from "../logs/RequestQueries.ts"
 import { parseAnalyticsParams, parseListParams, parseSessionsParams } from "../logs/RequestQueryParams.ts"
@@ -43,13 +44,20 @@ const OrgsLive = HttpApiBuilder.group(AdminApi, "orgs", (handlers) =>
     return handlers
       .handleRaw("create", () =>
         answer(Effect.gen(function*() {
+          yield* requireOwner
           const input = yield* decodeInput(CreateOrg)(yield* readJsonBody)
           return yield* orgs.create(input.name)
         })))
-      .handle("list", () => answer(Effect.map(orgs.list, list)))
-      .handle("get", ({ params }) => answer(orgs.get(params.org_id)))
+      .handle("list", () =>
+        answer(Effect.gen(function*() {
+          const visible = orgsOf(yield* Effect.service(CurrentPrincipal))
+          const all = yield* orgs.list
+          return list(visible === undefined ? all : all.filter((org) => visible.has(org.id)))
+        })))
+      .handle("get", ({ params }) => answer(Effect.andThen(requireRead(params.org_id), orgs.get(params.org_id))))
       .handleRaw("update", ({ params }) =>
         answer(Effect.gen(function*() {
+          yield* requireAdmin(params.org_id)
           const changes = yield* parseOrgUpdate(yield* readJsonBody).pipe(
             Effect.provideService(GatewayConfig, config)
           )
@@ -63,9 +71,12 @@ const KeysLive = HttpApiBuilder.group(AdminApi, "keys", (handlers) =>
     const registry = yield* ToolRegistry
     const allowedTools = (ids: ReadonlyArray<string> | null | undefined) =>
       checkAllowedTools(ids).pipe(Effect.provideService(ToolRegistry, registry))
+    /** The key's org, which the caller must administer to change the key. */
+    const keyOrg = (keyId: string) => Effect.flatMap(keys.get(keyId), (key) => requireAdmin(key.org_id))
     return handlers
       .handleRaw("create", ({ params }) =>
         answer(Effect.gen(function*() {
+          yield* requireAdmin(params.org_id)
           const input = yield* decodeInput(CreateKey)(yield* readJsonBody)
           const expiresAt = yield* parseExpiry(input.expires_at)
           const allowedSvcToolIds = (yield* allowedTools(input.allowed_svc_tool_ids)) ?? null
@@ -77,21 +88,26 @@ const KeysLive = HttpApiBuilder.group(AdminApi, "keys", (handlers) =>
             ...(input.limits === undefined ? {} : { limits: input.limits })
           })
         })))
-      .handle("list", ({ params }) => answer(Effect.map(keys.list(params.org_id), list)))
-      .handle("get", ({ params }) => answer(keys.get(params.key_id)))
+      .handle("list", ({ params }) =>
+        answer(Effect.andThen(requireRead(params.org_id), Effect.map(keys.list(params.org_id), list))))
+      .handle("get", ({ params }) =>
+        answer(Effect.tap(keys.get(params.key_id), (key) => requireRead(key.org_id))))
       .handleRaw("update", ({ params }) =>
         answer(Effect.gen(function*() {
+          // the input is checked first, as for every caller; then whether the caller may change this key
           const input = yield* decodeInput(UpdateKey)(yield* readJsonBody)
           const allowed = yield* allowedTools(input.allowed_svc_tool_ids)
+          const expiresAt = input.expires_at === undefined ? undefined : yield* parseExpiry(input.expires_at)
+          yield* keyOrg(params.key_id)
           return yield* keys.update(params.key_id, {
             ...(input.name === undefined ? {} : { name: input.name }),
             ...(input.description === undefined ? {} : { description: input.description }),
-            ...(input.expires_at === undefined ? {} : { expiresAt: yield* parseExpiry(input.expires_at) }),
+            ...(expiresAt === undefined ? {} : { expiresAt }),
             ...(allowed === undefined ? {} : { allowedSvcToolIds: allowed }),
             ...(input.limits === undefined ? {} : { limits: input.limits })
           })
         })))
-      .handle("revoke", ({ params }) => answer(keys.revoke(params.key_id)))
+      .handle("revoke", ({ params }) => answer(Effect.andThen(keyOrg(params.key_id), keys.revoke(params.key_id))))
   }))
 
 const SvcToolsLive = HttpApiBuilder.group(AdminApi, "svcTools", (handlers) =>
@@ -105,9 +121,11 @@ const SvcToolsLive = HttpApiBuilder.group(AdminApi, "svcTools", (handlers) =>
     })))
     return handlers
       .handle("catalogue", () => Effect.succeed(catalogue))
-      .handle("orgTools", ({ params }) => answer(Effect.map(policy.orgTools(params.org_id), list)))
+      .handle("orgTools", ({ params }) =>
+        answer(Effect.andThen(requireRead(params.org_id), Effect.map(policy.orgTools(params.org_id), list))))
       .handleRaw("set", ({ params }) =>
         answer(Effect.gen(function*() {
+          yield* requireAdmin(params.org_id)
           const input = yield* decodeInput(SetOrgTool)(yield* readJsonBody)
           return yield* policy.setOrgTool(params.org_id, params.tool_id, {
             activated: input.activated,
@@ -126,6 +144,7 @@ const RequestsLive = HttpApiBuilder.group(AdminApi, "requests", (handlers) =>
     /** `orgId` null: every org's. */
     const spendOf = (orgId: string | null) =>
       Effect.gen(function*() {
+        yield* orgId === null ? requireOwner : requireRead(orgId)
         const { filter, groupBy } = yield* parseAnalyticsParams(yield* rawQuery)
         if (orgId !== null) yield* orgs.get(orgId)
         return yield* queries.spend(orgId, groupBy, filter)
@@ -138,17 +157,20 @@ const RequestsLive = HttpApiBuilder.group(AdminApi, "requests", (handlers) =>
     return handlers
       .handle("list", ({ params }) =>
         answer(Effect.gen(function*() {
+          yield* requireRead(params.org_id)
           const { filter, page } = yield* parseListParams(yield* rawQuery)
           yield* orgs.get(params.org_id)
           return yield* queries.list(params.org_id, filter, page)
         })))
       .handle("get", ({ params }) =>
         answer(Effect.gen(function*() {
+          yield* requireRead(params.org_id)
           yield* orgs.get(params.org_id)
           return yield* queries.get(params.org_id, params.request_id)
         })))
       .handle("analytics", ({ params }) =>
         answer(Effect.gen(function*() {
+          yield* requireRead(params.org_id)
           const { filter, groupBy } = yield* parseAnalyticsParams(yield* rawQuery)
           yield* orgs.get(params.org_id)
           return yield* queries.analytics(params.org_id, groupBy, filter)
@@ -157,17 +179,20 @@ const RequestsLive = HttpApiBuilder.group(AdminApi, "requests", (handlers) =>
       .handle("spendCsv", ({ params }) => answer(Effect.map(spendOf(params.org_id), csvOf)))
       .handle("sessions", ({ params }) =>
         answer(Effect.gen(function*() {
+          yield* requireRead(params.org_id)
           const { filter, limit } = yield* parseSessionsParams(yield* rawQuery)
           yield* orgs.get(params.org_id)
           return yield* queries.sessions(params.org_id, filter, limit)
         })))
       .handle("session", ({ params }) =>
         answer(Effect.gen(function*() {
+          yield* requireRead(params.org_id)
           yield* orgs.get(params.org_id)
           return yield* queries.session(params.org_id, params.session_id)
         })))
       .handle("analyticsAll", () =>
         answer(Effect.gen(function*() {
+          yield* requireOwner
           const { filter, groupBy } = yield* parseAnalyticsParams(yield* rawQuery)
           return yield* queries.analytics(null, groupBy, filter)
         })))
@@ -178,7 +203,10 @@ const RequestsLive = HttpApiBuilder.group(AdminApi, "requests", (handlers) =>
 const CircuitsLive = HttpApiBuilder.group(AdminApi, "circuits", (handlers) =>
   Effect.gen(function*() {
     const breaker = yield* TargetBreaker
-    return handlers.handle("list", () => Effect.sync(() => list(breaker.states())))
+    return handlers.handle(
+      "list",
+      () => answer(Effect.andThen(requireOwner, Effect.sync(() => list(breaker.states()))))
+    )
   }))
 
 /** Every group's handlers, over the services they read. */

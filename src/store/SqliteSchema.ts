@@ -196,5 +196,36 @@ export const SqliteSchema = Migrator.fromRecord({
     // what compression saved in micro-dollars, net of prompt caching (compression/SavedDollars.ts); NULL
     // without a level, with an unknown price, or when it saved nothing
     yield* sql`ALTER TABLE request_log ADD COLUMN compression_saved_micro INTEGER`
+  }),
+  "0015_users": Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const now = sql.literal(NOW)
+    // people who administer the gateway: roles per org, personal access tokens (only their SHA-256)
+    yield* sql`CREATE TABLE users (
+      id TEXT PRIMARY KEY,
+      email TEXT NOT NULL UNIQUE,
+      name TEXT NOT NULL,
+      created_at TEXT NOT NULL DEFAULT ${now},
+      disabled_at TEXT
+    ) STRICT`
+    // org_id '' for a role over the whole gateway (owner), so the primary key holds it
+    yield* sql`CREATE TABLE user_roles (
+      user_id TEXT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+      role TEXT NOT NULL,
+      org_id TEXT NOT NULL,
+      PRIMARY KEY (user_id, role, org_id)
+    ) STRICT`
+    yield* sql`CREATE INDEX user_roles_org ON user_roles (org_id)`
+    yield* sql`CREATE TABLE user_tokens (
+      id TEXT PRIMARY KEY,
+      user_id TEXT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+      name TEXT NOT NULL,
+      token_hash TEXT NOT NULL UNIQUE,
+      prefix TEXT NOT NULL,
+      created_at TEXT NOT NULL DEFAULT ${now},
+      expires_at TEXT,
+      revoked_at TEXT
+    ) STRICT`
+    yield* sql`CREATE INDEX user_tokens_user ON user_tokens (user_id, created_at)`
   })
 })

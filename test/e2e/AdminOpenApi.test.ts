@@ -47,9 +47,11 @@ describe("the admin API's OpenAPI document", () => {
     const routes = operations().map(({ method, path }) => `${method} ${path}`).sort()
     expect(routes).toEqual([
       "DELETE /admin/v1/keys/{key_id}",
+      "DELETE /admin/v1/users/{user_id}/tokens/{token_id}",
       "GET /admin/v1/analytics",
       "GET /admin/v1/circuits",
       "GET /admin/v1/keys/{key_id}",
+      "GET /admin/v1/me",
       "GET /admin/v1/orgs",
       "GET /admin/v1/orgs/{org_id}",
       "GET /admin/v1/orgs/{org_id}/alerts",
@@ -66,16 +68,23 @@ describe("the admin API's OpenAPI document", () => {
       "GET /admin/v1/spend",
       "GET /admin/v1/spend.csv",
       "GET /admin/v1/svc-tools",
+      "GET /admin/v1/users",
+      "GET /admin/v1/users/{user_id}",
+      "GET /admin/v1/users/{user_id}/tokens",
       "PATCH /admin/v1/keys/{key_id}",
       "PATCH /admin/v1/orgs/{org_id}",
+      "PATCH /admin/v1/users/{user_id}",
       "POST /admin/v1/orgs",
       "POST /admin/v1/orgs/{org_id}/keys",
-      "PUT /admin/v1/orgs/{org_id}/svc-tools/{tool_id}"
+      "POST /admin/v1/users",
+      "POST /admin/v1/users/{user_id}/tokens",
+      "PUT /admin/v1/orgs/{org_id}/svc-tools/{tool_id}",
+      "PUT /admin/v1/users/{user_id}/roles"
     ])
     for (const { operation } of operations()) {
       expect(operation.summary, operation.operationId).toBeTruthy()
       expect(operation.security).toEqual([{ bearer: [] }])
-      expect(Object.keys(operation.responses)).toEqual(expect.arrayContaining(["400", "401", "404", "503"]))
+      expect(Object.keys(operation.responses)).toEqual(expect.arrayContaining(["400", "401", "403", "404", "503"]))
     }
   })
 

@@ -9,22 +9,26 @@ import { SqlClient } from "effect/sql"
 import { TestConsole } from "effect/testing"
 import { createHash } from "node:crypto"
 import { AdminAuth } from "../../src/auth/AdminAuth.ts"
+import { Users } from "../../src/users/Users.ts"
 import { FreshStore } from "../utils/TestStore.ts"
 
 const ADMIN_TOKEN = /^sa-svc-[0-9A-Za-z]{40}$/
 const sha256 = (text: string) => createHash("sha256").update(text).digest("hex")
 
 /** Builds AdminAuth anew over the current store and settings, as a (re)started gateway does. */
-const startAdminAuth = Effect.map(Layer.build(Layer.fresh(AdminAuth.layer)), Context.get(AdminAuth))
+const startAdminAuth = Effect.map(
+  Layer.build(Layer.fresh(AdminAuth.layer.pipe(Layer.provide(Users.layer)))),
+  Context.get(AdminAuth)
+)
 
 const settingRows = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
   return yield* sql<{ readonly name: string; readonly value: string }>`SELECT name, value FROM gateway_settings`
 })
 
-/** The failure tag of `check`, or "accepted". */
+/** The failure tag of `authenticate`, or "accepted". */
 const outcome = (auth: AdminAuth["Service"], header: string | undefined) =>
-  auth.check(header).pipe(
+  auth.authenticate(header).pipe(
     Effect.map(() => "accepted"),
     Effect.catchTag("AuthError", (error) => Effect.succeed(error.reason._tag))
   )

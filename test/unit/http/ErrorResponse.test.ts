@@ -14,7 +14,7 @@ import {
   RevokedKey
 } from "../../../src/auth/AuthError.ts"
 import { type Described, describeError, type EdgeError } from "../../../src/http/ErrorResponse.ts"
-import { AdminError, Conflict, NotFound } from "../../../src/kernel/AdminError.ts"
+import { AdminError, Conflict, Forbidden, NotFound } from "../../../src/kernel/AdminError.ts"
 import * as Req from "../../../src/kernel/RequestError.ts"
 import {
   ProviderError,
@@ -279,6 +279,12 @@ describe("describeError: AdminError", () => {
       type: invalid,
       code: "conflict",
       says: ["name taken"]
+    }],
+    Forbidden: [new AdminError({ reason: new Forbidden({ message: "ana@example.com is not an admin" }) }), {
+      status: 403,
+      type: "permission_error",
+      code: "forbidden",
+      says: ["ana@example.com", "not an admin"]
     }]
   }
   table(rows)
