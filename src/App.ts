@@ -7,6 +7,7 @@ import { NodeHttpServer } from "@effect/platform-node"
 import { ByteSize, Duration, Effect, Layer } from "effect"
 import { HttpIncomingMessage, HttpRouter, UrlParams } from "effect/http"
 import { Server, type ServerOptions } from "node:http"
+import { Audit } from "./audit/Audit.ts"
 import { AdminAuth } from "./auth/AdminAuth.ts"
 import { Auth } from "./auth/Auth.ts"
 import { GatewayConfig, type GatewaySettings } from "./Config.ts"
@@ -57,6 +58,7 @@ export const StoreServices = Layer.mergeAll(
   RateLimits.layerFromConfig
 ).pipe(
   Layer.provideMerge(BudgetAlerts.layerFetch),
+  Layer.provideMerge(Audit.layer),
   Layer.provideMerge(Users.layer),
   Layer.provideMerge(ApiKeys.layer),
   Layer.provideMerge(Orgs.layer),

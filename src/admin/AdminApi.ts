@@ -34,6 +34,7 @@ import {
 import {
   Analytics,
   ApiKey,
+  AuditRecord,
   BudgetAlert,
   Circuit,
   CreatedApiKey,
@@ -269,6 +270,30 @@ export const UsersGroup = HttpApiGroup.make("users")
     HttpApiEndpoint.get("me", "/me", { success: Me }).annotate(summary, "Who the admin API takes the caller to be")
   )
 
+const AuditQuery = {
+  actor: Schema.optional(Schema.String).annotate({ description: "A user's id or email, or admin_token, or cli" }),
+  action: Schema.optional(Schema.String).annotate({ description: "org.update, key.revoke, user.roles, ..." }),
+  from: Schema.optional(Schema.String).annotate({ description: "ISO 8601, inclusive" }),
+  to: Schema.optional(Schema.String).annotate({ description: "ISO 8601, exclusive" }),
+  limit: Schema.optional(Schema.String).annotate({ description: "1..200, default 50" })
+}
+
+export const AuditGroup = HttpApiGroup.make("audit")
+  .add(
+    HttpApiEndpoint.get("list", "/audit", { query: AuditQuery, success: ListOf(AuditRecord) }).annotate(
+      summary,
+      "Every change made through the admin API, CLI or console, newest first (owner)"
+    )
+  )
+  .add(
+    HttpApiEndpoint.get("org", "/orgs/:org_id/audit", {
+      params: OrgId,
+      query: AuditQuery,
+      success: ListOf(AuditRecord)
+    })
+      .annotate(summary, "The changes to one organization, newest first (its admins)")
+  )
+
 export const AdminApi = HttpApi.make("admin")
   .add(OrgsGroup)
   .add(KeysGroup)
@@ -278,6 +303,7 @@ export const AdminApi = HttpApi.make("admin")
   .add(PricesGroup)
   .add(AlertsGroup)
   .add(UsersGroup)
+  .add(AuditGroup)
   .middleware(AdminFailures)
   .middleware(AdminAuthorization)
   .prefix("/admin/v1")

@@ -332,3 +332,22 @@ export const Me = Schema.Struct({
   user: Schema.NullOr(User),
   token_id: Schema.NullOr(Schema.String).annotate({ description: "The personal access token used" })
 }).annotate({ identifier: "Me" })
+
+/** One change made through the admin API, the CLI or the console. */
+export const AuditRecord = Schema.Struct({
+  id: Schema.String,
+  created_at: Schema.String,
+  actor: Schema.Struct({
+    kind: Schema.Literals(["user", "admin_token", "cli"]),
+    user_id: Schema.NullOr(Schema.String),
+    email: Schema.NullOr(Schema.String),
+    token_id: Schema.NullOr(Schema.String).annotate({ description: "The personal access token used" })
+  }),
+  action: Schema.String.annotate({ description: "org.create, org.update, key.create, key.update, key.revoke, ..." }),
+  target: Schema.Struct({ kind: Schema.String, id: Schema.NullOr(Schema.String) }),
+  org_id: Schema.NullOr(Schema.String),
+  before: Schema.Unknown.annotate({ description: "The target before the change (null for a creation); no secrets" }),
+  after: Schema.Unknown.annotate({ description: "The target after the change; no secrets" }),
+  request_id: Schema.NullOr(Schema.String),
+  address: Schema.NullOr(Schema.String)
+}).annotate({ identifier: "AuditRecord" })

@@ -9,9 +9,11 @@ import { NodeHttpPlatform, NodeServices } from "@effect/platform-node"
 import { type Config, Console, Context, Effect, Layer, Option } from "effect"
 import { Etag, HttpRouter } from "effect/http"
 import { HttpApiTest } from "effect/http-api"
+import type { SqlClient } from "effect/sql"
 import { existsSync } from "node:fs"
 import { resolve } from "node:path"
 import { AdminApi } from "../admin/AdminApi.ts"
+import { Audit } from "../audit/Audit.ts"
 import { GatewayConfig } from "../Config.ts"
 import { TargetBreaker } from "../core/TargetBreaker.ts"
 import { AdminAuthorizationTrusted, adminHandlers } from "../http/AdminApiLive.ts"
@@ -73,7 +75,7 @@ export class AdminClient extends Context.Service<AdminClient, AdminClientShape>(
   static readonly layerRepositories: Layer.Layer<
     AdminClient,
     never,
-    Orgs | ApiKeys | Policy | ToolRegistry | RequestQueries | GatewayConfig
+    Orgs | ApiKeys | Policy | ToolRegistry | RequestQueries | GatewayConfig | SqlClient.SqlClient
   > = Layer.effect(
     AdminClient,
     Effect.gen(function*() {
@@ -93,6 +95,8 @@ export class AdminClient extends Context.Service<AdminClient, AdminClientShape>(
     })
   ).pipe(
     Layer.provide(adminHandlers(AdminAuthorizationTrusted)),
+    // changes made here are audited like the API's, as the CLI's
+    Layer.provide(Audit.layerRecords),
     Layer.provide(Layer.mergeAll(NoCircuits, NodeServices.layer, NodeHttpPlatform.layer, Etag.layer))
   )
 

@@ -9,8 +9,9 @@ import { HttpApiBuilder, HttpApiMiddleware } from "effect/http-api"
 import { AdminApi, AdminAuthorization, AdminFailures, OPENAPI_PATH } from "../admin/AdminApi.ts"
 import { AdminAuth } from "../auth/AdminAuth.ts"
 import { toRequestError } from "../kernel/DecodeInput.ts"
-import { ADMIN_TOKEN, CurrentPrincipal } from "../kernel/Principal.ts"
+import { CurrentPrincipal, LOCAL_CLI } from "../kernel/Principal.ts"
 import { AlertsHandlers } from "./AdminAlertsHandlers.ts"
+import { AuditHandlers } from "./AdminAuditHandlers.ts"
 import { AdminHandlers, apiError } from "./AdminHandlers.ts"
 import { PricesHandlers } from "./AdminPricesHandlers.ts"
 import { UsersHandlers } from "./AdminUsersHandlers.ts"
@@ -46,7 +47,7 @@ export const AdminAuthorizationLive = Layer.effect(
 /** For a caller already trusted with the store itself (the CLI on the local store): an owner. */
 export const AdminAuthorizationTrusted = Layer.succeed(
   AdminAuthorization,
-  AdminAuthorization.of({ bearer: (handler) => Effect.provideService(handler, CurrentPrincipal, ADMIN_TOKEN) })
+  AdminAuthorization.of({ bearer: (handler) => Effect.provideService(handler, CurrentPrincipal, LOCAL_CLI) })
 )
 
 /** The handlers with their middleware; `authorization` decides who may call them. */
@@ -57,7 +58,7 @@ export const adminHandlers = <E, R>(authorization: Layer.Layer<AdminAuthorizatio
 export const AdminApiRoutes = HttpApiBuilder.layer(AdminApi, { openapiPath: OPENAPI_PATH }).pipe(
   Layer.provide(Layer.mergeAll(
     adminHandlers(AdminAuthorizationLive),
-    Layer.mergeAll(PricesHandlers, AlertsHandlers, UsersHandlers).pipe(
+    Layer.mergeAll(PricesHandlers, AlertsHandlers, UsersHandlers, AuditHandlers).pipe(
       Layer.provide(Layer.mergeAll(AdminAuthorizationLive, AdminFailuresLive))
     )
   ))

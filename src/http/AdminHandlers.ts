@@ -17,13 +17,14 @@ import { GatewayConfig } from "../Config.ts"
 import { TargetBreaker } from "../core/TargetBreaker.ts"
 import { decodeInput } from "../kernel/DecodeInput.ts"
 import { CurrentPrincipal, orgsOf, requireAdmin, requireOwner, requireRead } from "../kernel/Principal.ts"
-import { ApiKeys } from "../keys/ApiKeys.ts"
+import { type ApiKeyInfo, ApiKeys } from "../keys/ApiKeys.ts"
 import { RequestQueries } from "../logs/RequestQueries.ts"
 import { parseAnalyticsParams, parseListParams, parseSessionsParams } from "../logs/RequestQueryParams.ts"
 import { spendCsv, type SpendReport } from "../logs/SpendReport.ts"
 import { Orgs } from "../orgs/Orgs.ts"
 import { Policy } from "../tools/Policy.ts"
 import { ToolRegistry } from "../tools/ToolRegistry.ts"
+import { makeAudited } from "./Audited.ts"
 import { describeError, type EdgeError } from "./ErrorResponse.ts"
 import { readJsonBody } from "./JsonBody.ts"
 
@@ -41,12 +42,16 @@ const OrgsLive = HttpApiBuilder.group(AdminApi, "orgs", (handlers) =>
   Effect.gen(function*() {
     const orgs = yield* Orgs
     const config = yield* GatewayConfig
+    const audited = yield* makeAudited
     return handlers
       .handleRaw("create", () =>
         answer(Effect.gen(function*() {
           yield* requireOwner
           const input = yield* decodeInput(CreateOrg)(yield* readJsonBody)
-          return yield* orgs.create(input.name)
+          return yield* audited(
+            { action: "org.create", targetKind: "org", targetId: (org) => org.id, orgId: (org) => org.id },
+            orgs.create(input.name)
+          )
         })))
       .handle("list", () =>
         answer(Effect.gen(function*() {
@@ -61,7 +66,13 @@ const OrgsLive = HttpApiBuilder.group(AdminApi, "orgs", (handlers) =>
           const changes = yield* parseOrgUpdate(yield* readJsonBody).pipe(
             Effect.provideService(GatewayConfig, config)
           )
-          return yield* orgs.update(params.org_id, changes)
+          return yield* audited({
+            action: "org.update",
+            targetKind: "org",
+            targetId: params.org_id,
+            orgId: params.org_id,
+            before: orgs.get(params.org_id)
+          }, orgs.update(params.org_id, changes))
         })))
   }))
 
@@ -69,8 +80,16 @@ const KeysLive = HttpApiBuilder.group(AdminApi, "keys", (handlers) =>
   Effect.gen(function*() {
     const keys = yield* ApiKeys
     const registry = yield* ToolRegistry
+    const audited = yield* makeAudited
     const allowedTools = (ids: ReadonlyArray<string> | null | undefined) =>
       checkAllowedTools(ids).pipe(Effect.provideService(ToolRegistry, registry))
+    const keyChange = (action: string, keyId: string) => ({
+      action,
+      targetKind: "key",
+      targetId: keyId,
+      orgId: (key: ApiKeyInfo) => key.org_id,
+      before: keys.get(keyId)
+    })
     /** The key's org, which the caller must administer to change the key. */
     const keyOrg = (keyId: string) => Effect.flatMap(keys.get(keyId), (key) => requireAdmin(key.org_id))
     return handlers
@@ -80,13 +99,17 @@ const KeysLive = HttpApiBuilder.group(AdminApi, "keys", (handlers) =>
           const input = yield* decodeInput(CreateKey)(yield* readJsonBody)
           const expiresAt = yield* parseExpiry(input.expires_at)
           const allowedSvcToolIds = (yield* allowedTools(input.allowed_svc_tool_ids)) ?? null
-          return yield* keys.create(params.org_id, {
-            name: input.name,
-            ...(input.description === undefined ? {} : { description: input.description }),
-            expiresAt,
-            allowedSvcToolIds,
-            ...(input.limits === undefined ? {} : { limits: input.limits })
-          })
+          const made = { action: "key.create", targetKind: "key", targetId: (key: ApiKeyInfo) => key.id }
+          return yield* audited(
+            { ...made, orgId: params.org_id },
+            keys.create(params.org_id, {
+              name: input.name,
+              ...(input.description === undefined ? {} : { description: input.description }),
+              expiresAt,
+              allowedSvcToolIds,
+              ...(input.limits === undefined ? {} : { limits: input.limits })
+            })
+          )
         })))
       .handle("list", ({ params }) =>
         answer(Effect.andThen(requireRead(params.org_id), Effect.map(keys.list(params.org_id), list))))
@@ -99,21 +122,29 @@ const KeysLive = HttpApiBuilder.group(AdminApi, "keys", (handlers) =>
           const allowed = yield* allowedTools(input.allowed_svc_tool_ids)
           const expiresAt = input.expires_at === undefined ? undefined : yield* parseExpiry(input.expires_at)
           yield* keyOrg(params.key_id)
-          return yield* keys.update(params.key_id, {
-            ...(input.name === undefined ? {} : { name: input.name }),
-            ...(input.description === undefined ? {} : { description: input.description }),
-            ...(expiresAt === undefined ? {} : { expiresAt }),
-            ...(allowed === undefined ? {} : { allowedSvcToolIds: allowed }),
-            ...(input.limits === undefined ? {} : { limits: input.limits })
-          })
+          return yield* audited(
+            keyChange("key.update", params.key_id),
+            keys.update(params.key_id, {
+              ...(input.name === undefined ? {} : { name: input.name }),
+              ...(input.description === undefined ? {} : { description: input.description }),
+              ...(expiresAt === undefined ? {} : { expiresAt }),
+              ...(allowed === undefined ? {} : { allowedSvcToolIds: allowed }),
+              ...(input.limits === undefined ? {} : { limits: input.limits })
+            })
+          )
         })))
-      .handle("revoke", ({ params }) => answer(Effect.andThen(keyOrg(params.key_id), keys.revoke(params.key_id))))
+      .handle("revoke", ({ params }) =>
+        answer(Effect.andThen(
+          keyOrg(params.key_id),
+          audited(keyChange("key.revoke", params.key_id), keys.revoke(params.key_id))
+        )))
   }))
 
 const SvcToolsLive = HttpApiBuilder.group(AdminApi, "svcTools", (handlers) =>
   Effect.gen(function*() {
     const registry = yield* ToolRegistry
     const policy = yield* Policy
+    const audited = yield* makeAudited
     const catalogue = list(registry.all.map((tool) => ({
       id: tool.id,
       description: tool.description,
@@ -127,11 +158,23 @@ const SvcToolsLive = HttpApiBuilder.group(AdminApi, "svcTools", (handlers) =>
         answer(Effect.gen(function*() {
           yield* requireAdmin(params.org_id)
           const input = yield* decodeInput(SetOrgTool)(yield* readJsonBody)
-          return yield* policy.setOrgTool(params.org_id, params.tool_id, {
-            activated: input.activated,
-            ...(input.hydrate_org === undefined ? {} : { hydrateOrg: input.hydrate_org }),
-            ...(input.hydrate_key_ids === undefined ? {} : { hydrateKeyIds: input.hydrate_key_ids })
-          })
+          return yield* audited(
+            {
+              action: "svc_tool.set",
+              targetKind: "svc_tool",
+              targetId: params.tool_id,
+              orgId: params.org_id,
+              before: Effect.map(policy.orgTools(params.org_id), (tools) =>
+                tools.find((t) =>
+                  t.id === params.tool_id
+                ))
+            },
+            policy.setOrgTool(params.org_id, params.tool_id, {
+              activated: input.activated,
+              ...(input.hydrate_org === undefined ? {} : { hydrateOrg: input.hydrate_org }),
+              ...(input.hydrate_key_ids === undefined ? {} : { hydrateKeyIds: input.hydrate_key_ids })
+            })
+          )
         })))
   }))
 

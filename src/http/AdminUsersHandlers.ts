@@ -17,6 +17,7 @@ import type { RoleGrant } from "../kernel/Roles.ts"
 import { Orgs } from "../orgs/Orgs.ts"
 import { type UserInfo, Users } from "../users/Users.ts"
 import { apiError } from "./AdminHandlers.ts"
+import { makeAudited } from "./Audited.ts"
 import { readJsonBody } from "./JsonBody.ts"
 
 const forbidden = (message: string) => Effect.fail(new AdminError({ reason: new Forbidden({ message }) }))
@@ -70,12 +71,23 @@ export const UsersHandlers = HttpApiBuilder.group(AdminApi, "users", (handlers) 
   Effect.gen(function*() {
     const users = yield* Users
     const orgs = yield* Orgs
+    const audited = yield* makeAudited
+    const userChange = (action: string, userId: string) => ({
+      action,
+      targetKind: "user",
+      targetId: userId,
+      orgId: null,
+      before: users.get(userId)
+    })
     return handlers
       .handleRaw("create", () =>
         Effect.gen(function*() {
           yield* requireOwner
           const input = yield* decodeInput(CreateUser)(yield* readJsonBody)
-          return yield* users.create(input)
+          return yield* audited(
+            { action: "user.create", targetKind: "user", targetId: (user: UserInfo) => user.id, orgId: null },
+            users.create(input)
+          )
         }).pipe(Effect.mapError(apiError)))
       .handle("list", () =>
         Effect.gen(function*() {
@@ -92,7 +104,7 @@ export const UsersHandlers = HttpApiBuilder.group(AdminApi, "users", (handlers) 
         Effect.gen(function*() {
           yield* requireOwner
           const input = yield* decodeInput(UpdateUser)(yield* readJsonBody)
-          return yield* users.update(params.user_id, input)
+          return yield* audited(userChange("user.update", params.user_id), users.update(params.user_id, input))
         }).pipe(Effect.mapError(apiError)))
       .handleRaw("setRoles", ({ params }) =>
         Effect.gen(function*() {
@@ -101,7 +113,9 @@ export const UsersHandlers = HttpApiBuilder.group(AdminApi, "users", (handlers) 
           const asked = yield* Effect.forEach(input.roles, checkedGrant)
           for (const grant of asked) if (grant.org_id !== null) yield* orgs.get(grant.org_id)
           const current = yield* users.get(params.user_id)
-          if (isOwner(principal)) return yield* users.setRoles(params.user_id, asked)
+          const setRoles = (roles: ReadonlyArray<RoleGrant>) =>
+            audited(userChange("user.roles", params.user_id), users.setRoles(params.user_id, roles))
+          if (isOwner(principal)) return yield* setRoles(asked)
           // an org admin: only admin and viewer, only on her organizations; the user's other roles stay
           const mine = administered(principal)
           for (const grant of asked) {
@@ -114,16 +128,19 @@ export const UsersHandlers = HttpApiBuilder.group(AdminApi, "users", (handlers) 
             }
           }
           const kept = current.roles.filter((grant) => grant.org_id === null || !mine.has(grant.org_id))
-          return shown(principal, yield* users.setRoles(params.user_id, [...kept, ...asked]))
+          return shown(principal, yield* setRoles([...kept, ...asked]))
         }).pipe(Effect.mapError(apiError)))
       .handleRaw("createToken", ({ params }) =>
         Effect.gen(function*() {
           yield* requireSelfOrOwner(params.user_id)
           const input = yield* decodeInput(CreateUserToken)(yield* readJsonBody)
-          return yield* users.createToken(params.user_id, {
-            name: input.name,
-            expiresAt: yield* parseExpiry(input.expires_at)
-          })
+          const expiresAt = yield* parseExpiry(input.expires_at)
+          return yield* audited({
+            action: "token.create",
+            targetKind: "token",
+            targetId: (token: { readonly id: string }) => token.id,
+            orgId: null
+          }, users.createToken(params.user_id, { name: input.name, expiresAt }))
         }).pipe(Effect.mapError(apiError)))
       .handle("listTokens", ({ params }) =>
         Effect.gen(function*() {
@@ -133,7 +150,10 @@ export const UsersHandlers = HttpApiBuilder.group(AdminApi, "users", (handlers) 
       .handle("revokeToken", ({ params }) =>
         Effect.gen(function*() {
           yield* requireSelfOrOwner(params.user_id)
-          return yield* users.revokeToken(params.user_id, params.token_id)
+          return yield* audited(
+            { action: "token.revoke", targetKind: "token", targetId: params.token_id, orgId: null },
+            users.revokeToken(params.user_id, params.token_id)
+          )
         }).pipe(Effect.mapError(apiError)))
       .handle("me", () =>
         Effect.gen(function*() {

@@ -10,7 +10,8 @@ import { AdminError, Forbidden } from "./AdminError.ts"
 import type { Role, RoleGrant } from "./Roles.ts"
 
 export type Principal =
-  | { readonly _tag: "AdminToken" }
+  /** The admin token; `via: "cli"` when the CLI works on the local store, trusted with it. */
+  | { readonly _tag: "AdminToken"; readonly via?: "cli" | undefined }
   | {
     readonly _tag: "User"
     readonly userId: string
@@ -21,6 +22,7 @@ export type Principal =
   }
 
 export const ADMIN_TOKEN: Principal = { _tag: "AdminToken" }
+export const LOCAL_CLI: Principal = { _tag: "AdminToken", via: "cli" }
 
 /** The caller of the admin request being handled. */
 export class CurrentPrincipal extends Context.Service<CurrentPrincipal, Principal>()("svc-gateway/CurrentPrincipal") {}

@@ -1,5 +1,5 @@
 /**
- * Request-log retention: rows older than the retention period are deleted a small batch at a time,
+ * Request-log retention (the audit log's too): rows older than the retention period are deleted a small batch at a time,
  * with a pause between batches, so cleanup never holds many row locks or blocks the writer for long.
  */
 import { Clock, Duration, Effect, Schedule } from "effect"
@@ -19,7 +19,7 @@ export interface RetentionSettings {
 /** One pass: deletes rows created before now minus the retention; returns how many. */
 export const purgeExpired = (
   settings: RetentionSettings,
-  store: RequestLogStore["Service"],
+  store: Pick<RequestLogStore["Service"], "deleteBefore">,
   onDeleted: (rows: number) => void
 ) =>
   Effect.gen(function*() {

@@ -153,6 +153,20 @@ export const parseLimitParams = Effect.fnUntraced(function*(params: QueryParams)
   return (yield* parsePage(params)).limit
 })
 
+/** `GET /audit` and `/orgs/{id}/audit`: who, what, when, and how many. */
+export const parseAuditParams = Effect.fnUntraced(function*(params: QueryParams) {
+  yield* refuseUnknown(params, ["actor", "action", "from", "to", "limit"])
+  const actor = yield* single(params, "actor")
+  const action = yield* single(params, "action")
+  const from = yield* parseTime(params, "from")
+  const to = yield* parseTime(params, "to")
+  if (from !== undefined && to !== undefined && to.getTime() <= from.getTime()) {
+    return yield* invalid("to", "expected a time after 'from'")
+  }
+  const { limit } = yield* parsePage(params)
+  return { actor, action, from, to, limit }
+})
+
 /** `GET …/analytics`: the grouping (required) and the filter. */
 export const parseAnalyticsParams = Effect.fnUntraced(function*(params: QueryParams) {
   yield* refuseUnknown(params, ANALYTICS_PARAMS)

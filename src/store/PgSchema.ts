@@ -231,5 +231,28 @@ export const PgSchema = Migrator.fromRecord({
       revoked_at TIMESTAMPTZ
     )`
     yield* sql`CREATE INDEX user_tokens_user ON user_tokens (user_id, created_at)`
+  }),
+  "0016_audit_log": Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    // every change made through the admin API, CLI or console, written in the change's own transaction;
+    // before and after are JSON text with secrets left out
+    yield* sql`CREATE TABLE audit_log (
+      id TEXT PRIMARY KEY,
+      created_at TIMESTAMPTZ NOT NULL DEFAULT now(),
+      actor_kind TEXT NOT NULL,
+      actor_user_id TEXT,
+      actor_email TEXT,
+      actor_token_id TEXT,
+      action TEXT NOT NULL,
+      target_kind TEXT NOT NULL,
+      target_id TEXT,
+      org_id TEXT,
+      before TEXT,
+      after TEXT,
+      request_id TEXT,
+      address TEXT
+    )`
+    yield* sql`CREATE INDEX audit_log_created ON audit_log (created_at, id)`
+    yield* sql`CREATE INDEX audit_log_org ON audit_log (org_id, created_at)`
   })
 })

@@ -5,6 +5,7 @@
  */
 import { NodeServices } from "@effect/platform-node"
 import { ConfigProvider, Console, Effect, Layer } from "effect"
+import type { SqlClient } from "effect/sql"
 import { format } from "node:util"
 import { AdminClient } from "../../src/cli/AdminClient.ts"
 import type { AdminClientError } from "../../src/cli/AdminClientError.ts"
@@ -26,7 +27,7 @@ export interface CliResult {
 
 export type StoreLayer = Layer.Layer<AdminClient, AdminClientError>
 
-type StoreServices = Orgs | ApiKeys | Policy | ToolRegistry | RequestQueries | GatewayConfig
+type StoreServices = Orgs | ApiKeys | Policy | ToolRegistry | RequestQueries | GatewayConfig | SqlClient.SqlClient
 
 /**
  * What the CLI's store path runs on, over the shared test store: the repositories, and the shared-tool

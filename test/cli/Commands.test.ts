@@ -5,6 +5,7 @@
  */
 import { assert, describe, it, layer } from "@effect/vitest"
 import { Effect, Result, Schema } from "effect"
+import { SqlClient } from "effect/sql"
 import { parseExpiry } from "../../src/admin/AdminInput.ts"
 import {
   ApiKey as KeyInfoWire,
@@ -45,6 +46,15 @@ layer(CliStoreLive)("svc-gateway commands on the store", (it) => {
     assert.strictEqual(result.code, 0, result.stderr)
     return decode(OrgJson, stdoutJson(result)).id
   })
+
+  it.effect("a change made on the store is audited as the CLI's", () =>
+    Effect.gen(function*() {
+      const orgId = yield* newOrg
+      const sql = yield* SqlClient.SqlClient
+      const rows = yield* sql<{ readonly actor_kind: string; readonly action: string }>`SELECT actor_kind, action
+      FROM audit_log WHERE target_id = ${orgId}`
+      assert.deepStrictEqual(rows.map((row) => ({ ...row })), [{ actor_kind: "cli", action: "org.create" }])
+    }))
 
   it.effect("orgs create prints the org; orgs list shows it, as text and as JSON", () =>
     Effect.gen(function*() {

@@ -11,6 +11,7 @@ import { NodeHttpServer } from "@effect/platform-node"
 import { assert } from "@effect/vitest"
 import { ConfigProvider, Effect, Layer, ManagedRuntime, Schema } from "effect"
 import { HttpServer } from "effect/http"
+import type { SqlClient } from "effect/sql"
 import { createServer } from "node:http"
 import { Org as OrgWire } from "../../src/admin/AdminResources.ts"
 import { AppServices, HttpApp } from "../../src/App.ts"
@@ -50,7 +51,7 @@ export const startLogsGateway = async (): Promise<LogsGateway> => {
   if (address._tag === "UnixPathAddress") throw new Error("expected a TCP address")
   const url = `http://127.0.0.1:${address.port}`
   const context = await runtime.runPromise(
-    Effect.context<Orgs | ApiKeys | Policy | ToolRegistry | RequestQueries | GatewayConfig>()
+    Effect.context<Orgs | ApiKeys | Policy | ToolRegistry | RequestQueries | GatewayConfig | SqlClient.SqlClient>()
   )
 
   const adminText = async (path: string) => {
