@@ -1,5 +1,6 @@
 /**
- * The admin API as the console calls it: same origin, the admin token as a bearer, JSON both ways.
+ * The admin API as the console calls it: same origin, the admin token or a person's personal access
+ * token as a bearer, JSON both ways.
  * Every failure becomes an `ApiError` whose message a person can read: the API's own message when it
  * sent one, otherwise what went wrong on the way.
  *
@@ -14,17 +15,20 @@ import type {
   AlertSettings,
   AnalyticsGroup,
   ApiKey,
+  AuditRecord as AuditRecordSchema,
   BudgetAlert,
   Circuit,
   CreatedApiKey,
   GroupBy,
   Limits,
   LoggedRequest,
+  Me as MeSchema,
   Org,
   OrgToolSetting,
   SessionDetail,
   SessionSummary,
-  SvcTool
+  SvcTool,
+  User
 } from "../../admin/AdminResources.ts"
 import { COMPRESSION_LEVELS, type CompressionLevel } from "../../kernel/CompressionLevel.ts"
 import { GROUP_BY } from "../../kernel/GroupBy.ts"
@@ -45,9 +49,14 @@ export type {
   OrgToolSetting as ToolSetting,
   SessionDetail,
   SessionSummary,
-  SvcTool
+  SvcTool,
+  User
 }
 export type CreatedKey = CreatedApiKey
+/** Who the admin API takes the caller to be: the admin token, or a person with her roles. */
+export type Me = typeof MeSchema.Type
+/** One recorded change: when, who, what, and the values before and after. */
+export type AuditRecord = typeof AuditRecordSchema.Type
 
 export const LIMIT_FIELDS: ReadonlyArray<
   { readonly field: keyof Limits; readonly label: string; readonly unit: string; readonly dollars?: true }
@@ -103,9 +112,9 @@ export class ApiError extends Error {
   }
 }
 
-/** Told when the API refuses the token, so the page can ask for it again. */
-let onUnauthorized: () => void = () => {}
-export const whenUnauthorized = (handler: () => void) => {
+/** Told when the API refuses the token (with its reason), so the page can ask for it again. */
+let onUnauthorized: (message: string) => void = () => {}
+export const whenUnauthorized = (handler: (message: string) => void) => {
   onUnauthorized = handler
 }
 
@@ -207,8 +216,9 @@ const send = async <G extends Group, O extends Operation<G>>(
 
 /** A refusal in the API's own words; a 401 for the kept token signs the page out. */
 const refusal = (response: Response, json: unknown, token: string | null): ApiError => {
-  if (response.status === 401 && token === session.token()) onUnauthorized()
-  return new ApiError(messageOf(json, response.status), response.status)
+  const message = messageOf(json, response.status)
+  if (response.status === 401 && token === session.token()) onUnauthorized(message)
+  return new ApiError(message, response.status)
 }
 
 /**
@@ -255,6 +265,17 @@ export const callFile = async <G extends Group, O extends Operation<G>>(
   throw refusal(response, json, token)
 }
 
+/** The audit log's filters, as its query parameters take them. */
+export interface AuditFilter {
+  /** A user's email or id, `admin_token` or `cli`. */
+  readonly actor?: string
+  /** `key.create`, `org.update`, ... */
+  readonly action?: string
+  /** ISO 8601 instants; `to` exclusive. */
+  readonly from?: string
+  readonly to?: string
+}
+
 /** Several tags, separated by commas: requests with any of them. */
 const withTags = (filter: LogFilter) => {
   const { tag, ...rest } = filter
@@ -266,6 +287,10 @@ const org = (orgId: string) => ({ params: { org_id: orgId } })
 const key = (keyId: string) => ({ params: { key_id: keyId } })
 
 export const api = {
+  me: () => call("users", "me", {}),
+  /** The org's `limit` (up to 200) latest changes matching the filter, newest first. */
+  audit: (orgId: string, filter: AuditFilter, limit: number) =>
+    call("audit", "org", { ...org(orgId), query: { ...filter, limit: `${limit}` } }).then((list) => list.data),
   orgs: () => call("orgs", "list", {}).then((list) => list.data),
   createOrg: (name: string) => call("orgs", "create", { payload: { name } }),
   setLogContent: (orgId: string, on: boolean) =>

@@ -1,10 +1,12 @@
 /**
  * The console's frame: sign-in until a token is kept, then the header (pages, the organization being
- * looked at, sign-out) and the page the URL names.
+ * looked at, who is signed in, sign-out) and the page the URL names, offering what her roles allow.
  */
-import { useEffect, useRef, useState } from "preact/hooks"
+import { useEffect, useMemo, useRef, useState } from "preact/hooks"
+import { type Access, AccessContext, accessOf, useAccess } from "./Access.ts"
 import { api, type Org, whenUnauthorized } from "./Api.ts"
 import { AnalyticsPage } from "./pages/AnalyticsPage.tsx"
+import { AuditPage } from "./pages/AuditPage.tsx"
 import { KeysPage } from "./pages/KeysPage.tsx"
 import { OrgsPage } from "./pages/OrgsPage.tsx"
 import { QuickStartPage } from "./pages/QuickStartPage.tsx"
@@ -14,9 +16,10 @@ import { SignIn } from "./pages/SignIn.tsx"
 import { SpendPage } from "./pages/SpendPage.tsx"
 import { ToolsPage } from "./pages/ToolsPage.tsx"
 import { Notice } from "./parts/Notice.tsx"
+import { SignedInAs } from "./parts/SignedInAs.tsx"
 import { useLoad } from "./parts/useLoad.ts"
 import { href, navigate, type Page, type Route, useRoute } from "./Route.ts"
-import { session } from "./Session.ts"
+import { session, tokenName } from "./Session.ts"
 
 const NAV: ReadonlyArray<{ readonly page: Page; readonly label: string }> = [
   { page: "orgs", label: "Organizations" },
@@ -26,16 +29,28 @@ const NAV: ReadonlyArray<{ readonly page: Page; readonly label: string }> = [
   { page: "sessions", label: "Sessions" },
   { page: "analytics", label: "Analytics" },
   { page: "spend", label: "Spend" },
+  { page: "audit", label: "Audit log" },
   { page: "quick-start", label: "Quick start" }
 ]
+
+/** Until `/me` answers, nothing that needs a role is offered. */
+const UNKNOWN: Access = { me: null, owner: false, administers: () => false }
+
+/** Whether the header links to a page: the audit log for the org's admins and the owners only. */
+const offers = (page: Page, access: Access, orgId: string | undefined) =>
+  page !== "audit" || (orgId !== undefined && access.administers(orgId))
+
+/** `The personal access token has been revoked.` as a reason after "Signed out: ". */
+const asReason = (message: string) => `${message.charAt(0).toLowerCase()}${message.slice(1)}`
 
 export const App = () => {
   const [signedIn, setSignedIn] = useState(session.token() !== null)
   const [reason, setReason] = useState<string | null>(null)
   useEffect(() =>
-    whenUnauthorized(() => {
+    whenUnauthorized((message) => {
+      const kind = tokenName(session.token())
       session.signOut()
-      setReason("the gateway no longer accepts this admin token.")
+      setReason(kind === "admin token" ? "the gateway no longer accepts this admin token." : asReason(message))
       setSignedIn(false)
     }), [])
 
@@ -63,7 +78,13 @@ export const App = () => {
 
 const Console = (props: { readonly onSignOut: () => void }) => {
   const route = useRoute()
+  const me = useLoad(api.me, [])
   const orgs = useLoad(api.orgs, [])
+  // /me unreadable (an older gateway, a network fault): offer everything, the API refuses what it must
+  const access = useMemo(
+    () => me.data !== undefined ? accessOf(me.data) : me.error !== null ? accessOf(null) : UNKNOWN,
+    [me.data, me.error]
+  )
   const list = orgs.data ?? []
   // a page of an org with no org named: the first org, so the header's links always lead somewhere
   const orgId = route.orgId ?? list[0]?.id
@@ -81,7 +102,7 @@ const Console = (props: { readonly onSignOut: () => void }) => {
   }, [route.page, route.orgId, route.requestId, route.sessionId])
 
   return (
-    <>
+    <AccessContext.Provider value={access}>
       <a
         class="skip"
         href="#main"
@@ -96,7 +117,7 @@ const Console = (props: { readonly onSignOut: () => void }) => {
         <a class="brand" href={href("orgs")}>svc-gateway</a>
         <nav aria-label="Pages">
           <ul>
-            {NAV.map((item) => (
+            {NAV.filter((item) => offers(item.page, access, orgId)).map((item) => (
               <li key={item.page}>
                 <a
                   href={href(item.page, orgId)}
@@ -109,27 +130,36 @@ const Console = (props: { readonly onSignOut: () => void }) => {
           </ul>
         </nav>
         <div class="top-end">
-          <OrgPicker orgs={list} current={orgId} route={route} />
+          <OrgPicker orgs={list} current={orgId} route={route} access={access} />
+          <SignedInAs me={me.data ?? null} orgs={list} />
           <button type="button" onClick={props.onSignOut}>Sign out</button>
         </div>
       </header>
       <main id="main" ref={main}>
         {orgs.error === null ? null : <Notice message={{ kind: "error", text: orgs.error }} />}
-        <PageView route={route} org={org} orgs={list} orgsLoading={orgs.loading} reloadOrgs={orgs.reload} />
+        {me.error === null ? null : <Notice message={{ kind: "error", text: `Who is signed in: ${me.error}` }} />}
+        {access === UNKNOWN
+          ? <p aria-busy="true">Loading…</p>
+          : <PageView route={route} org={org} orgs={list} orgsLoading={orgs.loading} reloadOrgs={orgs.reload} />}
       </main>
-    </>
+    </AccessContext.Provider>
   )
 }
 
-const OrgPicker = (
-  props: { readonly orgs: ReadonlyArray<Org>; readonly current: string | undefined; readonly route: Route }
-) => {
+const OrgPicker = (props: {
+  readonly orgs: ReadonlyArray<Org>
+  readonly current: string | undefined
+  readonly route: Route
+  readonly access: Access
+}) => {
   if (props.orgs.length === 0) return null
   const page = props.route.page === "orgs" || props.route.page === "quick-start" ? "keys" : props.route.page
+  // the same page of the org chosen, unless her role there does not offer it
+  const to = (orgId: string) => href(offers(page, props.access, orgId) ? page : "keys", orgId)
   return (
     <label class="org-picker">
       <span>Organization</span>
-      <select value={props.current} onChange={(event) => navigate(href(page, event.currentTarget.value))}>
+      <select value={props.current} onChange={(event) => navigate(to(event.currentTarget.value))}>
         {props.orgs.map((org) => <option key={org.id} value={org.id}>{org.name}</option>)}
       </select>
     </label>
@@ -148,17 +178,7 @@ const PageView = (props: {
   if (route.page === "quick-start") return <QuickStartPage />
   if (org === undefined) {
     if (props.orgsLoading) return <p aria-busy="true">Loading…</p>
-    return (
-      <section>
-        <h1 tabIndex={-1}>No such organization</h1>
-        <p>
-          {props.orgs.length === 0
-            ? "There are no organizations yet. "
-            : `No organization has the id ${route.orgId ?? ""}. `}
-          <a href={href("orgs")}>Go to Organizations</a> to pick or create one.
-        </p>
-      </section>
-    )
+    return <NoSuchOrg orgId={route.orgId} orgs={props.orgs} />
   }
   switch (route.page) {
     case "keys":
@@ -173,5 +193,25 @@ const PageView = (props: {
       return <AnalyticsPage org={org} route={route} />
     case "spend":
       return <SpendPage org={org} route={route} reloadOrgs={props.reloadOrgs} />
+    case "audit":
+      return <AuditPage org={org} route={route} />
   }
+}
+
+/** An org page without an org: none yet, an unknown id, or (for a person) one she has no role in. */
+const NoSuchOrg = (props: { readonly orgId: string | undefined; readonly orgs: ReadonlyArray<Org> }) => {
+  const { owner } = useAccess()
+  return (
+    <section>
+      <h1 tabIndex={-1}>No such organization</h1>
+      <p>
+        {props.orgs.length === 0
+          ? owner ? "There are no organizations yet. " : "You have no role in any organization yet. "
+          : owner
+          ? `No organization has the id ${props.orgId ?? ""}. `
+          : `You have no role in an organization with the id ${props.orgId ?? ""}. `}
+        <a href={href("orgs")}>Go to Organizations</a> {owner ? "to pick or create one." : "to pick one."}
+      </p>
+    </section>
+  )
 }

@@ -4,7 +4,16 @@
  */
 import { useEffect, useMemo, useState } from "preact/hooks"
 
-export type Page = "orgs" | "keys" | "tools" | "requests" | "sessions" | "analytics" | "spend" | "quick-start"
+export type Page =
+  | "orgs"
+  | "keys"
+  | "tools"
+  | "requests"
+  | "sessions"
+  | "analytics"
+  | "spend"
+  | "audit"
+  | "quick-start"
 
 export interface Route {
   readonly page: Page
@@ -16,7 +25,7 @@ export interface Route {
   readonly params: URLSearchParams
 }
 
-const ORG_PAGES: ReadonlyArray<Page> = ["keys", "tools", "requests", "sessions", "analytics", "spend"]
+const ORG_PAGES: ReadonlyArray<Page> = ["keys", "tools", "requests", "sessions", "analytics", "spend", "audit"]
 
 export const parseRoute = (hash: string): Route => {
   const [path = "", search = ""] = hash.replace(/^#/, "").split("?")

@@ -1,13 +1,16 @@
 /**
  * An organization's API keys: create one (its secret shown once), see every key with its prefix, dates
  * allowed shared tools and limits, change those tools and limits, revoke a key after a confirmation.
+ * A viewer of the org sees the keys only: no form, no editing, no revoking.
  */
 import { useEffect, useRef, useState } from "preact/hooks"
+import { useAccess } from "../Access.ts"
 import { api, type ApiKey, type CreatedKey, keyStatus, type Limits, limitsText, type Org } from "../Api.ts"
 import { ConfirmDialog } from "../parts/ConfirmDialog.tsx"
 import { time } from "../parts/Format.ts"
 import { LimitsEditor } from "../parts/LimitsEditor.tsx"
 import { Empty, type Message, Notice } from "../parts/Notice.tsx"
+import { ReadOnlyNote } from "../parts/ReadOnlyNote.tsx"
 import { SecretReveal } from "../parts/SecretReveal.tsx"
 import { TableFrame } from "../parts/TableFrame.tsx"
 import { ToolChoice, toolsText } from "../parts/ToolChoice.tsx"
@@ -18,6 +21,7 @@ const endOfDay = (date: string): string => new Date(`${date}T23:59:59.999`).toIS
 
 export const KeysPage = (props: { readonly org: Org }) => {
   const orgId = props.org.id
+  const changes = useAccess().administers(orgId)
   const keys = useLoad(() => api.keys(orgId), [orgId])
   const tools = useLoad(api.catalogue, [])
   const [message, setMessage] = useState<Message | null>(null)
@@ -102,43 +106,46 @@ export const KeysPage = (props: { readonly org: Org }) => {
         null :
         <Notice message={{ kind: "error", text: keys.error ?? tools.error ?? "" }} />}
       {created === null ? null : <SecretReveal created={created} onDone={() => setCreated(null)} />}
+      <ReadOnlyNote org={props.org} what="its keys" />
 
-      <form class="card" onSubmit={create}>
-        <h2>Create a key</h2>
-        <div class="fields">
-          <div>
-            <label for="key-name">Name</label>
-            <input
-              id="key-name"
-              value={name}
-              onInput={(event) => setName(event.currentTarget.value)}
-              required
-              maxLength={200}
-            />
+      {!changes ? null : (
+        <form class="card" onSubmit={create}>
+          <h2>Create a key</h2>
+          <div class="fields">
+            <div>
+              <label for="key-name">Name</label>
+              <input
+                id="key-name"
+                value={name}
+                onInput={(event) => setName(event.currentTarget.value)}
+                required
+                maxLength={200}
+              />
+            </div>
+            <div>
+              <label for="key-description">Description (optional)</label>
+              <input
+                id="key-description"
+                value={description}
+                onInput={(event) => setDescription(event.currentTarget.value)}
+                maxLength={1000}
+                placeholder="what the key is for"
+              />
+            </div>
+            <div>
+              <label for="key-expires">Expires after (optional)</label>
+              <input
+                id="key-expires"
+                type="date"
+                value={expires}
+                onInput={(event) => setExpires(event.currentTarget.value)}
+              />
+            </div>
           </div>
-          <div>
-            <label for="key-description">Description (optional)</label>
-            <input
-              id="key-description"
-              value={description}
-              onInput={(event) => setDescription(event.currentTarget.value)}
-              maxLength={1000}
-              placeholder="what the key is for"
-            />
-          </div>
-          <div>
-            <label for="key-expires">Expires after (optional)</label>
-            <input
-              id="key-expires"
-              type="date"
-              value={expires}
-              onInput={(event) => setExpires(event.currentTarget.value)}
-            />
-          </div>
-        </div>
-        <ToolChoice name="new-key-tools" tools={catalogue} value={allowed} onChange={setAllowed} />
-        <button type="submit" class="primary" disabled={busy}>Create key</button>
-      </form>
+          <ToolChoice name="new-key-tools" tools={catalogue} value={allowed} onChange={setAllowed} />
+          <button type="submit" class="primary" disabled={busy}>Create key</button>
+        </form>
+      )}
 
       {list.length === 0
         ? keys.loading ? <p aria-busy="true">Loading…</p> : <Empty>This organization has no keys yet.</Empty>
@@ -156,9 +163,11 @@ export const KeysPage = (props: { readonly org: Org }) => {
                   <th scope="col">Expires</th>
                   <th scope="col">Shared tools</th>
                   <th scope="col">Limits</th>
-                  <th scope="col">
-                    <span class="visually-hidden">Actions</span>
-                  </th>
+                  {!changes ? null : (
+                    <th scope="col">
+                      <span class="visually-hidden">Actions</span>
+                    </th>
+                  )}
                 </tr>
               </thead>
               <tbody>
@@ -181,30 +190,34 @@ export const KeysPage = (props: { readonly org: Org }) => {
                       <td title={key.expires_at ?? ""}>{time(key.expires_at)}</td>
                       <td>{toolsText(key.allowed_svc_tool_ids)}</td>
                       <td>
-                        <LimitsEditor
-                          owner={`key ${key.name}`}
-                          id={key.id}
-                          limits={key.limits}
-                          busy={busy}
-                          save={(limits) => saveLimits(key, limits)}
-                        />
-                      </td>
-                      <td class="links">
-                        {status === "revoked" ? null : (
-                          <>
-                            <button
-                              type="button"
-                              class="link"
-                              onClick={() => setEditing({ key, tools: key.allowed_svc_tool_ids })}
-                            >
-                              Edit tools<span class="visually-hidden">of {key.name}</span>
-                            </button>
-                            <button type="button" class="link danger" onClick={() => setRevoking(key)}>
-                              Revoke<span class="visually-hidden">{key.name}</span>
-                            </button>
-                          </>
+                        {!changes ? limitsText(key.limits) : (
+                          <LimitsEditor
+                            owner={`key ${key.name}`}
+                            id={key.id}
+                            limits={key.limits}
+                            busy={busy}
+                            save={(limits) => saveLimits(key, limits)}
+                          />
                         )}
                       </td>
+                      {!changes ? null : (
+                        <td class="links">
+                          {status === "revoked" ? null : (
+                            <>
+                              <button
+                                type="button"
+                                class="link"
+                                onClick={() => setEditing({ key, tools: key.allowed_svc_tool_ids })}
+                              >
+                                Edit tools<span class="visually-hidden">of {key.name}</span>
+                              </button>
+                              <button type="button" class="link danger" onClick={() => setRevoking(key)}>
+                                Revoke<span class="visually-hidden">{key.name}</span>
+                              </button>
+                            </>
+                          )}
+                        </td>
+                      )}
                     </tr>
                   )
                 })}

@@ -1,14 +1,18 @@
 /**
  * Organizations: the list, a form to create one, whether each stores prompt and completion text, its
  * compression level and its rate limits and budgets; and the circuit breakers of the gateway's targets.
+ * A person sees the organizations she has a role in, and changes those she administers; creating one
+ * and the circuit breakers are for the gateway's owners.
  */
 import { useState } from "preact/hooks"
+import { useAccess } from "../Access.ts"
 import { api, COMPRESSION_LEVELS, type CompressionLevel, type Limits, limitsText, type Org } from "../Api.ts"
+import { CircuitBreakers } from "../parts/CircuitBreakers.tsx"
 import { time } from "../parts/Format.ts"
 import { LimitsEditor } from "../parts/LimitsEditor.tsx"
 import { Empty, type Message, Notice } from "../parts/Notice.tsx"
 import { TableFrame } from "../parts/TableFrame.tsx"
-import { useAction, useLoad } from "../parts/useLoad.ts"
+import { useAction } from "../parts/useLoad.ts"
 import { href } from "../Route.ts"
 
 export const OrgsPage = (props: {
@@ -19,6 +23,7 @@ export const OrgsPage = (props: {
   const [name, setName] = useState("")
   const [message, setMessage] = useState<Message | null>(null)
   const { busy, run } = useAction()
+  const access = useAccess()
   // what a box was just set to, shown while the change is saved (the list reloads after)
   const [saving, setSaving] = useState<Readonly<Record<string, boolean>>>({})
 
@@ -68,28 +73,34 @@ export const OrgsPage = (props: {
     await props.reload()
   }
 
-  const circuits = useLoad(() => api.circuits(), [])
-
   return (
     <section>
       <h1 tabIndex={-1}>Organizations</h1>
       <Notice message={message} onDismiss={() => setMessage(null)} />
-      <form class="card inline-form" onSubmit={create}>
-        <h2>Create an organization</h2>
-        <label for="org-name">Name</label>
-        <input
-          id="org-name"
-          value={name}
-          onInput={(event) => setName(event.currentTarget.value)}
-          required
-          maxLength={200}
-        />
-        <button type="submit" class="primary" disabled={busy}>Create organization</button>
-      </form>
+      {!access.owner ? null : (
+        <form class="card inline-form" onSubmit={create}>
+          <h2>Create an organization</h2>
+          <label for="org-name">Name</label>
+          <input
+            id="org-name"
+            value={name}
+            onInput={(event) => setName(event.currentTarget.value)}
+            required
+            maxLength={200}
+          />
+          <button type="submit" class="primary" disabled={busy}>Create organization</button>
+        </form>
+      )}
       {props.orgs.length === 0
         ? props.loading
           ? <p aria-busy="true">Loading…</p>
-          : <Empty>No organizations yet: create the first one above.</Empty>
+          : (
+            <Empty>
+              {access.owner
+                ? "No organizations yet: create the first one above."
+                : "You have no role in any organization yet: ask one of the gateway's owners or an organization's admin."}
+            </Empty>
+          )
         : (
           <TableFrame label="Organizations">
             <table>
@@ -108,81 +119,85 @@ export const OrgsPage = (props: {
                 </tr>
               </thead>
               <tbody>
-                {props.orgs.map((org) => (
-                  <tr key={org.id}>
-                    <td>{org.name}</td>
-                    <td>
-                      <code>{org.id}</code>
-                    </td>
-                    <td title={org.created_at}>{time(org.created_at)}</td>
-                    <td>
-                      <label class="check">
-                        <input
-                          type="checkbox"
-                          checked={saving[org.id] ?? org.log_content}
-                          disabled={busy}
-                          onChange={(event) => setLogContent(org, event.currentTarget.checked)}
-                        />
-                        <span class="visually-hidden">Store prompt and completion text for {org.name}</span>
-                        {saving[org.id] ?? org.log_content ? "yes" : "no"}
-                      </label>
-                    </td>
-                    <td>
-                      <label>
-                        <span class="visually-hidden">Compression for {org.name}</span>
-                        <select
-                          value={org.compression ?? ""}
-                          disabled={busy}
-                          onChange={(event) => {
-                            const value = event.currentTarget.value
-                            void setCompression(org, value === "" ? null : value as CompressionLevel)
-                          }}
-                        >
-                          <option value="">gateway default</option>
-                          {COMPRESSION_LEVELS.map((level) => <option key={level} value={level}>{level}</option>)}
-                        </select>
-                      </label>
-                    </td>
-                    <td>
-                      <LimitsEditor
-                        owner={org.name}
-                        id={org.id}
-                        limits={org.limits}
-                        busy={busy}
-                        save={(limits) => setLimits(org, limits)}
-                      />
-                    </td>
-                    <td class="links">
-                      <a href={href("keys", org.id)}>API keys</a>
-                      <a href={href("tools", org.id)}>Shared tools</a>
-                      <a href={href("requests", org.id)}>Requests</a>
-                    </td>
-                  </tr>
-                ))}
+                {props.orgs.map((org) =>
+                  access.administers(org.id)
+                    ? (
+                      <tr key={org.id}>
+                        <OrgHead org={org} />
+                        <td>
+                          <label class="check">
+                            <input
+                              type="checkbox"
+                              checked={saving[org.id] ?? org.log_content}
+                              disabled={busy}
+                              onChange={(event) => setLogContent(org, event.currentTarget.checked)}
+                            />
+                            <span class="visually-hidden">Store prompt and completion text for {org.name}</span>
+                            {saving[org.id] ?? org.log_content ? "yes" : "no"}
+                          </label>
+                        </td>
+                        <td>
+                          <label>
+                            <span class="visually-hidden">Compression for {org.name}</span>
+                            <select
+                              value={org.compression ?? ""}
+                              disabled={busy}
+                              onChange={(event) => {
+                                const value = event.currentTarget.value
+                                void setCompression(org, value === "" ? null : value as CompressionLevel)
+                              }}
+                            >
+                              <option value="">gateway default</option>
+                              {COMPRESSION_LEVELS.map((level) => <option key={level} value={level}>{level}</option>)}
+                            </select>
+                          </label>
+                        </td>
+                        <td>
+                          <LimitsEditor
+                            owner={org.name}
+                            id={org.id}
+                            limits={org.limits}
+                            busy={busy}
+                            save={(limits) => setLimits(org, limits)}
+                          />
+                        </td>
+                        <OrgLinks org={org} />
+                      </tr>
+                    )
+                    : (
+                      // a viewer reads the settings; her role does not change them
+                      <tr key={org.id}>
+                        <OrgHead org={org} />
+                        <td>{org.log_content ? "yes" : "no"}</td>
+                        <td>{org.compression ?? "gateway default"}</td>
+                        <td>{limitsText(org.limits)}</td>
+                        <OrgLinks org={org} />
+                      </tr>
+                    )
+                )}
               </tbody>
             </table>
           </TableFrame>
         )}
-      <div class="card">
-        <h2>Circuit breakers</h2>
-        {circuits.error !== null
-          ? <p role="alert">{circuits.error}</p>
-          : (circuits.data ?? []).length === 0
-          ? <p>Every upstream target is being called: no circuit has opened on this instance.</p>
-          : (
-            <ul>
-              {(circuits.data ?? []).map((circuit) => (
-                <li key={circuit.target}>
-                  <code>{circuit.target}</code>: {circuit.state === "open"
-                    ? "open (skipped until its cool-down ends)"
-                    : circuit.state === "half_open"
-                    ? "half open (one probe call goes through)"
-                    : "closed"}
-                </li>
-              ))}
-            </ul>
-          )}
-      </div>
+      {access.owner ? <CircuitBreakers /> : null}
     </section>
   )
 }
+
+const OrgHead = (props: { readonly org: Org }) => (
+  <>
+    <td>{props.org.name}</td>
+    <td>
+      <code>{props.org.id}</code>
+    </td>
+    <td title={props.org.created_at}>{time(props.org.created_at)}</td>
+  </>
+)
+
+const OrgLinks = (props: { readonly org: Org }) => (
+  <td class="links">
+    <a href={href("keys", props.org.id)}>API keys</a>
+    <a href={href("tools", props.org.id)}>Shared tools</a>
+    <a href={href("requests", props.org.id)}>Requests</a>
+  </td>
+)

@@ -1,7 +1,15 @@
-/** Sign-in: the admin token is checked against the API before it is kept for the tab. */
+/**
+ * Sign-in: the admin token or a person's personal access token, checked against the API (`/me`) before
+ * it is kept for the tab.
+ */
 import { useState } from "preact/hooks"
 import { ApiError, call } from "../Api.ts"
 import { Notice } from "../parts/Notice.tsx"
+import { tokenName } from "../Session.ts"
+
+/** Why the API refused a token: its own words for a personal token (expired, revoked, user disabled). */
+const refused = (token: string, cause: ApiError): string =>
+  tokenName(token) === "admin token" ? "The gateway did not accept this admin token." : cause.message
 
 export const SignIn = (props: { readonly reason: string | null; readonly onSignedIn: (token: string) => void }) => {
   const [token, setToken] = useState("")
@@ -12,17 +20,17 @@ export const SignIn = (props: { readonly reason: string | null; readonly onSigne
     event.preventDefault()
     const value = token.trim()
     if (value === "") {
-      setError("Enter the admin token.")
+      setError("Enter the admin token or your personal access token.")
       return
     }
     setBusy(true)
     try {
-      await call("orgs", "list", {}, value)
+      await call("users", "me", {}, value)
       props.onSignedIn(value)
     } catch (cause) {
       setError(
         cause instanceof ApiError && cause.status === 401
-          ? "The gateway did not accept this admin token."
+          ? refused(value, cause)
           : cause instanceof Error
           ? cause.message
           : String(cause)
@@ -44,19 +52,21 @@ export const SignIn = (props: { readonly reason: string | null; readonly onSigne
             ? { kind: "info", text: reason }
             : null}
         />
-        <label for="admin-token">Admin token</label>
+        <label for="admin-token">Admin token or personal access token</label>
         <input
           id="admin-token"
           type="password"
           autocomplete="current-password"
+          aria-describedby="admin-token-hint"
           value={token}
           onInput={(event) => setToken(event.currentTarget.value)}
           required
         />
-        <p class="hint">
-          The gateway's{" "}
-          <code>GATEWAY_ADMIN_TOKEN</code>, or the token it printed on its first start. It is kept in this tab only,
-          until you sign out or close the tab.
+        <p class="hint" id="admin-token-hint">
+          Your personal access token (<code>pat-svc-…</code>, made for you by an owner or by yourself), which lets you
+          do what your roles allow; or the gateway's <code>GATEWAY_ADMIN_TOKEN</code>{" "}
+          (or the token it printed on its first start), which may do everything. It is kept in this tab only, until you
+          sign out or close the tab.
         </p>
         <button type="submit" class="primary" disabled={busy}>
           {busy ? "Signing in…" : "Sign in"}

@@ -4,13 +4,16 @@
  * the whole org or for chosen keys.
  */
 import { useState } from "preact/hooks"
+import { useAccess } from "../Access.ts"
 import { api, type ApiKey, type JsonSchema, keyStatus, type Org, type SvcTool, type ToolSetting } from "../Api.ts"
 import { Empty, type Message, Notice } from "../parts/Notice.tsx"
+import { ReadOnlyNote } from "../parts/ReadOnlyNote.tsx"
 import { TableFrame } from "../parts/TableFrame.tsx"
 import { useAction, useLoad } from "../parts/useLoad.ts"
 
 export const ToolsPage = (props: { readonly org: Org }) => {
   const orgId = props.org.id
+  const changes = useAccess().administers(orgId)
   const loaded = useLoad(
     () => Promise.all([api.catalogue(), api.orgTools(orgId), api.keys(orgId)]),
     [orgId]
@@ -29,6 +32,7 @@ export const ToolsPage = (props: { readonly org: Org }) => {
         Shared tools run at the gateway. An activated tool is usable by requests that name it in{" "}
         <code>svc_tool_ids</code>; hydration adds it to requests that do not name it.
       </p>
+      <ReadOnlyNote org={props.org} what="its shared tools" />
       <Notice message={message} onDismiss={() => setMessage(null)} />
       {loaded.error === null ? null : <Notice message={{ kind: "error", text: loaded.error }} />}
       {catalogue.length === 0
@@ -40,6 +44,7 @@ export const ToolsPage = (props: { readonly org: Org }) => {
             // a new setting from the server resets the card's draft
             key={`${tool.id}:${JSON.stringify(settingOf(tool.id))}`}
             orgId={orgId}
+            changes={changes}
             tool={tool}
             setting={settingOf(tool.id)}
             keys={keys.filter((key) => keyStatus(key) === "active")}
@@ -56,6 +61,8 @@ export const ToolsPage = (props: { readonly org: Org }) => {
 
 const ToolCard = (props: {
   readonly orgId: string
+  /** False for a viewer: the settings are shown, not offered for change. */
+  readonly changes: boolean
   readonly tool: SvcTool
   readonly setting: ToolSetting
   readonly keys: ReadonlyArray<ApiKey>
@@ -98,7 +105,7 @@ const ToolCard = (props: {
       </div>
       <p>{tool.description}</p>
       <Parameters schema={tool.parameters} />
-      <fieldset>
+      <fieldset disabled={!props.changes}>
         <legend>For this organization</legend>
         <label class="check">
           <input type="checkbox" checked={activated} onChange={(event) => setActivated(event.currentTarget.checked)} />
@@ -135,9 +142,11 @@ const ToolCard = (props: {
           ? <p class="hint">Hydration takes effect only while the tool is activated.</p>
           : null}
       </fieldset>
-      <div class="actions">
-        <button type="submit" class="primary" disabled={busy || !changed}>Save {tool.id}</button>
-      </div>
+      {!props.changes ? null : (
+        <div class="actions">
+          <button type="submit" class="primary" disabled={busy || !changed}>Save {tool.id}</button>
+        </div>
+      )}
     </form>
   )
 }

@@ -1,8 +1,10 @@
 /**
  * An organization's budget alerts: the webhook and the shares of a dollar budget that post to it (as
- * percentages, the way people say them), and the latest events with how their delivery went.
+ * percentages, the way people say them), and the latest events with how their delivery went. A viewer
+ * of the org reads the settings; its admins change them.
  */
 import { useState } from "preact/hooks"
+import { useAccess } from "../Access.ts"
 import { type AlertSettings, api, type BudgetAlert, type Org } from "../Api.ts"
 import { time } from "./Format.ts"
 import { microsOf } from "./Money.ts"
@@ -39,6 +41,7 @@ export const BudgetAlertsPanel = (props: { readonly org: Org; readonly reload: (
   const [message, setMessage] = useState<Message | null>(null)
   const events = useLoad(() => api.alerts(props.org.id), [props.org.id])
   const { busy, run } = useAction()
+  const changes = useAccess().administers(props.org.id)
 
   const save = async (next: AlertSettings | null) => {
     const result = await run(() => api.setAlerts(props.org.id, next))
@@ -72,23 +75,37 @@ export const BudgetAlertsPanel = (props: { readonly org: Org; readonly reload: (
         posts one <code>budget.threshold</code> event to the webhook.
       </p>
       <Notice message={message} onDismiss={() => setMessage(null)} />
-      <form class="inline-form" onSubmit={submit}>
-        <label for="alert-webhook">Webhook URL</label>
-        <input
-          id="alert-webhook"
-          type="url"
-          required
-          placeholder="https://hooks.example.com/svc"
-          value={url}
-          onInput={(event) => setUrl(event.currentTarget.value)}
-        />
-        <label for="alert-shares">At (% of the budget)</label>
-        <input id="alert-shares" value={shares} onInput={(event) => setShares(event.currentTarget.value)} />
-        <button type="submit" class="primary" disabled={busy}>Save alerts</button>
-        {alerts === null ?
-          null :
-          <button type="button" disabled={busy} onClick={() => void save(null)}>Turn alerts off</button>}
-      </form>
+      {!changes ?
+        (
+          <p data-alerts="settings">
+            {alerts === null
+              ? "Budget alerts are off."
+              : (
+                <>
+                  At {alerts.thresholds.map(percent).join(", ")} of a budget, to <code>{alerts.webhook_url}</code>.
+                </>
+              )}
+          </p>
+        ) :
+        (
+          <form class="inline-form" onSubmit={submit}>
+            <label for="alert-webhook">Webhook URL</label>
+            <input
+              id="alert-webhook"
+              type="url"
+              required
+              placeholder="https://hooks.example.com/svc"
+              value={url}
+              onInput={(event) => setUrl(event.currentTarget.value)}
+            />
+            <label for="alert-shares">At (% of the budget)</label>
+            <input id="alert-shares" value={shares} onInput={(event) => setShares(event.currentTarget.value)} />
+            <button type="submit" class="primary" disabled={busy}>Save alerts</button>
+            {alerts === null ?
+              null :
+              <button type="button" disabled={busy} onClick={() => void save(null)}>Turn alerts off</button>}
+          </form>
+        )}
       <h3>Latest alerts</h3>
       {events.error !== null
         ? <p role="alert">{events.error}</p>
