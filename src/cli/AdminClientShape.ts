@@ -10,6 +10,7 @@ import type { AdminApi } from "../admin/AdminApi.ts"
 import {
   BadRequest,
   Conflict,
+  Forbidden,
   InternalError,
   NotFound,
   PayloadTooLarge,
@@ -110,7 +111,7 @@ export const declaredFailure = (error: unknown, wording: Wording): AdminClientEr
   }
   if (error instanceof NotFound) return AdminClientError.notFound(error.error.message)
   if (error instanceof Unauthorized) return AdminClientError.refused(wording.refusedToken)
-  if (error instanceof Conflict) return AdminClientError.refused(error.error.message)
+  if (error instanceof Conflict || error instanceof Forbidden) return AdminClientError.refused(error.error.message)
   if (error instanceof StoreUnavailable) return AdminClientError.unavailable(wording.failed(503, error.error.message))
   if (error instanceof InternalError) return AdminClientError.unavailable(wording.failed(500, error.error.message))
   return undefined

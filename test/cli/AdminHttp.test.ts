@@ -46,6 +46,22 @@ describe("svc-gateway --url", () => {
       assert.match(text.stdout, new RegExp(`${orgId} +${name}`))
     }))
 
+  it.live("with a person's token: what her role allows, and the API's refusal of the rest (exit 1)", () =>
+    Effect.gen(function*() {
+      const orgId = idOf(yield* viaUrl("orgs", "create", "--name", unique("viewed"), "--json"))
+      const user = yield* adminJson("POST", "/users", { email: `${unique("viewer")}@example.com`, name: "V" })
+      const userId = (user as { id: string }).id
+      yield* adminJson("PUT", `/users/${userId}/roles`, { roles: [{ role: "viewer", org_id: orgId }] })
+      const token = (yield* adminJson("POST", `/users/${userId}/tokens`, { name: "cli" })) as { token: string }
+      const asViewer = (...args: ReadonlyArray<string>) =>
+        runArgs(["--url", gw.url, "--admin-token", token.token, ...args], { store: untouchableStore })
+      const listed = yield* asViewer("keys", "list", "--org", orgId, "--json")
+      assert.strictEqual(listed.code, 0, listed.stderr)
+      const refused = yield* asViewer("keys", "create", "--org", orgId, "--name", "nope")
+      assert.strictEqual(refused.code, 1)
+      assert.include(refused.stderr, `is not an admin of organization '${orgId}'`)
+    }))
+
   it.live("keys create, list and revoke; the created key works against the gateway until revoked", () =>
     Effect.gen(function*() {
       const orgId = idOf(yield* viaUrl("orgs", "create", "--name", unique("keys"), "--json"))
