@@ -16,7 +16,9 @@ import { AdminApi } from "../admin/AdminApi.ts"
 import { Audit } from "../audit/Audit.ts"
 import { GatewayConfig } from "../Config.ts"
 import { TargetBreaker } from "../core/TargetBreaker.ts"
-import { AdminAuthorizationTrusted, adminHandlers } from "../http/AdminApiLive.ts"
+import { AdminAuthorizationTrusted, AdminFailuresLive, adminHandlers } from "../http/AdminApiLive.ts"
+import { AuditHandlers } from "../http/AdminAuditHandlers.ts"
+import { UsersHandlers } from "../http/AdminUsersHandlers.ts"
 import { ApiKeys } from "../keys/ApiKeys.ts"
 import { RequestQueries } from "../logs/RequestQueries.ts"
 import { Orgs } from "../orgs/Orgs.ts"
@@ -24,6 +26,7 @@ import { DatabaseLive } from "../store/Database.ts"
 import { type DataDirLockError, DataDirLockLive, lockedDataDir } from "../store/DataDirLock.ts"
 import { Policy } from "../tools/Policy.ts"
 import { ToolRegistry } from "../tools/ToolRegistry.ts"
+import { Users } from "../users/Users.ts"
 import { AdminClientError } from "./AdminClientError.ts"
 import { type AdminClientShape, adminShape, declaredFailure, type Invoke, type Wording } from "./AdminClientShape.ts"
 import { type HttpOptions, makeHttpAdmin } from "./AdminHttp.ts"
@@ -81,7 +84,15 @@ export class AdminClient extends Context.Service<AdminClient, AdminClientShape>(
     Effect.gen(function*() {
       // `HttpApiTest` runs the server's router in memory: the same decoding, handlers and encoding. A
       // router in context (a test running the gateway in this process) would receive the routes instead.
-      const client = yield* HttpApiTest.groups(AdminApi, ["orgs", "keys", "svcTools", "requests", "circuits"]).pipe(
+      const client = yield* HttpApiTest.groups(AdminApi, [
+        "orgs",
+        "keys",
+        "svcTools",
+        "requests",
+        "circuits",
+        "users",
+        "audit"
+      ]).pipe(
         withoutRouter
       )
       const invoke: Invoke = (call) =>
@@ -94,9 +105,14 @@ export class AdminClient extends Context.Service<AdminClient, AdminClientShape>(
       return adminShape(invoke)
     })
   ).pipe(
-    Layer.provide(adminHandlers(AdminAuthorizationTrusted)),
+    Layer.provide(Layer.mergeAll(
+      adminHandlers(AdminAuthorizationTrusted),
+      Layer.mergeAll(UsersHandlers, AuditHandlers).pipe(
+        Layer.provide(Layer.mergeAll(AdminAuthorizationTrusted, AdminFailuresLive))
+      )
+    )),
     // changes made here are audited like the API's, as the CLI's
-    Layer.provide(Audit.layerRecords),
+    Layer.provide(Layer.mergeAll(Audit.layerRecords, Users.layer)),
     Layer.provide(Layer.mergeAll(NoCircuits, NodeServices.layer, NodeHttpPlatform.layer, Etag.layer))
   )
 

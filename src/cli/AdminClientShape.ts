@@ -17,16 +17,28 @@ import {
   StoreUnavailable,
   Unauthorized
 } from "../admin/AdminApiErrors.ts"
-import { CreateKey, CreateOrg, OrgUpdate, SetOrgTool, UpdateKey } from "../admin/AdminPayloads.ts"
+import {
+  CreateKey,
+  CreateOrg,
+  CreateUser,
+  CreateUserToken,
+  OrgUpdate,
+  SetOrgTool,
+  SetRoles,
+  UpdateKey
+} from "../admin/AdminPayloads.ts"
 import type {
   Analytics,
   ApiKey,
+  AuditRecord,
   CreatedApiKey,
+  CreatedUserToken,
   LoggedRequest,
   Org,
   OrgToolSetting,
   RequestPage,
-  SvcTool
+  SvcTool,
+  User
 } from "../admin/AdminResources.ts"
 import { describeError } from "../http/ErrorResponse.ts"
 import { decodeInput } from "../kernel/DecodeInput.ts"
@@ -68,6 +80,19 @@ export interface AdminClientShape {
     groupBy: string,
     input: RequestFilterInput
   ) => Effect.Effect<Analytics, AdminClientError>
+  readonly createUser: (input: typeof CreateUser.Type) => Effect.Effect<User, AdminClientError>
+  readonly listUsers: Effect.Effect<ReadonlyArray<User>, AdminClientError>
+  readonly setRoles: (userId: string, roles: typeof SetRoles.Type["roles"]) => Effect.Effect<User, AdminClientError>
+  /** The result holds the token: the only time it is ever seen. */
+  readonly createUserToken: (userId: string, input: typeof CreateUserToken.Type) => Effect.Effect<
+    typeof CreatedUserToken.Type,
+    AdminClientError
+  >
+  /** The audit log (an org's, or every org's when undefined), newest first. */
+  readonly audit: (
+    orgId: string | undefined,
+    query: Readonly<Record<string, string>>
+  ) => Effect.Effect<ReadonlyArray<typeof AuditRecord.Type>, AdminClientError>
 }
 
 export type AdminApiClient = HttpApiClient.ForApi<typeof AdminApi>
@@ -156,5 +181,27 @@ export const adminShape = (invoke: Invoke): AdminClientShape => ({
       orgId === undefined
         ? api.requests.analyticsAll({ query: query(analyticsParams(groupBy, input)) })
         : api.requests.analytics({ params: { org_id: orgId }, query: query(analyticsParams(groupBy, input)) })
+    ),
+  createUser: (input) =>
+    Effect.flatMap(checked(CreateUser, input), (payload) => invoke((api) => api.users.create({ payload }))),
+  listUsers: invoke((api) => Effect.map(api.users.list(), (list) => list.data)),
+  setRoles: (userId, roles) =>
+    Effect.flatMap(
+      checked(SetRoles, { roles }),
+      (payload) => invoke((api) => api.users.setRoles({ params: { user_id: userId }, payload }))
+    ),
+  createUserToken: (userId, input) =>
+    Effect.flatMap(
+      checked(CreateUserToken, input),
+      (payload) => invoke((api) => api.users.createToken({ params: { user_id: userId }, payload }))
+    ),
+  audit: (orgId, params) =>
+    invoke((api) =>
+      Effect.map(
+        orgId === undefined
+          ? api.audit.list({ query: query(params) })
+          : api.audit.org({ params: { org_id: orgId }, query: query(params) }),
+        (list) => list.data
+      )
     )
 })

@@ -19,6 +19,7 @@ import { RequestsCommand } from "./RequestsCommand.ts"
 import { SpendCommand } from "./SpendCommand.ts"
 import { StatuslineCommand } from "./StatuslineCommand.ts"
 import { ToolsCommand } from "./ToolsCommand.ts"
+import { AuditCommand, UsersCommand } from "./UsersCommand.ts"
 
 /** Every command group, in the order help lists them. */
 const commands = [
@@ -28,6 +29,8 @@ const commands = [
   RequestsCommand,
   AnalyticsCommand,
   SpendCommand,
+  UsersCommand,
+  AuditCommand,
   LaunchCommand,
   StatuslineCommand
 ] as const
