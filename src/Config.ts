@@ -37,6 +37,7 @@ const settings = Config.all({
   shutdownGrace: Config.Duration("GATEWAY_SHUTDOWN_GRACE").pipe(Config.withDefault(Duration.seconds(10))),
   headersTimeout: Config.Duration("GATEWAY_HEADERS_TIMEOUT").pipe(Config.withDefault(Duration.seconds(20))),
   requestTimeout: Config.Duration("GATEWAY_REQUEST_TIMEOUT").pipe(Config.withDefault(Duration.seconds(120))),
+  socketIdleTimeout: Config.Duration("GATEWAY_SOCKET_IDLE_TIMEOUT").pipe(Config.withDefault(Duration.minutes(10))),
   bootstrap: Config.Boolean("GATEWAY_BOOTSTRAP").pipe(Config.withDefault(true)),
   toolTimeout: Config.Duration("GATEWAY_SVC_TOOL_TIMEOUT").pipe(Config.withDefault(Duration.seconds(10))),
   toolMaxOutputBytes: Config.Int("GATEWAY_SVC_TOOL_MAX_OUTPUT_BYTES").pipe(Config.withDefault(64 * 1024)),
@@ -90,6 +91,8 @@ export interface GatewaySettings {
   readonly headersTimeout: Duration.Duration
   /** How long a client may take to send a whole request, body included (never the answer: streams last). */
   readonly requestTimeout: Duration.Duration
+  /** How long a WebSocket (Codex's, to /v1/responses) may stay silent between requests before it is closed. */
+  readonly socketIdleTimeout: Duration.Duration
   /** Create a default org and a dev key on the first start with an empty store. */
   readonly bootstrap: boolean
   /** Longest run of a shared tool that sets no timeout of its own. */

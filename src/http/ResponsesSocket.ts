@@ -13,7 +13,7 @@
  * whose id the next request continues. The key is checked at the handshake, so a wrong one is a 401
  * the client can read, not a socket that closes.
  */
-import { Effect, Exit, Scope, Stream } from "effect"
+import { Effect, Exit, Option, Scope, Stream } from "effect"
 import { HttpServerRequest, HttpServerResponse } from "effect/http"
 import type { Socket } from "effect/socket"
 import { Auth } from "../auth/Auth.ts"
@@ -195,13 +195,16 @@ export const responsesSocket = Effect.gen(function*() {
     const reader = yield* socket.reader
     const chain = new ResponseChain()
     const decoder = new TextDecoder()
-    // frames in turn: a request's events all go out before the next request is read
-    yield* Effect.forever(Effect.flatMap(reader.pull, (frames) =>
-      Effect.forEach(
-        frames,
-        (frame) => answerFrame(request, chain, writer, typeof frame === "string" ? frame : decoder.decode(frame)),
-        { discard: true }
-      )))
+    const idle = (yield* GatewayConfig).socketIdleTimeout
+    // frames in turn: a request's events all go out before the next request is read; a socket silent
+    // for the idle timeout between requests is closed (Codex opens a new one when it needs it)
+    for (;;) {
+      const frames = yield* Effect.timeoutOption(reader.pull, idle)
+      if (Option.isNone(frames)) return
+      for (const frame of frames.value) {
+        yield* answerFrame(request, chain, writer, typeof frame === "string" ? frame : decoder.decode(frame))
+      }
+    }
   })).pipe(
     // the client closed the connection (Codex drops it without a close frame when it exits)
     Effect.catchTag("SocketError", () => Effect.void),

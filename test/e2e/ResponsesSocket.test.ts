@@ -167,3 +167,30 @@ describe("the Responses API over a WebSocket", () => {
     expect(plain.headers.get("allow")).toBe("POST")
   })
 })
+
+describe("an idle Responses WebSocket", () => {
+  let gw: TestGateway
+  let key: string
+
+  beforeAll(async () => {
+    gw = await startGateway({ GATEWAY_SOCKET_IDLE_TIMEOUT: "1 second" })
+    key = (await gw.newKey()).key
+  })
+  afterAll(() => gw?.close())
+
+  it("is closed once it has been silent for the idle timeout, after answering what it was asked", async () => {
+    const socket = new WebSocket(`${gw.url.replace("http", "ws")}/v1/responses`, {
+      headers: { authorization: `Bearer ${key}` }
+    } as never)
+    const events: Array<string> = []
+    const closed = new Promise<number>((resolve) => {
+      socket.onclose = (event) => resolve(event.code)
+    })
+    socket.onmessage = (message) => events.push(JSON.parse(String(message.data)).type)
+    await new Promise<void>((resolve) => (socket.onopen = () => resolve()))
+    socket.send(JSON.stringify({ type: "response.create", model: "local/echo", input: "one" }))
+    const code = await closed
+    expect(events.at(-1)).toBe("response.completed")
+    expect(code).toBe(1000)
+  })
+})
