@@ -56,26 +56,41 @@ export class LocalStore extends Context.Service<LocalStore, Layer.Layer<AdminCli
   static readonly layerFromEnv = Layer.succeed(LocalStore, AdminClient.layerStoreWith(GatewayConfig.layer))
 }
 
-const httpClient = (baseUrl: string, token: Option.Option<Redacted.Redacted<string>>) => {
-  const base = normalizeBaseUrl(baseUrl)
-  if (base === undefined) {
-    return Effect.fail(
+/** `--url` (or GATEWAY_URL) as a base URL, or the usage error that names it. */
+const baseUrlOf = (given: string) => {
+  const base = normalizeBaseUrl(given)
+  return base === undefined
+    ? Effect.fail(
       AdminClientError.invalidInput(
-        `Invalid --url (or GATEWAY_URL) '${baseUrl}': expected an http(s) URL such as http://127.0.0.1:8080.`
+        `Invalid --url (or GATEWAY_URL) '${given}': expected an http(s) URL such as http://127.0.0.1:8080.`
       )
     )
-  }
-  if (Option.isNone(token)) {
-    return Effect.fail(
-      AdminClientError.invalidInput(
-        "--url needs the admin token: pass --admin-token <token> or set GATEWAY_ADMIN_TOKEN."
-      )
-    )
-  }
-  return Effect.succeed(
-    AdminClient.layerHttp({ url: base, adminToken: token.value }).pipe(Layer.provide(FetchHttpClient.layer))
-  )
+    : Effect.succeed(base)
 }
+
+/** The gateway `url` names (the root's `--url`), else this machine's on `PORT` (8080). */
+export const gatewayUrl = (url: Option.Option<string>) =>
+  Effect.flatMap(
+    Config.Port("PORT").pipe(
+      Config.withDefault(8080),
+      Effect.mapError((error) => AdminClientError.invalidInput(`PORT: ${error.message}`))
+    ),
+    (port) => baseUrlOf(Option.getOrElse(url, () => `http://127.0.0.1:${port}`))
+  )
+
+const httpClient = (baseUrl: string, token: Option.Option<Redacted.Redacted<string>>) =>
+  Effect.flatMap(baseUrlOf(baseUrl), (base) => {
+    if (Option.isNone(token)) {
+      return Effect.fail(
+        AdminClientError.invalidInput(
+          "--url needs the admin token: pass --admin-token <token> or set GATEWAY_ADMIN_TOKEN."
+        )
+      )
+    }
+    return Effect.succeed(
+      AdminClient.layerHttp({ url: base, adminToken: token.value }).pipe(Layer.provide(FetchHttpClient.layer))
+    )
+  })
 
 /**
  * The `AdminClient` the root flags ask for. A handler that must refuse some input before the store is

@@ -6,15 +6,14 @@
  * tagged `developer:<email>` (git's `user.email` unless `--developer` says otherwise), so the
  * gateway's sessions show whose they are.
  */
-import { Config, Console, Effect, Layer, Option, Redacted } from "effect"
+import { Console, Effect, Layer, Option, Redacted } from "effect"
 import { Argument, Command, Flag } from "effect/cli"
 import { FetchHttpClient } from "effect/http"
 import { spawnSync } from "node:child_process"
 import { fileURLToPath } from "node:url"
 import { AdminClient } from "./AdminClient.ts"
 import { AdminClientError } from "./AdminClientError.ts"
-import { normalizeBaseUrl } from "./AdminHttp.ts"
-import { root } from "./Connection.ts"
+import { gatewayUrl, root } from "./Connection.ts"
 import { gatewayKey, org } from "./Flags.ts"
 import { runClient } from "./launch/ClientProcess.ts"
 import { clientRun, INSTALL_HINTS, LAUNCH_CLIENTS, type LaunchClient } from "./launch/LaunchClients.ts"
@@ -31,23 +30,6 @@ const shellQuote = (text: string) => `'${text.replaceAll("'", `'\\''`)}'`
 
 /** The command Claude Code runs for its status line: this CLI, by absolute paths, so PATH does not matter. */
 export const statuslineCommand = (): string => `${shellQuote(process.execPath)} ${shellQuote(BIN)} statusline`
-
-/** The gateway the commands' `--url` names, else this machine's on `PORT` (8080). */
-export const gatewayUrl = (url: Option.Option<string>) =>
-  Effect.gen(function*() {
-    const port = yield* Config.Port("PORT").pipe(
-      Config.withDefault(8080),
-      Effect.mapError((error) => AdminClientError.invalidInput(`PORT: ${error.message}`))
-    )
-    const given = Option.getOrElse(url, () => `http://127.0.0.1:${port}`)
-    const base = normalizeBaseUrl(given)
-    if (base === undefined) {
-      return yield* AdminClientError.invalidInput(
-        `Invalid --url (or GATEWAY_URL) '${given}': expected an http(s) URL such as http://127.0.0.1:8080.`
-      )
-    }
-    return base
-  })
 
 const gitEmail = (): string | undefined => {
   const git = spawnSync("git", ["config", "user.email"], { encoding: "utf8", timeout: 2_000 })

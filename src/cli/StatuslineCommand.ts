@@ -9,9 +9,8 @@
 import { Config, Console, Effect, Option, Redacted } from "effect"
 import { Command, Flag } from "effect/cli"
 import type { SessionSummary } from "../admin/AdminResources.ts"
-import { root } from "./Connection.ts"
+import { gatewayUrl, root } from "./Connection.ts"
 import { gatewayKey } from "./Flags.ts"
-import { gatewayUrl } from "./LaunchCommand.ts"
 
 const FETCH_TIMEOUT_MS = 2_000
 const STDIN_TIMEOUT_MS = 1_000

@@ -102,11 +102,11 @@ export const makeBalancer = (
       if (first.balance === undefined) {
         ready.push(first)
       } else {
-        const members = targets.slice(i, end)
-        const arranged = arrange(members.filter((target) => !rests(target, at)), sessionId)
+        const usable: Array<Target> = []
+        for (let j = i; j < end; j++) (rests(targets[j]!, at) ? resting : usable).push(targets[j]!)
+        const arranged = arrange(usable, sessionId)
         if (arranged.length > 0) metrics.balancedPick(first.balance.route, targetKey(arranged[0]!))
         ready.push(...arranged)
-        resting.push(...members.filter((target) => rests(target, at)))
       }
       i = end
     }

@@ -9,9 +9,15 @@ import { HttpApiBuilder } from "effect/http-api"
 import { AdminApi } from "../admin/AdminApi.ts"
 import { parseExpiry } from "../admin/AdminInput.ts"
 import { CreateUser, CreateUserToken, SetRoles, UpdateUser } from "../admin/AdminPayloads.ts"
-import { AdminError, Forbidden } from "../kernel/AdminError.ts"
 import { decodeInput } from "../kernel/DecodeInput.ts"
-import { CurrentPrincipal, isOwner, type Principal, requireOwner } from "../kernel/Principal.ts"
+import {
+  administeredOrgs,
+  CurrentPrincipal,
+  forbidden,
+  isOwner,
+  type Principal,
+  requireOwner
+} from "../kernel/Principal.ts"
 import { RequestError } from "../kernel/RequestError.ts"
 import type { RoleGrant } from "../kernel/Roles.ts"
 import { Orgs } from "../orgs/Orgs.ts"
@@ -20,18 +26,10 @@ import { apiError } from "./AdminHandlers.ts"
 import { makeAudited } from "./Audited.ts"
 import { readJsonBody } from "./JsonBody.ts"
 
-const forbidden = (message: string) => Effect.fail(new AdminError({ reason: new Forbidden({ message }) }))
-
-/** The orgs a principal administers (not those she only views). */
-const administered = (principal: Principal): ReadonlySet<string> =>
-  principal._tag === "User"
-    ? new Set(principal.roles.flatMap((grant) => grant.role === "admin" && grant.org_id !== null ? [grant.org_id] : []))
-    : new Set()
-
 /** A user as the principal may see it: an org admin sees only the roles on her organizations. */
 const shown = (principal: Principal, user: UserInfo): UserInfo => {
   if (isOwner(principal) || (principal._tag === "User" && principal.userId === user.id)) return user
-  const mine = administered(principal)
+  const mine = administeredOrgs(principal)
   return { ...user, roles: user.roles.filter((grant) => grant.org_id !== null && mine.has(grant.org_id)) }
 }
 
@@ -39,7 +37,7 @@ const shown = (principal: Principal, user: UserInfo): UserInfo => {
 const requireUserAdmin = Effect.flatMap(
   Effect.service(CurrentPrincipal),
   (principal) =>
-    isOwner(principal) || administered(principal).size > 0
+    isOwner(principal) || administeredOrgs(principal).size > 0
       ? Effect.succeed(principal)
       : forbidden("Only an owner or an organization's admin may look at users.")
 )
@@ -117,7 +115,7 @@ export const UsersHandlers = HttpApiBuilder.group(AdminApi, "users", (handlers) 
             audited(userChange("user.roles", params.user_id), users.setRoles(params.user_id, roles))
           if (isOwner(principal)) return yield* setRoles(asked)
           // an org admin: only admin and viewer, only on her organizations; the user's other roles stay
-          const mine = administered(principal)
+          const mine = administeredOrgs(principal)
           for (const grant of asked) {
             if (grant.org_id === null || !mine.has(grant.org_id)) {
               return yield* forbidden(

@@ -8,10 +8,10 @@
 import { Effect } from "effect"
 import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { Auth } from "../auth/Auth.ts"
-import { describeError } from "../core/Problem.ts"
 import { OpenAiChat } from "../dialects/openai/OpenAiChat.ts"
 import { AdminError } from "../kernel/AdminError.ts"
 import { RequestQueries } from "../logs/RequestQueries.ts"
+import { errorResponse } from "./ErrorResponse.ts"
 
 const dialect = OpenAiChat
 
@@ -32,10 +32,7 @@ export const SessionRoute = HttpRouter.add(
           )
         )
       ),
-      Effect.catch((error) => {
-        const { body, status } = dialect.errorBody(describeError(error))
-        return Effect.succeed(HttpServerResponse.jsonUnsafe(body, { status }))
-      })
+      Effect.catch((error) => Effect.succeed(errorResponse(error)))
     )
   })
 )

@@ -40,13 +40,20 @@ export const mayRead = (principal: Principal, orgId: string): boolean => hasRole
 /** Whether the principal may change the org's records (admin or owner). */
 export const mayAdminister = (principal: Principal, orgId: string): boolean => hasRole(principal, orgId, ["admin"])
 
+/** The orgs the principal administers (not those she only views); none for the admin token's own. */
+export const administeredOrgs = (principal: Principal): ReadonlySet<string> =>
+  principal._tag === "User"
+    ? new Set(principal.roles.flatMap((grant) => grant.role === "admin" && grant.org_id !== null ? [grant.org_id] : []))
+    : new Set()
+
 /** The orgs the principal has a role in; undefined for an owner, who has them all. */
 export const orgsOf = (principal: Principal): ReadonlySet<string> | undefined =>
   isOwner(principal) || principal._tag === "AdminToken"
     ? undefined
     : new Set(principal.roles.flatMap((grant) => grant.org_id === null ? [] : [grant.org_id]))
 
-const forbidden = (message: string) => Effect.fail(new AdminError({ reason: new Forbidden({ message }) }))
+/** A 403 saying what the caller lacks. */
+export const forbidden = (message: string) => Effect.fail(new AdminError({ reason: new Forbidden({ message }) }))
 
 const who = (principal: Principal) => principal._tag === "User" ? principal.email : "this caller"
 

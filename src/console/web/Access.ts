@@ -2,7 +2,7 @@
  * What the signed-in caller may do, read from `GET /admin/v1/me`'s roles, so that the console does not
  * offer what her role may not do: an owner (and the admin token) everything, an org's admin its keys,
  * shared tools, settings and audit log, a viewer reading. A courtesy only: the admin API checks every
- * call itself, and its 403 shows on the page as any refusal does.
+ * call itself, and its 403 shows on the page like every other refusal.
  */
 import { createContext } from "preact"
 import { useContext } from "preact/hooks"
