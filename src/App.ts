@@ -19,6 +19,7 @@ import { onClientError } from "./http/ClientError.ts"
 import { DialectRoutes } from "./http/DialectRoutes.ts"
 import { FallbackRoutes } from "./http/FallbackRoutes.ts"
 import { SessionRoute } from "./http/SessionRoute.ts"
+import { SsoRoutes } from "./http/SsoRoutes.ts"
 import { SystemRoutes } from "./http/SystemRoutes.ts"
 import { ApiKeys } from "./keys/ApiKeys.ts"
 import { BudgetAlerts } from "./limits/BudgetAlerts.ts"
@@ -33,6 +34,8 @@ import { Orgs } from "./orgs/Orgs.ts"
 import { Prices } from "./prices/Prices.ts"
 import { Providers } from "./providers/Providers.ts"
 import { UpstreamTransport } from "./providers/UpstreamTransport.ts"
+import { ConsoleSessions } from "./sso/ConsoleSessions.ts"
+import { Oidc } from "./sso/Oidc.ts"
 import { DatabaseLive } from "./store/Database.ts"
 import { CutOutputs } from "./tools/CutOutputs.ts"
 import { PendingCalls } from "./tools/PendingCalls.ts"
@@ -55,7 +58,9 @@ export const StoreServices = Layer.mergeAll(
   Auth.layer,
   RequestLog.layer,
   RequestQueries.layer,
-  RateLimits.layerFromConfig
+  RateLimits.layerFromConfig,
+  ConsoleSessions.layer,
+  Oidc.layer
 ).pipe(
   Layer.provideMerge(BudgetAlerts.layerFetch),
   Layer.provideMerge(Audit.layer),
@@ -108,6 +113,7 @@ export const Routes = Layer.mergeAll(
   SystemRoutes,
   SessionRoute,
   MetricsRoutes,
+  SsoRoutes,
   ConsoleRoutes,
   FallbackRoutes,
   TraceIdHeader

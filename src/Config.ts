@@ -49,8 +49,36 @@ const settings = Config.all({
     Config.map((text) => text.split(",").map((host) => host.trim()).filter((host) => host !== "")),
     Config.option,
     Config.map(Option.getOrUndefined)
-  )
+  ),
+  oidc: Config.all({
+    issuer: Config.String("GATEWAY_OIDC_ISSUER").pipe(Config.option),
+    clientId: Config.String("GATEWAY_OIDC_CLIENT_ID").pipe(Config.option),
+    clientSecret: Config.Redacted("GATEWAY_OIDC_CLIENT_SECRET").pipe(Config.option),
+    redirectUrl: Config.String("GATEWAY_OIDC_REDIRECT_URL").pipe(Config.option),
+    scopes: Config.String("GATEWAY_OIDC_SCOPES").pipe(Config.withDefault("openid email profile")),
+    rolesClaim: Config.String("GATEWAY_OIDC_ROLES_CLAIM").pipe(Config.option),
+    roleMap: Config.String("GATEWAY_OIDC_ROLE_MAP").pipe(Config.withDefault("")),
+    requireVerifiedEmail: Config.Boolean("GATEWAY_OIDC_REQUIRE_VERIFIED_EMAIL").pipe(Config.withDefault(true))
+  }),
+  consoleSessionTtl: Config.Duration("GATEWAY_CONSOLE_SESSION_TTL").pipe(Config.withDefault(Duration.hours(12)))
 })
+
+/** Single sign-on for the console, as read; `sso/Oidc.ts` checks it when the gateway starts. */
+export interface OidcSettings {
+  /** The OpenID provider's issuer URL; none: no single sign-on, the console takes tokens only. */
+  readonly issuer: Option.Option<string>
+  readonly clientId: Option.Option<string>
+  readonly clientSecret: Option.Option<Redacted.Redacted<string>>
+  /** Where the provider sends the browser back; none: `<the request's origin>/console/sso/callback`. */
+  readonly redirectUrl: Option.Option<string>
+  readonly scopes: string
+  /** The claim whose values `roleMap` maps to roles (`groups`); none: an owner gives roles. */
+  readonly rolesClaim: Option.Option<string>
+  /** `group=role[:org_id]` entries separated by commas (`sso/RoleMap.ts`). */
+  readonly roleMap: string
+  /** Refuse a sign-in whose `email_verified` claim is not true. */
+  readonly requireVerifiedEmail: boolean
+}
 
 export interface GatewaySettings {
   readonly port: number
@@ -109,6 +137,9 @@ export interface GatewaySettings {
   readonly compression: CompressionLevel
   /** Hosts a budget alert's webhook may reach (`*.example.com` for a domain); undefined: every host. */
   readonly alertWebhookHosts: ReadonlyArray<string> | undefined
+  readonly oidc: OidcSettings
+  /** How long a console session made by single sign-on lasts before the person signs in again. */
+  readonly consoleSessionTtl: Duration.Duration
 }
 
 export class GatewayConfig extends Context.Service<GatewayConfig, GatewaySettings>()("svc-gateway/GatewayConfig") {

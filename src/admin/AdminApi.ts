@@ -15,8 +15,9 @@ import {
   HttpApiSecurity,
   OpenApi
 } from "effect/http-api"
+import { SESSION_COOKIE } from "../kernel/ConsoleCookie.ts"
 import type { CurrentPrincipal } from "../kernel/Principal.ts"
-import { ADMIN_API_ERRORS, StoreUnavailable, Unauthorized } from "./AdminApiErrors.ts"
+import { ADMIN_API_ERRORS, Forbidden, StoreUnavailable, Unauthorized } from "./AdminApiErrors.ts"
 import {
   AnalyticsQuery,
   CreateKey,
@@ -55,12 +56,19 @@ import {
 } from "./AdminResources.ts"
 
 /**
- * The admin token or a person's personal access token, as a bearer; checked before anything else, it
- * gives the handlers the caller (`CurrentPrincipal`), whose role each handler checks.
+ * The admin token or a person's personal access token, as a bearer, or a console signed in by single
+ * sign-on, by its session cookie (with its CSRF token on every change); checked before anything else,
+ * it gives the handlers the caller (`CurrentPrincipal`), whose role each handler checks.
  */
 export class AdminAuthorization extends HttpApiMiddleware.Service<AdminAuthorization, { provides: CurrentPrincipal }>()(
   "svc-gateway/AdminAuthorization",
-  { error: [Unauthorized, StoreUnavailable], security: { bearer: HttpApiSecurity.bearer } }
+  {
+    error: [Unauthorized, Forbidden, StoreUnavailable],
+    security: {
+      bearer: HttpApiSecurity.bearer,
+      session: HttpApiSecurity.apiKey({ key: SESSION_COOKIE, in: "cookie" })
+    }
+  }
 ) {}
 
 /**

@@ -251,5 +251,28 @@ export const SqliteSchema = Migrator.fromRecord({
     ) STRICT`
     yield* sql`CREATE INDEX audit_log_created ON audit_log (created_at, id)`
     yield* sql`CREATE INDEX audit_log_org ON audit_log (org_id, created_at)`
+  }),
+  "0017_console_sign_in": Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const now = sql.literal(NOW)
+    // a single sign-on begun and not yet finished: the PKCE verifier and nonce, and the SHA-256 of the
+    // secret in the browser's cookie, so only the browser that began it can finish it
+    yield* sql`CREATE TABLE console_logins (
+      state TEXT PRIMARY KEY,
+      code_verifier TEXT NOT NULL,
+      nonce TEXT NOT NULL,
+      browser_hash TEXT NOT NULL,
+      created_at TEXT NOT NULL DEFAULT ${now}
+    ) STRICT`
+    // a console signed in by single sign-on: only the SHA-256 of the cookie's token is kept
+    yield* sql`CREATE TABLE console_sessions (
+      id TEXT PRIMARY KEY,
+      token_hash TEXT NOT NULL UNIQUE,
+      user_id TEXT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+      created_at TEXT NOT NULL DEFAULT ${now},
+      expires_at TEXT NOT NULL,
+      revoked_at TEXT
+    ) STRICT`
+    yield* sql`CREATE INDEX console_sessions_user ON console_sessions (user_id)`
   })
 })

@@ -4,7 +4,7 @@
  * `Authorization: Bearer` to the admin API and the CLI. A token is shown once, when made; only its
  * SHA-256 is kept, and it stops working when it expires, is revoked, or its user is disabled.
  */
-import { Context, Effect, Layer } from "effect"
+import { Context, Effect, Layer, Option } from "effect"
 import { SqlClient, type SqlError } from "effect/sql"
 import { newId, randomBase62 } from "../Ids.ts"
 import { AdminError, Conflict } from "../kernel/AdminError.ts"
@@ -88,6 +88,8 @@ export class Users extends Context.Service<Users, {
   >
   readonly list: Effect.Effect<ReadonlyArray<UserInfo>, SqlError.SqlError>
   readonly get: (userId: string) => Effect.Effect<UserInfo, SqlError.SqlError | AdminError>
+  /** The user with this email (compared without case), if any: how single sign-on finds a person. */
+  readonly findByEmail: (email: string) => Effect.Effect<Option.Option<UserInfo>, SqlError.SqlError>
   readonly update: (
     userId: string,
     changes: { readonly name?: string | undefined; readonly disabled?: boolean | undefined }
@@ -135,6 +137,12 @@ export class Users extends Context.Service<Users, {
       })
 
       const get = (userId: string) => Effect.flatMap(selectUser(userId), info)
+
+      const findByEmail = Effect.fn("Users.findByEmail")(function*(email: string) {
+        const [row] = yield* sql<UserRow>`SELECT ${sql.literal(USER_COLUMNS)} FROM users
+        WHERE email = ${email.toLowerCase()}`
+        return row === undefined ? Option.none() : Option.some(yield* info(row))
+      })
 
       const create = Effect.fn("Users.create")(function*(input: { readonly email: string; readonly name: string }) {
         const email = input.email.toLowerCase()
@@ -237,7 +245,18 @@ export class Users extends Context.Service<Users, {
         return principal
       })
 
-      return Users.of({ create, list, get, update, setRoles, createToken, listTokens, revokeToken, authenticate })
+      return Users.of({
+        create,
+        list,
+        get,
+        findByEmail,
+        update,
+        setRoles,
+        createToken,
+        listTokens,
+        revokeToken,
+        authenticate
+      })
     })
   )
 }

@@ -3,30 +3,11 @@
  * names, contrast, landmarks, ARIA use), at 1280 px and on a phone. A violation fails with its rule,
  * its help text and the elements that break it.
  */
-import { readFileSync } from "node:fs"
-import { createRequire } from "node:module"
-import type { Page } from "playwright-core"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { postChat } from "../utils/TestGateway.ts"
-import { type ConsoleUnderTest, inPage, startConsole } from "./ConsoleBrowser.ts"
+import { type ConsoleUnderTest, startConsole, violations } from "./ConsoleBrowser.ts"
 
 const SESSION = "0b6f1d2e-5c3a-4f7e-9a1b-2c3d4e5f6a7b"
-const AXE = readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8")
-
-interface Violation {
-  readonly id: string
-  readonly help: string
-  readonly nodes: ReadonlyArray<{ readonly target: ReadonlyArray<string> }>
-}
-
-const violations = async (page: Page): Promise<ReadonlyArray<string>> => {
-  if (!(await inPage<boolean>(page, "typeof window.axe === 'object'"))) await page.addScriptTag({ content: AXE })
-  const found = await inPage<ReadonlyArray<Violation>>(
-    page,
-    "axe.run(document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] } }).then((r) => r.violations)"
-  )
-  return found.map((v) => `${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(" ")).join(", ")})`)
-}
 
 describe("console: accessibility of every page, in Chromium", () => {
   let c: ConsoleUnderTest

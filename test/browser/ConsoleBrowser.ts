@@ -3,7 +3,8 @@
  * console built fresh into a temporary folder, and a real gateway serving it on 127.0.0.1.
  */
 import { execFileSync } from "node:child_process"
-import { existsSync, mkdtempSync } from "node:fs"
+import { existsSync, mkdtempSync, readFileSync } from "node:fs"
+import { createRequire } from "node:module"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { type Browser, chromium, type Page } from "playwright-core"
@@ -103,6 +104,27 @@ export const startConsole = async (env: Record<string, string> = {}): Promise<Co
 /** Evaluates a JavaScript expression in the page (text, so the tests need no DOM types). */
 export const inPage = <A = unknown>(page: Page, expression: string): Promise<A> =>
   page.evaluate(expression) as Promise<A>
+
+const AXE = readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8")
+
+interface Violation {
+  readonly id: string
+  readonly help: string
+  readonly nodes: ReadonlyArray<{ readonly target: ReadonlyArray<string> }>
+}
+
+/**
+ * axe-core's WCAG 2.1 A and AA findings on the page as it is, one line each (rule, help, elements); the
+ * page must be opened with `bypassCSP` so the checker can be injected.
+ */
+export const violations = async (page: Page): Promise<ReadonlyArray<string>> => {
+  if (!(await inPage<boolean>(page, "typeof window.axe === 'object'"))) await page.addScriptTag({ content: AXE })
+  const found = await inPage<ReadonlyArray<Violation>>(
+    page,
+    "axe.run(document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] } }).then((r) => r.violations)"
+  )
+  return found.map((v) => `${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(" ")).join(", ")})`)
+}
 
 export const signIn = async (page: Page, token = ADMIN_TOKEN) => {
   await page.getByLabel("Admin token").fill(token)

@@ -7,13 +7,9 @@
  * token refused or revoked: the API's reason. The audit page passes axe-core's WCAG 2.1 A/AA checks and
  * fits a 375 px screen.
  */
-import { readFileSync } from "node:fs"
-import { createRequire } from "node:module"
 import type { Page } from "playwright-core"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { type ConsoleUnderTest, inPage, signIn, startConsole } from "./ConsoleBrowser.ts"
-
-const AXE = readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8")
+import { type ConsoleUnderTest, inPage, signIn, startConsole, violations } from "./ConsoleBrowser.ts"
 
 interface Person {
   readonly id: string
@@ -233,18 +229,3 @@ describe("console: what each role sees, in Chromium", () => {
     })
   }
 })
-
-interface Violation {
-  readonly id: string
-  readonly help: string
-  readonly nodes: ReadonlyArray<{ readonly target: ReadonlyArray<string> }>
-}
-
-const violations = async (page: Page): Promise<ReadonlyArray<string>> => {
-  await page.addScriptTag({ content: AXE })
-  const found = await inPage<ReadonlyArray<Violation>>(
-    page,
-    "axe.run(document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] } }).then((r) => r.violations)"
-  )
-  return found.map((v) => `${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(" ")).join(", ")})`)
-}

@@ -41,7 +41,7 @@ describe("the admin API's OpenAPI document", () => {
       Object.entries(methods).map(([method, operation]) => ({ path, method: method.toUpperCase(), operation }))
     )
 
-  it("lists every admin route with a summary, the bearer token and the shared failures", () => {
+  it("lists every admin route with a summary, the bearer token or session cookie and the shared failures", () => {
     expect(document.openapi).toMatch(/^3\./)
     expect(document.info.title).toBe("svc-gateway admin API")
     const routes = operations().map(({ method, path }) => `${method} ${path}`).sort()
@@ -85,7 +85,8 @@ describe("the admin API's OpenAPI document", () => {
     ])
     for (const { operation } of operations()) {
       expect(operation.summary, operation.operationId).toBeTruthy()
-      expect(operation.security).toEqual([{ bearer: [] }])
+      // a token as a bearer, or the console's single sign-on session cookie
+      expect(operation.security).toEqual([{ bearer: [] }, { session: [] }])
       expect(Object.keys(operation.responses)).toEqual(expect.arrayContaining(["400", "401", "403", "404", "503"]))
     }
   })

@@ -1,6 +1,6 @@
 /**
  * The admin API as the console calls it: same origin, the admin token or a person's personal access
- * token as a bearer, JSON both ways.
+ * token as a bearer (or, signed in by single sign-on, the session's cookie and CSRF token), JSON both ways.
  * Every failure becomes an `ApiError` whose message a person can read: the API's own message when it
  * sent one, otherwise what went wrong on the way.
  *
@@ -203,7 +203,7 @@ const send = async <G extends Group, O extends Operation<G>>(
     return await fetch(`${path}${queryString(query)}`, {
       method: route.method,
       headers: {
-        authorization: `Bearer ${token ?? ""}`,
+        ...session.headers(token),
         ...(payload === undefined ? {} : { "content-type": "application/json" })
       },
       ...(payload === undefined ? {} : { body: JSON.stringify(payload) }),

@@ -1,6 +1,7 @@
 /**
- * The console's frame: sign-in until a token is kept, then the header (pages, the organization being
- * looked at, who is signed in, sign-out) and the page the URL names, offering what her roles allow.
+ * The console's frame: sign-in until a token is kept or single sign-on has a session, then the header
+ * (pages, the organization being looked at, who is signed in, sign-out) and the page the URL names,
+ * offering what her roles allow.
  */
 import { useEffect, useMemo, useRef, useState } from "preact/hooks"
 import { type Access, AccessContext, accessOf, useAccess } from "./Access.ts"
@@ -19,7 +20,7 @@ import { Notice } from "./parts/Notice.tsx"
 import { SignedInAs } from "./parts/SignedInAs.tsx"
 import { useLoad } from "./parts/useLoad.ts"
 import { href, navigate, type Page, type Route, useRoute } from "./Route.ts"
-import { session, tokenName } from "./Session.ts"
+import { session, ssoSignOut, type SsoStatus, ssoStatus, takeSsoError, tokenName } from "./Session.ts"
 
 const NAV: ReadonlyArray<{ readonly page: Page; readonly label: string }> = [
   { page: "orgs", label: "Organizations" },
@@ -46,18 +47,34 @@ const asReason = (message: string) => `${message.charAt(0).toLowerCase()}${messa
 export const App = () => {
   const [signedIn, setSignedIn] = useState(session.token() !== null)
   const [reason, setReason] = useState<string | null>(null)
+  const [ssoError] = useState(takeSsoError)
+  // without a kept token, the gateway is asked whether single sign-on is offered and signed this browser in
+  const [sso, setSso] = useState<SsoStatus | null>(null)
+  useEffect(() => {
+    if (signedIn) return
+    void ssoStatus().then((status) => {
+      if (status.signed_in && status.csrf_token !== null) {
+        session.signInBySso(status.csrf_token)
+        setSignedIn(true)
+      }
+      setSso(status)
+    })
+  }, [signedIn])
   useEffect(() =>
     whenUnauthorized((message) => {
-      const kind = tokenName(session.token())
+      const kind = session.bySso() ? "sso" : tokenName(session.token())
       session.signOut()
       setReason(kind === "admin token" ? "the gateway no longer accepts this admin token." : asReason(message))
       setSignedIn(false)
     }), [])
 
   if (!signedIn) {
+    if (sso === null && session.token() === null) return <p aria-busy="true">Loading…</p>
     return (
       <SignIn
         reason={reason}
+        error={ssoError}
+        sso={sso?.enabled ?? false}
         onSignedIn={(token) => {
           session.signIn(token)
           setReason(null)
@@ -69,8 +86,11 @@ export const App = () => {
   return (
     <Console
       onSignOut={() => {
-        session.signOut()
-        setSignedIn(false)
+        const out = session.bySso() ? ssoSignOut() : Promise.resolve(session.signOut())
+        void out.then(() => {
+          setSso(null)
+          setSignedIn(false)
+        })
       }}
     />
   )

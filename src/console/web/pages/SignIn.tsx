@@ -1,6 +1,7 @@
 /**
- * Sign-in: the admin token or a person's personal access token, checked against the API (`/me`) before
- * it is kept for the tab.
+ * Sign-in: single sign-on with the organization's identity provider when the gateway offers it (a plain
+ * link: the provider's pages and the way back are navigations, not calls), or the admin token or a
+ * person's personal access token, checked against the API (`/me`) before it is kept for the tab.
  */
 import { useState } from "preact/hooks"
 import { ApiError, call } from "../Api.ts"
@@ -11,9 +12,16 @@ import { tokenName } from "../Session.ts"
 const refused = (token: string, cause: ApiError): string =>
   tokenName(token) === "admin token" ? "The gateway did not accept this admin token." : cause.message
 
-export const SignIn = (props: { readonly reason: string | null; readonly onSignedIn: (token: string) => void }) => {
+export const SignIn = (props: {
+  readonly reason: string | null
+  /** Why the last single sign-on was refused. */
+  readonly error: string | null
+  /** Whether the gateway offers single sign-on. */
+  readonly sso: boolean
+  readonly onSignedIn: (token: string) => void
+}) => {
   const [token, setToken] = useState("")
-  const [error, setError] = useState<string | null>(null)
+  const [error, setError] = useState<string | null>(props.error)
   const [busy, setBusy] = useState(false)
 
   const submit = async (event: Event) => {
@@ -44,14 +52,22 @@ export const SignIn = (props: { readonly reason: string | null; readonly onSigne
   return (
     <main class="sign-in" id="main">
       <h1>svc-gateway console</h1>
+      <Notice
+        message={error !== null
+          ? { kind: "error", text: error }
+          : reason !== null
+          ? { kind: "info", text: reason }
+          : null}
+      />
+      {props.sso
+        ? (
+          <div class="card">
+            <a class="button primary" href="/console/sso/login">Sign in with single sign-on</a>
+            <p class="hint">With your organization's account; the gateway gives you the roles your groups carry.</p>
+          </div>
+        )
+        : null}
       <form onSubmit={submit} class="card">
-        <Notice
-          message={error !== null
-            ? { kind: "error", text: error }
-            : reason !== null
-            ? { kind: "info", text: reason }
-            : null}
-        />
         <label for="admin-token">Admin token or personal access token</label>
         <input
           id="admin-token"
