@@ -26,6 +26,9 @@ import { BudgetAlerts } from "./limits/BudgetAlerts.ts"
 import { RateLimits } from "./limits/RateLimits.ts"
 import { RequestLog } from "./logs/RequestLog.ts"
 import { RequestQueries } from "./logs/RequestQueries.ts"
+import { McpEndpoint } from "./http/McpEndpoint.ts"
+import { McpServers } from "./mcp/McpServers.ts"
+import { McpSources } from "./mcp/McpSources.ts"
 import { MetricsLogStatsLive } from "./observability/LogStatsSource.ts"
 import { Metrics } from "./observability/Metrics.ts"
 import { MetricsRoutes } from "./observability/MetricsRoutes.ts"
@@ -37,6 +40,7 @@ import { UpstreamTransport } from "./providers/UpstreamTransport.ts"
 import { ConsoleSessions } from "./sso/ConsoleSessions.ts"
 import { Oidc } from "./sso/Oidc.ts"
 import { DatabaseLive } from "./store/Database.ts"
+import { SecretSeal } from "./store/SecretSeal.ts"
 import { CutOutputs } from "./tools/CutOutputs.ts"
 import { PendingCalls } from "./tools/PendingCalls.ts"
 import { Policy } from "./tools/Policy.ts"
@@ -80,9 +84,12 @@ export const ChatServices = GatewayCore.layer.pipe(
   Layer.provideMerge(Prices.layer)
 )
 
+/** MCP servers as sources of shared tools: the operator's and the orgs' (sealed headers, stored lists). */
+const McpSourcesLive = McpSources.layer.pipe(Layer.provide(Layer.mergeAll(McpServers.layer, SecretSeal.layer)))
+
 /** Every service; tests may install other shared tools than the plugins. */
 export const appServices = <E, R>(registry: Layer.Layer<ToolRegistry, E, R>) =>
-  Layer.mergeAll(ChatServices.pipe(Layer.provide(UpstreamClientLive)), MetricsLogStatsLive).pipe(
+  Layer.mergeAll(ChatServices.pipe(Layer.provide(UpstreamClientLive)), MetricsLogStatsLive, McpSourcesLive).pipe(
     Layer.provideMerge(toolServices(registry)),
     Layer.provideMerge(StoreServices),
     Layer.provideMerge(Metrics.layer)
@@ -114,6 +121,7 @@ export const Routes = Layer.mergeAll(
   SessionRoute,
   MetricsRoutes,
   SsoRoutes,
+  McpEndpoint,
   ConsoleRoutes,
   FallbackRoutes,
   TraceIdHeader

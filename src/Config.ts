@@ -60,7 +60,13 @@ const settings = Config.all({
     roleMap: Config.String("GATEWAY_OIDC_ROLE_MAP").pipe(Config.withDefault("")),
     requireVerifiedEmail: Config.Boolean("GATEWAY_OIDC_REQUIRE_VERIFIED_EMAIL").pipe(Config.withDefault(true))
   }),
-  consoleSessionTtl: Config.Duration("GATEWAY_CONSOLE_SESSION_TTL").pipe(Config.withDefault(Duration.hours(12)))
+  consoleSessionTtl: Config.Duration("GATEWAY_CONSOLE_SESSION_TTL").pipe(Config.withDefault(Duration.hours(12))),
+  secretKey: Config.Redacted("GATEWAY_SECRET_KEY").pipe(Config.option),
+  mcpServerHosts: Config.String("GATEWAY_MCP_SERVER_HOSTS").pipe(
+    Config.map((text) => text.split(",").map((host) => host.trim()).filter((host) => host !== "")),
+    Config.option,
+    Config.map(Option.getOrUndefined)
+  )
 })
 
 /** Single sign-on for the console, as read; `sso/Oidc.ts` checks it when the gateway starts. */
@@ -140,6 +146,10 @@ export interface GatewaySettings {
   readonly oidc: OidcSettings
   /** How long a console session made by single sign-on lasts before the person signs in again. */
   readonly consoleSessionTtl: Duration.Duration
+  /** Seals credentials the store keeps (an MCP server's headers and tokens); none: none can be kept. */
+  readonly secretKey: Option.Option<Redacted.Redacted<string>>
+  /** Hosts an org's MCP server may be at (`*.example.com` for a domain); undefined: every host. */
+  readonly mcpServerHosts: ReadonlyArray<string> | undefined
 }
 
 export class GatewayConfig extends Context.Service<GatewayConfig, GatewaySettings>()("svc-gateway/GatewayConfig") {

@@ -21,6 +21,7 @@ import { ADMIN_API_ERRORS, Forbidden, StoreUnavailable, Unauthorized } from "./A
 import {
   AnalyticsQuery,
   CreateKey,
+  CreateMcpServer,
   CreateOrg,
   CreateUser,
   CreateUserToken,
@@ -42,6 +43,7 @@ import {
   CreatedUserToken,
   ListOf,
   LoggedRequest,
+  McpServer,
   Me,
   ModelPriceInfo,
   Org,
@@ -302,6 +304,33 @@ export const AuditGroup = HttpApiGroup.make("audit")
       .annotate(summary, "The changes to one organization, newest first (its admins)")
   )
 
+const McpServerParams = { ...OrgId, server_id: Schema.String }
+
+export const McpServersGroup = HttpApiGroup.make("mcpServers")
+  .add(
+    HttpApiEndpoint.get("list", "/orgs/:org_id/mcp-servers", { params: OrgId, success: ListOf(McpServer) })
+      .annotate(summary, "The remote MCP servers the organization registered, with their tools")
+  )
+  .add(
+    HttpApiEndpoint.post("create", "/orgs/:org_id/mcp-servers", {
+      params: OrgId,
+      payload: CreateMcpServer,
+      success: McpServer.pipe(HttpApiSchema.status(201))
+    }).annotate(summary, "Register a remote MCP server; its tools become the organization's shared tools")
+  )
+  .add(
+    HttpApiEndpoint.post("refresh", "/orgs/:org_id/mcp-servers/:server_id/refresh", {
+      params: McpServerParams,
+      success: McpServer
+    }).annotate(summary, "Ask the server for its tools again now")
+  )
+  .add(
+    HttpApiEndpoint.delete("remove", "/orgs/:org_id/mcp-servers/:server_id", {
+      params: McpServerParams,
+      success: McpServer
+    }).annotate(summary, "Remove the server and its tools")
+  )
+
 export const AdminApi = HttpApi.make("admin")
   .add(OrgsGroup)
   .add(KeysGroup)
@@ -312,6 +341,7 @@ export const AdminApi = HttpApi.make("admin")
   .add(AlertsGroup)
   .add(UsersGroup)
   .add(AuditGroup)
+  .add(McpServersGroup)
   .middleware(AdminFailures)
   .middleware(AdminAuthorization)
   .prefix("/admin/v1")

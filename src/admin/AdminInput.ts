@@ -8,7 +8,7 @@ import { DEFAULT_THRESHOLDS, normalThresholds, webhookHostAllowed } from "../ker
 import { decodeInput } from "../kernel/DecodeInput.ts"
 import { RequestError } from "../kernel/RequestError.ts"
 import type { OrgChanges } from "../orgs/Orgs.ts"
-import { ToolRegistry } from "../tools/ToolRegistry.ts"
+import type { Catalogue } from "../tools/ToolCatalogue.ts"
 import { OrgUpdate } from "./AdminPayloads.ts"
 
 /** `expires_at` as a Date: an ISO 8601 date-time in the future, or null for a key that never expires. */
@@ -32,26 +32,26 @@ export const parseExpiry = (value: string | null | undefined): Effect.Effect<Dat
 }
 
 /**
- * `allowed_svc_tool_ids` of a key: may only name installed tools; duplicates are dropped. `null` allows
- * every activated tool and `undefined` (not given) leaves it as it is; both pass through unchanged.
+ * `allowed_svc_tool_ids` of a key: may only name shared tools its org can have (`catalogue`); duplicates
+ * are dropped. `null` allows every activated tool and `undefined` (not given) leaves it as it is; both
+ * pass through unchanged.
  */
 export const checkAllowedTools = (
-  ids: ReadonlyArray<string> | null | undefined
-): Effect.Effect<Array<string> | null | undefined, RequestError, ToolRegistry> =>
-  Effect.gen(function*() {
-    if (ids === null || ids === undefined) return ids
-    const registry = yield* ToolRegistry
-    const unknown = ids.filter((id) => registry.get(id) === undefined)
-    if (unknown.length > 0) {
-      return yield* RequestError.invalidField(
-        "allowed_svc_tool_ids",
-        `Invalid value for 'allowed_svc_tool_ids': ${
-          unknown.map((id) => `'${id}'`).join(", ")
-        } is not an installed shared tool (GET /admin/v1/svc-tools lists them).`
-      )
-    }
-    return [...new Set(ids)]
-  })
+  ids: ReadonlyArray<string> | null | undefined,
+  catalogue: Catalogue
+): Effect.Effect<Array<string> | null | undefined, RequestError> => {
+  if (ids === null || ids === undefined) return Effect.succeed(ids)
+  const unknown = ids.filter((id) => catalogue.get(id) === undefined)
+  if (unknown.length > 0) {
+    return RequestError.invalidField(
+      "allowed_svc_tool_ids",
+      `Invalid value for 'allowed_svc_tool_ids': ${
+        unknown.map((id) => `'${id}'`).join(", ")
+      } is not a shared tool of this organization (GET /admin/v1/orgs/{org_id}/svc-tools lists them).`
+    )
+  }
+  return Effect.succeed([...new Set(ids)])
+}
 
 /** An org update as the admin API and the CLI read it; nothing to change is a 400 too. */
 export const parseOrgUpdate = (body: unknown): Effect.Effect<OrgChanges, RequestError, GatewayConfig> =>

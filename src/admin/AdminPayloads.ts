@@ -169,3 +169,14 @@ export const SetRoles = Schema.Struct({ roles: Schema.Array(RoleGrantInput) }).a
 export const CreateUserToken = Schema.Struct({ name: Name, expires_at: Schema.optionalKey(ExpiresAt) }).annotate({
   identifier: "CreateUserToken"
 })
+
+/** `POST /admin/v1/orgs/{org_id}/mcp-servers`'s body. */
+export const CreateMcpServer = Schema.Struct({
+  name: Schema.String.annotate({
+    description: "1 to 24 lower-case letters and digits; tools are svc_mcp_<name>_<tool>"
+  }),
+  url: Schema.String.annotate({ description: "The server's streamable HTTP endpoint" }),
+  headers: Schema.optionalKey(Schema.Record(Schema.String, Schema.String)).annotate({
+    description: "Sent with every request to the server (a token); stored sealed, never shown again"
+  })
+}).annotate({ identifier: "CreateMcpServer" })

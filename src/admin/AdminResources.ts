@@ -351,3 +351,22 @@ export const AuditRecord = Schema.Struct({
   request_id: Schema.NullOr(Schema.String),
   address: Schema.NullOr(Schema.String)
 }).annotate({ identifier: "AuditRecord" })
+
+/** A remote MCP server an organization registered: never its headers' values. */
+export const McpServer = Schema.Struct({
+  id: Schema.String,
+  org_id: Schema.String,
+  name: Schema.String,
+  url: Schema.String,
+  header_names: Schema.Array(Schema.String),
+  tools: Schema.Array(Schema.Struct({ id: Schema.String, name: Schema.String, description: Schema.String })).annotate({
+    description: "Its tools as shared tools (activate them like any shared tool), as last listed"
+  }),
+  rejected_tools: Schema.Array(Schema.Struct({ name: Schema.String, reason: Schema.String })).annotate({
+    description: "Tools it lists that no model may see, and why"
+  }),
+  last_error: Schema.NullOr(Schema.String).annotate({ description: "Why it could not be asked last time" }),
+  refreshed_at: Schema.NullOr(Schema.String),
+  created_at: Schema.String
+}).annotate({ identifier: "McpServer" })
+export type McpServer = typeof McpServer.Type

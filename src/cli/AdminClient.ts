@@ -25,6 +25,7 @@ import { Orgs } from "../orgs/Orgs.ts"
 import { DatabaseLive } from "../store/Database.ts"
 import { type DataDirLockError, DataDirLockLive, lockedDataDir } from "../store/DataDirLock.ts"
 import { Policy } from "../tools/Policy.ts"
+import { ToolCatalogue } from "../tools/ToolCatalogue.ts"
 import { ToolRegistry } from "../tools/ToolRegistry.ts"
 import { Users } from "../users/Users.ts"
 import { AdminClientError } from "./AdminClientError.ts"
@@ -78,7 +79,7 @@ export class AdminClient extends Context.Service<AdminClient, AdminClientShape>(
   static readonly layerRepositories: Layer.Layer<
     AdminClient,
     never,
-    Orgs | ApiKeys | Policy | ToolRegistry | RequestQueries | GatewayConfig | SqlClient.SqlClient
+    Orgs | ApiKeys | Policy | ToolCatalogue | RequestQueries | GatewayConfig | SqlClient.SqlClient
   > = Layer.effect(
     AdminClient,
     Effect.gen(function*() {
@@ -102,7 +103,19 @@ export class AdminClient extends Context.Service<AdminClient, AdminClientShape>(
               AdminClientError.unavailable(`The admin API failed in process: ${String(error)}`)
           )
         )
-      return adminShape(invoke)
+      // the store alone cannot reach an MCP server: the running gateway does
+      const needsGateway = Effect.fail(
+        AdminClientError.invalidInput(
+          "MCP servers are reached by the running gateway: use --url (or GATEWAY_URL) with --admin-token."
+        )
+      )
+      return {
+        ...adminShape(invoke),
+        listMcpServers: () => needsGateway,
+        addMcpServer: () => needsGateway,
+        refreshMcpServer: () => needsGateway,
+        removeMcpServer: () => needsGateway
+      }
     })
   ).pipe(
     Layer.provide(Layer.mergeAll(

@@ -19,6 +19,7 @@ import {
 } from "../admin/AdminApiErrors.ts"
 import {
   CreateKey,
+  CreateMcpServer,
   CreateOrg,
   CreateUser,
   CreateUserToken,
@@ -34,6 +35,7 @@ import type {
   CreatedApiKey,
   CreatedUserToken,
   LoggedRequest,
+  McpServer,
   Org,
   OrgToolSetting,
   RequestPage,
@@ -93,6 +95,14 @@ export interface AdminClientShape {
     orgId: string | undefined,
     query: Readonly<Record<string, string>>
   ) => Effect.Effect<ReadonlyArray<typeof AuditRecord.Type>, AdminClientError>
+  /** The org's remote MCP servers; the gateway reaches them, so only through a running one. */
+  readonly listMcpServers: (orgId: string) => Effect.Effect<ReadonlyArray<McpServer>, AdminClientError>
+  readonly addMcpServer: (
+    orgId: string,
+    input: typeof CreateMcpServer.Type
+  ) => Effect.Effect<McpServer, AdminClientError>
+  readonly refreshMcpServer: (orgId: string, serverId: string) => Effect.Effect<McpServer, AdminClientError>
+  readonly removeMcpServer: (orgId: string, serverId: string) => Effect.Effect<McpServer, AdminClientError>
 }
 
 export type AdminApiClient = HttpApiClient.ForApi<typeof AdminApi>
@@ -203,5 +213,16 @@ export const adminShape = (invoke: Invoke): AdminClientShape => ({
           : api.audit.org({ params: { org_id: orgId }, query: query(params) }),
         (list) => list.data
       )
-    )
+    ),
+  listMcpServers: (orgId) =>
+    invoke((api) => Effect.map(api.mcpServers.list({ params: { org_id: orgId } }), (list) => list.data)),
+  addMcpServer: (orgId, input) =>
+    Effect.flatMap(
+      checked(CreateMcpServer, input),
+      (payload) => invoke((api) => api.mcpServers.create({ params: { org_id: orgId }, payload }))
+    ),
+  refreshMcpServer: (orgId, serverId) =>
+    invoke((api) => api.mcpServers.refresh({ params: { org_id: orgId, server_id: serverId } })),
+  removeMcpServer: (orgId, serverId) =>
+    invoke((api) => api.mcpServers.remove({ params: { org_id: orgId, server_id: serverId } }))
 })

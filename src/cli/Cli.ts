@@ -14,6 +14,7 @@ import { ExitCode } from "./ExitCode.ts"
 import { KeysCommand } from "./KeysCommand.ts"
 import type { ClientExited } from "./launch/ClientProcess.ts"
 import { LaunchCommand } from "./LaunchCommand.ts"
+import { McpCommand } from "./McpCommand.ts"
 import { OrgsCommand } from "./OrgsCommand.ts"
 import { RequestsCommand } from "./RequestsCommand.ts"
 import { SpendCommand } from "./SpendCommand.ts"
@@ -30,6 +31,7 @@ const commands = [
   AnalyticsCommand,
   SpendCommand,
   UsersCommand,
+  McpCommand,
   AuditCommand,
   LaunchCommand,
   StatuslineCommand

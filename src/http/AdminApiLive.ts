@@ -16,6 +16,7 @@ import { ConsoleSessions, csrfRefused, csrfTokenOf, type SessionRefusal } from "
 import { AlertsHandlers } from "./AdminAlertsHandlers.ts"
 import { AuditHandlers } from "./AdminAuditHandlers.ts"
 import { AdminHandlers, apiError } from "./AdminHandlers.ts"
+import { McpServersHandlers } from "./AdminMcpHandlers.ts"
 import { PricesHandlers } from "./AdminPricesHandlers.ts"
 import { UsersHandlers } from "./AdminUsersHandlers.ts"
 
@@ -90,7 +91,7 @@ export const adminHandlers = <E, R>(authorization: Layer.Layer<AdminAuthorizatio
 export const AdminApiRoutes = HttpApiBuilder.layer(AdminApi, { openapiPath: OPENAPI_PATH }).pipe(
   Layer.provide(Layer.mergeAll(
     adminHandlers(AdminAuthorizationLive),
-    Layer.mergeAll(PricesHandlers, AlertsHandlers, UsersHandlers, AuditHandlers).pipe(
+    Layer.mergeAll(PricesHandlers, AlertsHandlers, UsersHandlers, AuditHandlers, McpServersHandlers).pipe(
       Layer.provide(Layer.mergeAll(AdminAuthorizationLive, AdminFailuresLive))
     )
   ))

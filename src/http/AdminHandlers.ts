@@ -23,7 +23,7 @@ import { parseAnalyticsParams, parseListParams, parseSessionsParams } from "../l
 import { spendCsv, type SpendReport } from "../logs/SpendReport.ts"
 import { Orgs } from "../orgs/Orgs.ts"
 import { Policy } from "../tools/Policy.ts"
-import { ToolRegistry } from "../tools/ToolRegistry.ts"
+import { ToolCatalogue } from "../tools/ToolCatalogue.ts"
 import { makeAudited } from "./Audited.ts"
 import { describeError, type EdgeError } from "./ErrorResponse.ts"
 import { readJsonBody } from "./JsonBody.ts"
@@ -79,10 +79,10 @@ const OrgsLive = HttpApiBuilder.group(AdminApi, "orgs", (handlers) =>
 const KeysLive = HttpApiBuilder.group(AdminApi, "keys", (handlers) =>
   Effect.gen(function*() {
     const keys = yield* ApiKeys
-    const registry = yield* ToolRegistry
+    const tools = yield* ToolCatalogue
     const audited = yield* makeAudited
-    const allowedTools = (ids: ReadonlyArray<string> | null | undefined) =>
-      checkAllowedTools(ids).pipe(Effect.provideService(ToolRegistry, registry))
+    const allowedTools = (ids: ReadonlyArray<string> | null | undefined, orgId: string) =>
+      checkAllowedTools(ids, tools.forOrg(orgId))
     const keyChange = (action: string, keyId: string) => ({
       action,
       targetKind: "key",
@@ -91,14 +91,15 @@ const KeysLive = HttpApiBuilder.group(AdminApi, "keys", (handlers) =>
       before: keys.get(keyId)
     })
     /** The key's org, which the caller must administer to change the key. */
-    const keyOrg = (keyId: string) => Effect.flatMap(keys.get(keyId), (key) => requireAdmin(key.org_id))
+    const keyOrg = (keyId: string) =>
+      Effect.flatMap(keys.get(keyId), (key) => Effect.as(requireAdmin(key.org_id), key.org_id))
     return handlers
       .handleRaw("create", ({ params }) =>
         answer(Effect.gen(function*() {
           yield* requireAdmin(params.org_id)
           const input = yield* decodeInput(CreateKey)(yield* readJsonBody)
           const expiresAt = yield* parseExpiry(input.expires_at)
-          const allowedSvcToolIds = (yield* allowedTools(input.allowed_svc_tool_ids)) ?? null
+          const allowedSvcToolIds = (yield* allowedTools(input.allowed_svc_tool_ids, params.org_id)) ?? null
           const made = { action: "key.create", targetKind: "key", targetId: (key: ApiKeyInfo) => key.id }
           return yield* audited(
             { ...made, orgId: params.org_id },
@@ -117,11 +118,12 @@ const KeysLive = HttpApiBuilder.group(AdminApi, "keys", (handlers) =>
         answer(Effect.tap(keys.get(params.key_id), (key) => requireRead(key.org_id))))
       .handleRaw("update", ({ params }) =>
         answer(Effect.gen(function*() {
-          // the input is checked first, as for every caller; then whether the caller may change this key
+          // the input's shape is checked first, as for every caller; then whether the caller may change this
+          // key; then the tools it names, among its org's (which only its admins may learn of)
           const input = yield* decodeInput(UpdateKey)(yield* readJsonBody)
-          const allowed = yield* allowedTools(input.allowed_svc_tool_ids)
           const expiresAt = input.expires_at === undefined ? undefined : yield* parseExpiry(input.expires_at)
-          yield* keyOrg(params.key_id)
+          const orgId = yield* keyOrg(params.key_id)
+          const allowed = yield* allowedTools(input.allowed_svc_tool_ids, orgId)
           return yield* audited(
             keyChange("key.update", params.key_id),
             keys.update(params.key_id, {
@@ -142,16 +144,18 @@ const KeysLive = HttpApiBuilder.group(AdminApi, "keys", (handlers) =>
 
 const SvcToolsLive = HttpApiBuilder.group(AdminApi, "svcTools", (handlers) =>
   Effect.gen(function*() {
-    const registry = yield* ToolRegistry
+    const tools = yield* ToolCatalogue
     const policy = yield* Policy
     const audited = yield* makeAudited
-    const catalogue = list(registry.all.map((tool) => ({
-      id: tool.id,
-      description: tool.description,
-      parameters: tool.jsonSchema
-    })))
     return handlers
-      .handle("catalogue", () => Effect.succeed(catalogue))
+      .handle("catalogue", () =>
+        Effect.succeed(list(
+          tools.global().all.map((tool) => ({
+            id: tool.id,
+            description: tool.description,
+            parameters: tool.jsonSchema
+          }))
+        )))
       .handle("orgTools", ({ params }) =>
         answer(Effect.andThen(requireRead(params.org_id), Effect.map(policy.orgTools(params.org_id), list))))
       .handleRaw("set", ({ params }) =>

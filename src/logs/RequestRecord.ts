@@ -7,10 +7,11 @@ import type { CompressionLevel } from "../kernel/CompressionLevel.ts"
 import type { Cost } from "../prices/Cost.ts"
 
 /**
- * What was asked: a chat answer (`completion`, every format's) or a count of a request's input tokens
- * (`count_tokens`, which no upstream bills as a completion).
+ * What was asked: a chat answer (`completion`, every format's), a count of a request's input tokens
+ * (`count_tokens`, which no upstream bills as a completion), or one shared tool run for an MCP client
+ * (`svc_tool`, `POST /mcp`).
  */
-export const REQUEST_KINDS = ["completion", "count_tokens"] as const
+export const REQUEST_KINDS = ["completion", "count_tokens", "svc_tool"] as const
 export type RequestKind = (typeof REQUEST_KINDS)[number]
 
 export interface RequestRecord {

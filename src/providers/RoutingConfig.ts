@@ -16,11 +16,15 @@
  *     targets: [{ provider: anthropic-eu, model: claude-sonnet-4-5, weight: 3 }, { provider: anthropic-us, model: claude-sonnet-4-5 }]
  * fallbacks:                    # tried in order when the first model fails with a retryable error
  *   "openai/gpt-4o": ["groq/llama-3.3-70b-versatile"]
+ * mcp_servers:                  # shared tools svc_mcp_<name>_<tool> every org may activate
+ *   docs: { url: https://mcp.example.com/mcp, headers_env: { Authorization: DOCS_MCP_AUTH } }
+ *   files: { command: npx, args: [-y, "@modelcontextprotocol/server-filesystem", /srv/shared] }
  * ```
  */
 import { Config, Effect, Option, Redacted, Schema } from "effect"
 import { readFile } from "node:fs/promises"
 import { parse as parseYaml } from "yaml"
+import type { McpServerSpec } from "../kernel/McpTarget.ts"
 import { adapterNames, adapters, type ProviderSpec, wellKnown } from "./Adapters.ts"
 
 const DollarsPerMillion = Schema.Number.check(Schema.isGreaterThanOrEqualTo(0))
@@ -63,10 +67,25 @@ export const RouteEntry = Schema.Struct({
 })
 export type RouteEntry = typeof RouteEntry.Type
 
+/**
+ * An MCP server the operator runs or reaches: `url` (streamable HTTP, with `headers` and `headers_env`,
+ * header name to the env variable holding its value) or `command` with `args` and `env` (stdio).
+ */
+export const McpServerEntry = Schema.Struct({
+  url: Schema.optionalKey(Schema.NonEmptyString),
+  headers: Schema.optionalKey(Schema.Record(Schema.String, Schema.String)),
+  headers_env: Schema.optionalKey(Schema.Record(Schema.String, Schema.String)),
+  command: Schema.optionalKey(Schema.NonEmptyString),
+  args: Schema.optionalKey(Schema.Array(Schema.String)),
+  env: Schema.optionalKey(Schema.Record(Schema.String, Schema.String))
+})
+export type McpServerEntry = typeof McpServerEntry.Type
+
 export const RoutingFile = Schema.Struct({
   providers: Schema.optionalKey(Schema.Record(Schema.String, ProviderEntry)),
   routes: Schema.optionalKey(Schema.Array(RouteEntry)),
-  fallbacks: Schema.optionalKey(Schema.Record(Schema.String, Schema.Array(Schema.String)))
+  fallbacks: Schema.optionalKey(Schema.Record(Schema.String, Schema.Array(Schema.String))),
+  mcp_servers: Schema.optionalKey(Schema.Record(Schema.String, McpServerEntry))
 })
 
 export interface Routing {
@@ -75,6 +94,7 @@ export interface Routing {
   readonly fallbacks: Readonly<Record<string, ReadonlyArray<string>>>
   /** A provider's own prices by model glob, when its entry sets them (else the catalogue's apply). */
   readonly prices: Readonly<Record<string, Readonly<Record<string, PriceEntry>>>>
+  readonly mcpServers: ReadonlyArray<McpServerSpec>
 }
 
 export class RoutingConfigError extends Schema.TaggedError<RoutingConfigError>()("RoutingConfigError", {
@@ -111,7 +131,7 @@ export const routingFromEnv = Effect.gen(function*() {
       models: []
     })
   }
-  return { providers, routes: [], fallbacks: {}, prices: {} } satisfies Routing
+  return { providers, routes: [], fallbacks: {}, prices: {}, mcpServers: [] } satisfies Routing
 })
 
 const decodeFile = Schema.decodeUnknownEffect(RoutingFile)
@@ -179,12 +199,41 @@ export const parseRoutingFile = Effect.fn("RoutingConfig.parse")(function*(text:
   for (const [name, entry] of Object.entries(file.providers ?? {})) {
     if (entry.prices !== undefined) prices[name] = entry.prices
   }
+  const mcpServers: Array<McpServerSpec> = []
+  for (const [name, entry] of Object.entries(file.mcp_servers ?? {})) {
+    const server = yield* mcpServerOf(name, entry)
+    if (typeof server === "string") {
+      return yield* new RoutingConfigError({ message: `${origin}: MCP server '${name}' ${server}` })
+    }
+    mcpServers.push(server)
+  }
   return {
     providers: [...byName.values()],
     routes: file.routes ?? [],
     fallbacks: file.fallbacks ?? {},
-    prices
+    prices,
+    mcpServers
   } satisfies Routing
+})
+
+/** A configured MCP server, or what is wrong with its entry. */
+const mcpServerOf = Effect.fnUntraced(function*(name: string, entry: McpServerEntry) {
+  if (!/^[a-z][a-z0-9]{0,23}$/.test(name)) return "needs a name of 1 to 24 lower-case letters and digits"
+  if ((entry.url === undefined) === (entry.command === undefined)) return "needs exactly one of 'url' and 'command'"
+  if (entry.command !== undefined) {
+    return {
+      name,
+      target: { kind: "stdio", command: entry.command, args: entry.args ?? [], env: entry.env ?? {} }
+    } satisfies McpServerSpec
+  }
+  if (!URL.canParse(entry.url!) || !/^https?:$/.test(new URL(entry.url!).protocol)) return "needs an http(s) 'url'"
+  const headers: Record<string, string> = { ...entry.headers }
+  for (const [header, variable] of Object.entries(entry.headers_env ?? {})) {
+    const value = yield* optionalEnv(variable)
+    if (value === undefined) return `names ${variable} in headers_env, which is not set`
+    headers[header] = value
+  }
+  return { name, target: { kind: "http", url: entry.url!, headers } } satisfies McpServerSpec
 })
 
 /** The routing the settings ask for: the file when `GATEWAY_CONFIG` names one, else the environment. */

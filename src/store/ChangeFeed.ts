@@ -11,7 +11,7 @@
 import { PgClient } from "@effect/sql-pg"
 import { Context, Effect, Layer, Option, Queue, Schedule } from "effect"
 
-export type Change = `key:${string}` | `org:${string}`
+export type Change = `key:${string}` | `org:${string}` | `mcp:${string}`
 
 const CHANNEL = "svc_gateway_changes"
 

@@ -276,5 +276,25 @@ export const PgSchema = Migrator.fromRecord({
       revoked_at TIMESTAMPTZ
     )`
     yield* sql`CREATE INDEX console_sessions_user ON console_sessions (user_id)`
+  }),
+  "0018_mcp_servers": Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    // remote MCP servers an org registered: their headers sealed (SecretSeal), their last tool list kept so
+    // the tools stay offered (and fail as tool errors) while the server is down; names are the gateway's
+    // own (they name tools), so unique across orgs
+    yield* sql`CREATE TABLE mcp_servers (
+      id TEXT PRIMARY KEY,
+      org_id TEXT NOT NULL REFERENCES orgs(id) ON DELETE CASCADE,
+      name TEXT NOT NULL UNIQUE,
+      url TEXT NOT NULL,
+      headers_sealed TEXT,
+      header_names TEXT NOT NULL DEFAULT '[]',
+      tools TEXT NOT NULL DEFAULT '[]',
+      rejected TEXT NOT NULL DEFAULT '[]',
+      last_error TEXT,
+      refreshed_at TIMESTAMPTZ,
+      created_at TIMESTAMPTZ NOT NULL DEFAULT now()
+    )`
+    yield* sql`CREATE INDEX mcp_servers_org ON mcp_servers (org_id, created_at)`
   })
 })

@@ -26,7 +26,7 @@ import { fromJson, toBool } from "../store/Rows.ts"
 import { json, now } from "../store/SqlParts.ts"
 import { hotSpan } from "../Tracing.ts"
 import type { SvcTool } from "./SvcTool.ts"
-import { ToolRegistry } from "./ToolRegistry.ts"
+import { ToolCatalogue } from "./ToolCatalogue.ts"
 
 /** One tool's settings in one org, as the admin API shows them. */
 export interface OrgToolSetting {
@@ -100,6 +100,11 @@ export class Policy extends Context.Service<Policy, {
     caller: Caller,
     request: ToolRequest
   ) => Effect.Effect<ReadonlyArray<SvcTool>, RequestError | SqlError.SqlError>
+  /**
+   * Every tool the caller may use (activated for her org, allowed for her key), hydrated or not: what
+   * the gateway's MCP server lists and runs for her.
+   */
+  readonly usableBy: (caller: Caller) => Effect.Effect<ReadonlyArray<SvcTool>, SqlError.SqlError>
   /** Every installed tool with this org's settings (inactive when never set). */
   readonly orgTools: (orgId: string) => Effect.Effect<ReadonlyArray<OrgToolSetting>, SqlError.SqlError | AdminError>
   readonly setOrgTool: (
@@ -112,7 +117,7 @@ export class Policy extends Context.Service<Policy, {
     Policy,
     Effect.gen(function*() {
       const sql = yield* SqlClient.SqlClient
-      const registry = yield* ToolRegistry
+      const catalogue = yield* ToolCatalogue
       const orgs = yield* Orgs
       const keys = yield* ApiKeys
       const config = yield* GatewayConfig
@@ -149,7 +154,7 @@ export class Policy extends Context.Service<Policy, {
       // plain code over the cached settings, not a generator: this runs on every request
       const toolsFor = (caller: Caller, request: ToolRequest) => {
         const select = (settings: ReadonlyMap<string, OrgToolSetting>) => {
-          const selected = selectTools(registry, settings, caller, request)
+          const selected = selectTools(catalogue.forOrg(caller.orgId), settings, caller, request)
           return "invalid" in selected
             ? Effect.fail(new RequestError({ reason: new InvalidSvcToolIds({ invalid: selected.invalid }) }))
             : Effect.succeed(selected.tools)
@@ -157,16 +162,28 @@ export class Policy extends Context.Service<Policy, {
         return span(Effect.suspend(() => Effect.flatMap(settingsOf(caller.orgId), select)))
       }
 
+      const usableBy = (caller: Caller) =>
+        Effect.map(
+          settingsOf(caller.orgId),
+          (settings) =>
+            catalogue.forOrg(caller.orgId).all.filter((tool) =>
+              settings.get(tool.id)?.activated === true &&
+              (caller.allowedSvcToolIds === null || caller.allowedSvcToolIds.includes(tool.id))
+            )
+        )
+
       const orgTools = Effect.fn("Policy.orgTools")(function*(orgId: string) {
         yield* orgs.get(orgId)
         const settings = yield* load(orgId)
-        return registry.all.map((tool) => settings.get(tool.id) ?? inactive(tool.id))
+        return catalogue.forOrg(orgId).all.map((tool) => settings.get(tool.id) ?? inactive(tool.id))
       })
 
       const setOrgTool = Effect.fn("Policy.setOrgTool")(
         function*(orgId: string, toolId: string, change: OrgToolChange) {
           yield* orgs.get(orgId)
-          if (registry.get(toolId) === undefined) return yield* AdminError.notFound("shared tool", toolId)
+          if (catalogue.forOrg(orgId).get(toolId) === undefined) {
+            return yield* AdminError.notFound("shared tool", toolId)
+          }
           const current = (yield* load(orgId)).get(toolId) ?? inactive(toolId)
           const hydrateKeyIds = [...new Set(change.hydrateKeyIds ?? current.hydrate_key_ids)]
           if (change.hydrateKeyIds !== undefined) {
@@ -197,7 +214,7 @@ export class Policy extends Context.Service<Policy, {
         }
       )
 
-      return Policy.of({ toolsFor, orgTools, setOrgTool })
+      return Policy.of({ toolsFor, usableBy, orgTools, setOrgTool })
     })
-  )
+  ).pipe(Layer.provideMerge(ToolCatalogue.layer))
 }

@@ -16,6 +16,7 @@ import type { ApiKeys } from "../../src/keys/ApiKeys.ts"
 import { RequestQueries } from "../../src/logs/RequestQueries.ts"
 import type { Orgs } from "../../src/orgs/Orgs.ts"
 import { Policy } from "../../src/tools/Policy.ts"
+import type { ToolCatalogue } from "../../src/tools/ToolCatalogue.ts"
 import { ToolRegistry } from "../../src/tools/ToolRegistry.ts"
 import { RepositoriesLive } from "../utils/TestStore.ts"
 
@@ -27,7 +28,7 @@ export interface CliResult {
 
 export type StoreLayer = Layer.Layer<AdminClient, AdminClientError>
 
-type StoreServices = Orgs | ApiKeys | Policy | ToolRegistry | RequestQueries | GatewayConfig | SqlClient.SqlClient
+type StoreServices = Orgs | ApiKeys | Policy | ToolCatalogue | RequestQueries | GatewayConfig | SqlClient.SqlClient
 
 /**
  * What the CLI's store path runs on, over the shared test store: the repositories, and the shared-tool

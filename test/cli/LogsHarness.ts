@@ -21,7 +21,7 @@ import type { ApiKeys } from "../../src/keys/ApiKeys.ts"
 import type { RequestQueries } from "../../src/logs/RequestQueries.ts"
 import type { Orgs } from "../../src/orgs/Orgs.ts"
 import type { Policy } from "../../src/tools/Policy.ts"
-import type { ToolRegistry } from "../../src/tools/ToolRegistry.ts"
+import type { ToolCatalogue } from "../../src/tools/ToolCatalogue.ts"
 import { insertRows, type SeedRow } from "../logs/QueriesSeed.ts"
 import { ADMIN_TOKEN, testEnv } from "../utils/TestGateway.ts"
 import { unique } from "../utils/TestStore.ts"
@@ -51,7 +51,7 @@ export const startLogsGateway = async (): Promise<LogsGateway> => {
   if (address._tag === "UnixPathAddress") throw new Error("expected a TCP address")
   const url = `http://127.0.0.1:${address.port}`
   const context = await runtime.runPromise(
-    Effect.context<Orgs | ApiKeys | Policy | ToolRegistry | RequestQueries | GatewayConfig | SqlClient.SqlClient>()
+    Effect.context<Orgs | ApiKeys | Policy | ToolCatalogue | RequestQueries | GatewayConfig | SqlClient.SqlClient>()
   )
 
   const adminText = async (path: string) => {

@@ -36,9 +36,9 @@ const [TIME, UUID] = ["svc_current_time", "svc_generate_uuid"] as const
 
 /** The message `checkAllowedTools` gives for `ids`: what the admin API answers, to compare against. */
 const allowListMessage = (ids: ReadonlyArray<string>): string => {
-  const check = checkAllowedTools(ids).pipe(
-    Effect.provide(ToolRegistry.layer),
-    Effect.catchTag("ToolRegistryError", Effect.die)
+  const check = Effect.flatMap(
+    Effect.service(ToolRegistry).pipe(Effect.provide(ToolRegistry.layer), Effect.orDie),
+    (registry) => checkAllowedTools(ids, registry)
   )
   const result = Effect.runSync(Effect.result(check))
   if (Result.isSuccess(result)) throw new Error(`${ids.join(",")} should be refused`)
@@ -273,7 +273,7 @@ layer(CliStoreLive)("the shared-tools commands on the store", (it) => {
         assert.strictEqual(result.stderr, message)
         assert.strictEqual(result.stdout, "")
       }
-      assert.include(allowListMessage(["svc_nope"]), "'svc_nope' is not an installed shared tool")
+      assert.include(allowListMessage(["svc_nope"]), "'svc_nope' is not a shared tool of this organization")
 
       const create = yield* run("keys", "create", "--org", orgId, "--name", "k", "--allowed-tools", "svc_nope")
       assert.strictEqual(create.code, 2)

@@ -31,6 +31,13 @@ export const runClaude = async (options: {
   readonly model: string
   readonly prompt: string
   readonly extraArgs?: ReadonlyArray<string>
+  /**
+   * Claude Code commands run first, in the same home and folder (`["mcp", "add", ...]`), as a person
+   * sets it up before asking; a setup that fails is the run's result.
+   */
+  readonly setup?: ReadonlyArray<ReadonlyArray<string>>
+  /** More environment for Claude Code (its own settings). */
+  readonly env?: Readonly<Record<string, string>>
   readonly timeoutMs?: number
 }): Promise<ClientRun> => {
   const claude = ensureClaudeCode()
@@ -41,21 +48,31 @@ export const runClaude = async (options: {
     remove()
     await proxy.close()
   }
-  const child = spawn(claude, ["-p", options.prompt, "--model", options.model, ...(options.extraArgs ?? [])], {
-    cwd: work,
-    env: {
-      PATH: process.env["PATH"] ?? "/usr/bin:/bin",
-      HOME: home,
-      TMPDIR: temp,
-      ANTHROPIC_BASE_URL: options.baseUrl,
-      ANTHROPIC_API_KEY: options.apiKey,
-      CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1",
-      DISABLE_AUTOUPDATER: "1",
-      DISABLE_TELEMETRY: "1",
-      DISABLE_ERROR_REPORTING: "1",
-      ...proxyEnv(proxy.url)
-    },
-    stdio: ["ignore", "pipe", "pipe"]
-  })
-  return collectRun(child, proxy, options.timeoutMs).finally(cleanup)
+  const env = {
+    PATH: process.env["PATH"] ?? "/usr/bin:/bin",
+    HOME: home,
+    TMPDIR: temp,
+    ANTHROPIC_BASE_URL: options.baseUrl,
+    ANTHROPIC_API_KEY: options.apiKey,
+    CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1",
+    DISABLE_AUTOUPDATER: "1",
+    DISABLE_TELEMETRY: "1",
+    DISABLE_ERROR_REPORTING: "1",
+    ...proxyEnv(proxy.url),
+    ...options.env
+  }
+  const run = (args: ReadonlyArray<string>) =>
+    collectRun(
+      spawn(claude, [...args], { cwd: work, env, stdio: ["ignore", "pipe", "pipe"] }),
+      proxy,
+      options.timeoutMs
+    )
+  for (const args of options.setup ?? []) {
+    const done = await run(args)
+    if (done.exitCode !== 0) {
+      await cleanup()
+      return { ...done, stderr: `claude ${args.join(" ")} failed:\n${done.stderr}` }
+    }
+  }
+  return run(["-p", options.prompt, "--model", options.model, ...(options.extraArgs ?? [])]).finally(cleanup)
 }

@@ -47,6 +47,7 @@ describe("the admin API's OpenAPI document", () => {
     const routes = operations().map(({ method, path }) => `${method} ${path}`).sort()
     expect(routes).toEqual([
       "DELETE /admin/v1/keys/{key_id}",
+      "DELETE /admin/v1/orgs/{org_id}/mcp-servers/{server_id}",
       "DELETE /admin/v1/users/{user_id}/tokens/{token_id}",
       "GET /admin/v1/analytics",
       "GET /admin/v1/audit",
@@ -59,6 +60,7 @@ describe("the admin API's OpenAPI document", () => {
       "GET /admin/v1/orgs/{org_id}/analytics",
       "GET /admin/v1/orgs/{org_id}/audit",
       "GET /admin/v1/orgs/{org_id}/keys",
+      "GET /admin/v1/orgs/{org_id}/mcp-servers",
       "GET /admin/v1/orgs/{org_id}/requests",
       "GET /admin/v1/orgs/{org_id}/requests/{request_id}",
       "GET /admin/v1/orgs/{org_id}/sessions",
@@ -78,6 +80,8 @@ describe("the admin API's OpenAPI document", () => {
       "PATCH /admin/v1/users/{user_id}",
       "POST /admin/v1/orgs",
       "POST /admin/v1/orgs/{org_id}/keys",
+      "POST /admin/v1/orgs/{org_id}/mcp-servers",
+      "POST /admin/v1/orgs/{org_id}/mcp-servers/{server_id}/refresh",
       "POST /admin/v1/users",
       "POST /admin/v1/users/{user_id}/tokens",
       "PUT /admin/v1/orgs/{org_id}/svc-tools/{tool_id}",

@@ -376,6 +376,8 @@ export const fakeGatewayEnv = (
     readonly providers?: Readonly<Record<string, unknown>>
     readonly fallbacks?: Readonly<Record<string, ReadonlyArray<string>>>
     readonly routes?: ReadonlyArray<unknown>
+    /** The routing file's `mcp_servers`: the operator's MCP servers. */
+    readonly mcpServers?: Readonly<Record<string, unknown>>
     readonly env?: Readonly<Record<string, string>>
   } = {}
 ): Record<string, string> => ({
@@ -385,7 +387,8 @@ export const fakeGatewayEnv = (
       ...options.providers
     },
     fallbacks: options.fallbacks ?? {},
-    ...(options.routes === undefined ? {} : { routes: options.routes })
+    ...(options.routes === undefined ? {} : { routes: options.routes }),
+    ...(options.mcpServers === undefined ? {} : { mcp_servers: options.mcpServers })
   }),
   FAKE_KEY: UPSTREAM_KEY,
   ...options.env

@@ -67,7 +67,7 @@ export const providersLayer = (
   Layer.effect(
     Providers,
     makeRegistry(
-      { providers: [], routes: routing.routes ?? [], fallbacks: routing.fallbacks ?? {}, prices: {} },
+      { providers: [], routes: routing.routes ?? [], fallbacks: routing.fallbacks ?? {}, prices: {}, mcpServers: [] },
       new Map(providers.map((provider) => [provider.name, provider]))
     )
   )

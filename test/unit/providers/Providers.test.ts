@@ -18,7 +18,7 @@ const local = fake("local", ["echo"])
 
 const registry = (routing: Partial<Routing>, providers: ReadonlyArray<Provider> = [openai, groq, openrouter, local]) =>
   makeRegistry(
-    { providers: [], routes: [], fallbacks: {}, prices: {}, ...routing },
+    { providers: [], routes: [], fallbacks: {}, prices: {}, mcpServers: [], ...routing },
     new Map(providers.map((provider) => [provider.name, provider]))
   )
 

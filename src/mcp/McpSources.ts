@@ -1,0 +1,327 @@
+/**
+ * MCP servers as sources of shared tools. Each server's tools become shared tools named
+ * `svc_mcp_<server>_<tool>` (vetted first, `McpToolNames.ts`), pushed into the `ToolCatalogue`: the
+ * operator's servers (the routing file's `mcp_servers`, remote or local stdio) for every org, an org's
+ * registered servers (`McpServers.ts`) for that org alone. From there they are activated, allow-listed,
+ * hydrated and run by the tool loop like any plugin, and listed by `/mcp`.
+ *
+ * A server is connected on first use and kept; its tool list is asked when it is added, at start, on
+ * the admin API's refresh, and whenever it says its list changed. The last list is kept (in the store
+ * for an org's servers), so a server that is down keeps its tools offered and each call fails as a tool
+ * error the model reads, never the request; the next call connects again. Every instance does this for
+ * itself; a server added or removed through one instance reaches the others through the change feed.
+ */
+import { Context, Duration, Effect, Layer, Scope } from "effect"
+import type { SqlError } from "effect/sql"
+import { GatewayConfig } from "../Config.ts"
+import { AdminError } from "../kernel/AdminError.ts"
+import { webhookHostAllowed } from "../kernel/AlertSettings.ts"
+import { RequestError } from "../kernel/RequestError.ts"
+import { loadRouting } from "../providers/RoutingConfig.ts"
+import { ChangeFeed } from "../store/ChangeFeed.ts"
+import { SecretSeal } from "../store/SecretSeal.ts"
+import { type SvcTool, ToolError } from "../tools/SvcTool.ts"
+import { ToolCatalogue } from "../tools/ToolCatalogue.ts"
+import { connectMcp, type McpConnection, type McpTarget } from "./McpConnection.ts"
+import { type McpServerInfo, McpServers, type StoredMcpServer } from "./McpServers.ts"
+import { type RemoteTool, serverNameProblem, type VettedTool, vetTools } from "./McpToolNames.ts"
+
+interface Entry {
+  readonly name: string
+  /** Null for the operator's servers, which every org can use. */
+  readonly orgId: string | null
+  /** The store's id of an org's server. */
+  readonly serverId: string | null
+  /** Undefined when its sealed headers cannot be opened (another `GATEWAY_SECRET_KEY`): every call says so. */
+  readonly target: McpTarget | undefined
+  connection: Promise<McpConnection> | undefined
+  removed: boolean
+}
+
+/** What an org admin registers. */
+export interface NewMcpServer {
+  readonly name: string
+  readonly url: string
+  readonly headers: Readonly<Record<string, string>>
+}
+
+export class McpSources extends Context.Service<McpSources, {
+  /** Stores and offers a server (with no tools until `refresh` asks it). */
+  readonly register: (
+    orgId: string,
+    input: NewMcpServer
+  ) => Effect.Effect<McpServerInfo, SqlError.SqlError | AdminError | RequestError>
+  readonly unregister: (orgId: string, serverId: string) => Effect.Effect<McpServerInfo, SqlError.SqlError | AdminError>
+  /** Asks the server for its tools again now; the answer (or why none came) is in what it returns. */
+  readonly refresh: (orgId: string, serverId: string) => Effect.Effect<McpServerInfo, SqlError.SqlError | AdminError>
+  readonly list: (orgId: string) => Effect.Effect<ReadonlyArray<McpServerInfo>, SqlError.SqlError>
+}>()("svc-gateway/McpSources") {
+  static readonly layer = Layer.effect(
+    McpSources,
+    Effect.gen(function*() {
+      const config = yield* GatewayConfig
+      const servers = yield* McpServers
+      const catalogue = yield* ToolCatalogue
+      const seal = yield* SecretSeal
+      const feed = yield* ChangeFeed
+      const scope = yield* Effect.scope
+      const context = yield* Effect.context<never>()
+      const runFork = Effect.runForkWith(context)
+      const timeoutMs = Duration.toMillis(config.connectTimeout)
+      const entries = new Map<string, Entry>()
+
+      const describe = (cause: unknown) => (cause instanceof Error ? cause.message : String(cause)).slice(0, 500)
+
+      const connection = (entry: Entry): Promise<McpConnection> => {
+        if (entry.target === undefined) {
+          return Promise.reject(
+            new Error("its credentials were sealed under another GATEWAY_SECRET_KEY; register it again")
+          )
+        }
+        const current = entry.connection
+        if (current !== undefined) {
+          return current.then((open) => open.closed() ? reconnect(entry) : open, () => reconnect(entry))
+        }
+        return reconnect(entry)
+      }
+
+      const reconnect = (entry: Entry): Promise<McpConnection> => {
+        const opening = connectMcp(entry.target!, (tools) => runFork(publishTools(entry, tools)), timeoutMs)
+        entry.connection = opening
+        // a failed attempt is forgotten: the next use tries again
+        opening.catch(() => {
+          if (entry.connection === opening) entry.connection = undefined
+        })
+        return opening
+      }
+
+      const toolOf = (entry: Entry, vetted: VettedTool): SvcTool => ({
+        id: vetted.id,
+        description: vetted.description,
+        jsonSchema: vetted.inputSchema,
+        timeout: undefined,
+        invoke: (argumentsJson) =>
+          Effect.gen(function*() {
+            const args = yield* Effect.try({
+              try: () => (argumentsJson.trim() === "" ? {} : JSON.parse(argumentsJson)) as unknown,
+              catch: () =>
+                new ToolError({ message: `The arguments are not valid JSON: ${argumentsJson.slice(0, 200)}` })
+            })
+            const started = Date.now()
+            const outcome = yield* Effect.tryPromise({
+              try: async (signal) => {
+                const kept = entry.connection !== undefined
+                try {
+                  return await (await connection(entry)).callTool(vetted.remoteName, args, signal)
+                } catch (cause) {
+                  // a kept connection may be to a server that restarted (its session gone): once more, anew
+                  drop(entry)
+                  if (!kept || signal.aborted) throw cause
+                  return await (await connection(entry)).callTool(vetted.remoteName, args, signal)
+                }
+              },
+              catch: (cause) =>
+                new ToolError({ message: `The MCP server '${entry.name}' could not be reached: ${describe(cause)}` })
+            }).pipe(
+              Effect.tapError(() => Effect.sync(() => drop(entry))),
+              Effect.result
+            )
+            const status = outcome._tag === "Failure" ? "unreachable" : outcome.success.isError ? "error" : "ok"
+            yield* Effect.logInfo("MCP tool call").pipe(
+              Effect.annotateLogs({
+                "svc.mcp.server": entry.name,
+                "svc.mcp.tool": vetted.remoteName,
+                "svc.tool.duration_ms": Date.now() - started,
+                "svc.tool.outcome": status
+              })
+            )
+            yield* Effect.annotateCurrentSpan({ "svc.mcp.server": entry.name, "svc.mcp.tool": vetted.remoteName })
+            if (outcome._tag === "Failure") return yield* outcome.failure
+            if (outcome.success.isError) {
+              return yield* new ToolError({ message: outcome.success.text || "The MCP tool failed." })
+            }
+            return outcome.success.text
+          })
+      })
+
+      /** Forgets the entry's connection (closing it): the next use connects anew. */
+      const drop = (entry: Entry) => {
+        const open = entry.connection
+        entry.connection = undefined
+        void open?.then((c) => c.close(), () => undefined)
+      }
+
+      const offer = (entry: Entry, tools: ReadonlyArray<VettedTool>) =>
+        catalogue.setSource(`mcp:${entry.name}`, entry.orgId, tools.map((tool) => toolOf(entry, tool)))
+
+      /** A server's new list: vetted, offered, and kept for the next start. */
+      const publishTools = (entry: Entry, listed: ReadonlyArray<RemoteTool>) =>
+        Effect.gen(function*() {
+          if (entry.removed) return
+          const vetted = vetTools(entry.name, listed)
+          offer(entry, vetted.tools)
+          if (entry.serverId !== null) yield* servers.saveRefresh(entry.serverId, { vetted })
+        }).pipe(Effect.catchCause((cause) => Effect.logWarning("could not keep an MCP server's tools", cause)))
+
+      /** Asks the server for its tools; a failure keeps the last list and is recorded. */
+      const ask = (entry: Entry) =>
+        Effect.tryPromise({
+          try: async () => {
+            const kept = entry.connection !== undefined
+            try {
+              return await (await connection(entry)).listTools()
+            } catch (cause) {
+              drop(entry)
+              if (!kept) throw cause
+              return await (await connection(entry)).listTools()
+            }
+          },
+          catch: describe
+        }).pipe(
+          Effect.timeout(Duration.millis(timeoutMs * 2)),
+          Effect.matchEffect({
+            onSuccess: (listed) => publishTools(entry, listed),
+            onFailure: (error) =>
+              Effect.gen(function*() {
+                const message = typeof error === "string" ? error : "it did not answer in time"
+                yield* Effect.logWarning("could not list an MCP server's tools").pipe(
+                  Effect.annotateLogs({ "svc.mcp.server": entry.name, reason: message })
+                )
+                if (entry.serverId !== null) {
+                  yield* servers.saveRefresh(entry.serverId, { error: message }).pipe(Effect.ignore)
+                }
+              })
+          })
+        )
+
+      const close = (entry: Entry) => {
+        entry.removed = true
+        entries.delete(entry.name)
+        catalogue.removeSource(`mcp:${entry.name}`)
+        drop(entry)
+      }
+
+      const targetOf = (server: StoredMcpServer): McpTarget | undefined => {
+        if (server.headersSealed === null) return { kind: "http", url: server.info.url, headers: {} }
+        const opened = seal.open(server.headersSealed)
+        return opened === undefined ? undefined : { kind: "http", url: server.info.url, headers: JSON.parse(opened) }
+      }
+
+      /** An org's server as the store has it: its last tools offered at once. */
+      const load = (server: StoredMcpServer): Entry => {
+        const existing = entries.get(server.info.name)
+        if (existing !== undefined) close(existing)
+        const entry: Entry = {
+          name: server.info.name,
+          orgId: server.info.org_id,
+          serverId: server.info.id,
+          target: targetOf(server),
+          connection: undefined,
+          removed: false
+        }
+        entries.set(entry.name, entry)
+        offer(entry, server.tools)
+        return entry
+      }
+
+      // the operator's servers, from the routing file
+      const routing = yield* loadRouting(config.configFile)
+      for (const spec of routing.mcpServers) {
+        const entry: Entry = {
+          name: spec.name,
+          orgId: null,
+          serverId: null,
+          target: spec.target,
+          connection: undefined,
+          removed: false
+        }
+        entries.set(entry.name, entry)
+        offer(entry, [])
+      }
+      for (const server of yield* servers.all) load(server)
+      // asked in the background: a slow or absent server must not hold the gateway's start
+      yield* Effect.forkIn(Effect.forEach([...entries.values()], ask, { concurrency: 8, discard: true }), scope)
+      yield* Scope.addFinalizer(scope, Effect.sync(() => [...entries.values()].forEach(close)))
+
+      // a change made through another instance
+      feed.listen((change) => {
+        if (!change.startsWith("mcp:")) return
+        const serverId = change.slice(4)
+        runFork(
+          Effect.gen(function*() {
+            const stored = (yield* servers.all).find((server) => server.info.id === serverId)
+            const current = [...entries.values()].find((entry) => entry.serverId === serverId)
+            if (stored === undefined) {
+              if (current !== undefined) close(current)
+              return
+            }
+            // servers are added and removed, never changed: one already here (this instance's own change,
+            // echoed) stays as it is
+            if (current === undefined) yield* ask(load(stored))
+          }).pipe(Effect.catchCause((cause) => Effect.logWarning("could not follow an MCP server's change", cause)))
+        )
+      })
+
+      const badInput = (field: string, message: string) => RequestError.invalidField(field, message)
+
+      const register = Effect.fn("McpSources.register")(function*(orgId: string, input: NewMcpServer) {
+        const nameProblem = serverNameProblem(input.name)
+        if (nameProblem !== undefined) return yield* badInput("name", nameProblem)
+        if (routing.mcpServers.some((spec) => spec.name === input.name)) {
+          return yield* badInput("name", `'${input.name}' is the name of an MCP server the operator configured.`)
+        }
+        let url: URL
+        try {
+          url = new URL(input.url)
+        } catch {
+          return yield* badInput("url", `'${input.url}' is not a URL.`)
+        }
+        if (url.protocol !== "https:" && url.protocol !== "http:") {
+          return yield* badInput("url", "An MCP server's URL must be http or https (streamable HTTP).")
+        }
+        if (!webhookHostAllowed(url.href, config.mcpServerHosts)) {
+          return yield* badInput("url", `The host '${url.hostname}' is not in GATEWAY_MCP_SERVER_HOSTS.`)
+        }
+        const headerNames = Object.keys(input.headers)
+        if (headerNames.length > 0 && seal.seal === undefined) {
+          return yield* badInput(
+            "headers",
+            "The gateway cannot keep an MCP server's headers: its operator has not set GATEWAY_SECRET_KEY."
+          )
+        }
+        const created = yield* servers.create({
+          orgId,
+          name: input.name,
+          url: url.href,
+          headerNames,
+          headersSealed: headerNames.length === 0 ? null : seal.seal!(JSON.stringify(input.headers))
+        })
+        // its tools are asked for by `refresh`, outside the change's transaction: a server may be slow
+        load(created)
+        yield* feed.publish(`mcp:${created.info.id}`)
+        return created.info
+      })
+
+      const unregister = Effect.fn("McpSources.unregister")(function*(orgId: string, serverId: string) {
+        const removed = yield* servers.remove(orgId, serverId)
+        const entry = entries.get(removed.info.name)
+        if (entry !== undefined) close(entry)
+        yield* feed.publish(`mcp:${serverId}`)
+        return removed.info
+      })
+
+      const refresh = Effect.fn("McpSources.refresh")(function*(orgId: string, serverId: string) {
+        const server = yield* servers.get(orgId, serverId)
+        const entry = entries.get(server.info.name) ?? load(server)
+        // a new connection: what the server says now, not what an old session remembers
+        drop(entry)
+        yield* ask(entry)
+        return (yield* servers.get(orgId, serverId)).info
+      })
+
+      const list = (orgId: string) => Effect.map(servers.list(orgId), (found) => found.map((server) => server.info))
+
+      return McpSources.of({ register, unregister, refresh, list })
+    })
+  )
+}
