@@ -42,6 +42,7 @@ describe("console: accessibility of every page, in Chromium", () => {
     `orgs/${orgId}/sessions/${SESSION}`,
     `orgs/${orgId}/analytics`,
     `orgs/${orgId}/spend`,
+    `orgs/${orgId}/mcp-servers`,
     "quick-start"
   ]
 

@@ -22,6 +22,7 @@ import type {
   GroupBy,
   Limits,
   LoggedRequest,
+  McpServer as McpServerSchema,
   Me as MeSchema,
   Org,
   OrgToolSetting,
@@ -53,6 +54,8 @@ export type {
   User
 }
 export type CreatedKey = CreatedApiKey
+/** A remote MCP server the org registered, with its tools as last listed; never its headers' values. */
+export type McpServer = typeof McpServerSchema.Type
 /** Who the admin API takes the caller to be: the admin token, or a person with her roles. */
 export type Me = typeof MeSchema.Type
 /** One recorded change: when, who, what, and the values before and after. */

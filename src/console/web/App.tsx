@@ -9,6 +9,7 @@ import { api, type Org, whenUnauthorized } from "./Api.ts"
 import { AnalyticsPage } from "./pages/AnalyticsPage.tsx"
 import { AuditPage } from "./pages/AuditPage.tsx"
 import { KeysPage } from "./pages/KeysPage.tsx"
+import { McpServersPage } from "./pages/McpServersPage.tsx"
 import { OrgsPage } from "./pages/OrgsPage.tsx"
 import { QuickStartPage } from "./pages/QuickStartPage.tsx"
 import { RequestsPage } from "./pages/RequestsPage.tsx"
@@ -26,6 +27,7 @@ const NAV: ReadonlyArray<{ readonly page: Page; readonly label: string }> = [
   { page: "orgs", label: "Organizations" },
   { page: "keys", label: "API keys" },
   { page: "tools", label: "Shared tools" },
+  { page: "mcp-servers", label: "MCP servers" },
   { page: "requests", label: "Requests" },
   { page: "sessions", label: "Sessions" },
   { page: "analytics", label: "Analytics" },
@@ -205,6 +207,8 @@ const PageView = (props: {
       return <KeysPage org={org} />
     case "tools":
       return <ToolsPage org={org} />
+    case "mcp-servers":
+      return <McpServersPage org={org} />
     case "requests":
       return <RequestsPage org={org} route={route} />
     case "sessions":

@@ -8,6 +8,7 @@ export type Page =
   | "orgs"
   | "keys"
   | "tools"
+  | "mcp-servers"
   | "requests"
   | "sessions"
   | "analytics"
@@ -25,7 +26,16 @@ export interface Route {
   readonly params: URLSearchParams
 }
 
-const ORG_PAGES: ReadonlyArray<Page> = ["keys", "tools", "requests", "sessions", "analytics", "spend", "audit"]
+const ORG_PAGES: ReadonlyArray<Page> = [
+  "keys",
+  "tools",
+  "mcp-servers",
+  "requests",
+  "sessions",
+  "analytics",
+  "spend",
+  "audit"
+]
 
 export const parseRoute = (hash: string): Route => {
   const [path = "", search = ""] = hash.replace(/^#/, "").split("?")
