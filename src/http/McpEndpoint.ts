@@ -18,7 +18,6 @@ import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { Auth } from "../auth/Auth.ts"
 import { GatewayConfig } from "../Config.ts"
 import { describeError } from "../core/Problem.ts"
-import { errorResponse } from "./ErrorResponse.ts"
 import { newTimeOrderedId } from "../Ids.ts"
 import type { Caller } from "../kernel/Caller.ts"
 import { emptyUsage } from "../kernel/Canonical.ts"
@@ -31,6 +30,7 @@ import { ToolError } from "../tools/SvcTool.ts"
 import type { SvcTool } from "../tools/SvcTool.ts"
 import { ToolCatalogue } from "../tools/ToolCatalogue.ts"
 import { runToolCalls } from "../tools/ToolRunner.ts"
+import { errorResponse } from "./ErrorResponse.ts"
 
 /** The key an MCP request came with, for the tools it lists and runs. */
 export class McpCaller extends Context.Service<McpCaller, Caller>()("svc-gateway/McpCaller") {}
