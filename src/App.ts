@@ -19,6 +19,7 @@ import { onClientError } from "./http/ClientError.ts"
 import { DialectRoutes } from "./http/DialectRoutes.ts"
 import { FallbackRoutes } from "./http/FallbackRoutes.ts"
 import { McpEndpoint } from "./http/McpEndpoint.ts"
+import { McpOAuthRoute } from "./http/McpOAuthRoute.ts"
 import { SessionRoute } from "./http/SessionRoute.ts"
 import { SsoRoutes } from "./http/SsoRoutes.ts"
 import { SystemRoutes } from "./http/SystemRoutes.ts"
@@ -122,6 +123,7 @@ export const Routes = Layer.mergeAll(
   MetricsRoutes,
   SsoRoutes,
   McpEndpoint,
+  McpOAuthRoute,
   ConsoleRoutes,
   FallbackRoutes,
   TraceIdHeader

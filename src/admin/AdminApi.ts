@@ -43,6 +43,7 @@ import {
   CreatedUserToken,
   ListOf,
   LoggedRequest,
+  McpAuthorization,
   McpServer,
   Me,
   ModelPriceInfo,
@@ -323,6 +324,15 @@ export const McpServersGroup = HttpApiGroup.make("mcpServers")
       params: McpServerParams,
       success: McpServer
     }).annotate(summary, "Ask the server for its tools again now")
+  )
+  .add(
+    HttpApiEndpoint.post("authorize", "/orgs/:org_id/mcp-servers/:server_id/authorize", {
+      params: McpServerParams,
+      success: McpAuthorization
+    }).annotate(
+      summary,
+      "Begin authorizing the gateway at an OAuth server: send the browser to authorization_url (sets a cookie)"
+    )
   )
   .add(
     HttpApiEndpoint.delete("remove", "/orgs/:org_id/mcp-servers/:server_id", {

@@ -178,5 +178,8 @@ export const CreateMcpServer = Schema.Struct({
   url: Schema.String.annotate({ description: "The server's streamable HTTP endpoint" }),
   headers: Schema.optionalKey(Schema.Record(Schema.String, Schema.String)).annotate({
     description: "Sent with every request to the server (a token); stored sealed, never shown again"
+  }),
+  oauth: Schema.optionalKey(Schema.Boolean).annotate({
+    description: "Authorized with OAuth (POST .../authorize) instead of headers"
   })
 }).annotate({ identifier: "CreateMcpServer" })

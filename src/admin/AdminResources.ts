@@ -359,6 +359,10 @@ export const McpServer = Schema.Struct({
   name: Schema.String,
   url: Schema.String,
   header_names: Schema.Array(Schema.String),
+  oauth: Schema.Boolean.annotate({ description: "Authorized with OAuth by an org admin, rather than by headers" }),
+  authorized_at: Schema.NullOr(Schema.String).annotate({
+    description: "When an org admin authorized it (OAuth); null: not authorized"
+  }),
   tools: Schema.Array(Schema.Struct({ id: Schema.String, name: Schema.String, description: Schema.String })).annotate({
     description: "Its tools as shared tools (activate them like any shared tool), as last listed"
   }),
@@ -370,3 +374,10 @@ export const McpServer = Schema.Struct({
   created_at: Schema.String
 }).annotate({ identifier: "McpServer" })
 export type McpServer = typeof McpServer.Type
+
+/** `POST .../mcp-servers/{server_id}/authorize`: where to send the org admin. */
+export const McpAuthorization = Schema.Struct({
+  authorization_url: Schema.NullOr(Schema.String).annotate({
+    description: "The authorization server's page; null when the tokens kept still work"
+  })
+}).annotate({ identifier: "McpAuthorization" })

@@ -71,13 +71,17 @@ const add = Command.make(
       Flag.withDescription("A header sent to the server, 'Name: value' (repeatable); stored sealed, never shown"),
       Flag.atLeast(0)
     ),
+    oauth: Flag.Boolean("oauth").pipe(
+      Flag.withDescription("Authorized with OAuth instead of headers: an org admin then authorizes it in the console"),
+      Flag.withDefault(false)
+    ),
     json
   },
   Effect.fn("cli.mcp.add")(function*(input) {
     // refused before the gateway is called: it is a mistake in what was typed
     const headers = yield* parseHeaders(input.header)
     const server = yield* AdminClient.use((admin) =>
-      admin.addMcpServer(input.org, { name: input.name, url: input.serverUrl, headers })
+      admin.addMcpServer(input.org, { name: input.name, url: input.serverUrl, headers, oauth: input.oauth })
     ).pipe(Effect.provide(AdminClientFromFlags))
     yield* input.json ? printJson(server) : Console.log(`Added ${described(server)}`)
   })

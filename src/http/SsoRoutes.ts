@@ -21,6 +21,7 @@ import { ConsoleSessions, csrfRefused, csrfTokenOf, LOGIN_WINDOW } from "../sso/
 import { Oidc, type OidcSetup, SsoError } from "../sso/Oidc.ts"
 import { signInUser } from "../sso/SignInUser.ts"
 import { errorResponse } from "./ErrorResponse.ts"
+import { publicOrigin } from "./PublicOrigin.ts"
 
 const LOGIN_COOKIE = "svc_console_login"
 const LOGIN_PATH = "/console/sso"
@@ -29,10 +30,7 @@ const CONSOLE = "/console/"
 /** The URL the provider sends the browser back to: configured, or this gateway's as the browser sees it. */
 const callbackUrl = (request: HttpServerRequest.HttpServerRequest, setup: OidcSetup): URL => {
   if (setup.redirectUrl !== undefined) return new URL(setup.redirectUrl)
-  // behind a TLS-ending proxy the browser's scheme and host are in the forwarded headers
-  const proto = request.headers["x-forwarded-proto"]?.split(",")[0]?.trim() ?? "http"
-  const host = request.headers["x-forwarded-host"]?.split(",")[0]?.trim() ?? request.headers["host"] ?? "localhost"
-  return new URL(`${proto === "https" ? "https" : "http"}://${host}/console/sso/callback`)
+  return new URL(`${publicOrigin(request)}/console/sso/callback`)
 }
 
 const notFound = (request: HttpServerRequest.HttpServerRequest) =>

@@ -7,6 +7,7 @@
  *
  * The connection is plain promises; `McpSources.ts` runs it in Effect, with timeouts and reconnection.
  */
+import type { OAuthClientProvider } from "@modelcontextprotocol/sdk/client/auth.js"
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
@@ -31,6 +32,10 @@ export interface McpConnection {
 
 const CLIENT = { name: "svc-gateway", version: "0.1.0" }
 
+/** A failure's message, bounded, for a tool error or a server's last error. */
+export const errorText = (cause: unknown): string =>
+  (cause instanceof Error ? cause.message : String(cause)).slice(0, 500)
+
 /** A part of a tool result as text: text as it is, anything else by its kind. */
 const partText = (part: { readonly type: string; readonly text?: unknown }): string =>
   part.type === "text" && typeof part.text === "string" ? part.text : `[${part.type} content omitted]`
@@ -39,7 +44,9 @@ const partText = (part: { readonly type: string; readonly text?: unknown }): str
 export const connectMcp = async (
   target: McpTarget,
   onToolsChanged: (tools: ReadonlyArray<RemoteTool>) => void,
-  timeoutMs: number
+  timeoutMs: number,
+  /** For a server authorized with OAuth: its tokens, refreshed as they expire. */
+  authProvider?: OAuthClientProvider | undefined
 ): Promise<McpConnection> => {
   let closed = false
   const client = new Client(CLIENT, {
@@ -57,7 +64,10 @@ export const connectMcp = async (
   // a transport's background errors (a GET stream the server dropped) are the caller's `closed()`
   client.onerror = () => {}
   const transport = target.kind === "http"
-    ? new StreamableHTTPClientTransport(new URL(target.url), { requestInit: { headers: { ...target.headers } } })
+    ? new StreamableHTTPClientTransport(new URL(target.url), {
+      requestInit: { headers: { ...target.headers } },
+      ...(authProvider === undefined ? {} : { authProvider })
+    })
     : new StdioClientTransport({
       command: target.command,
       args: [...target.args],

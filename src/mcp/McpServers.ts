@@ -4,13 +4,17 @@
  * vetted tools, those it left out and why, the last error). Every instance reads the same rows, so a
  * server's tools are offered at once after a restart, before the server has been asked again.
  */
-import { Context, Effect, Layer } from "effect"
+import { Context, Effect, Layer, Option } from "effect"
 import { SqlClient, type SqlError } from "effect/sql"
 import { newId } from "../Ids.ts"
 import { AdminError, Conflict } from "../kernel/AdminError.ts"
-import { fromJson, toIso, toIsoOrNull } from "../store/Rows.ts"
-import { now } from "../store/SqlParts.ts"
+import { hashSecret } from "../keys/ApiKeySecret.ts"
+import { fromJson, toBool, toDate, toIso, toIsoOrNull } from "../store/Rows.ts"
+import { now, nowPlus } from "../store/SqlParts.ts"
 import type { Vetted, VettedTool } from "./McpToolNames.ts"
+
+/** How long a person has at the authorization server between leaving the console and coming back. */
+export const OAUTH_WINDOW_MS = 10 * 60_000
 
 /** A server as the admin API shows it: never the headers' values. */
 export interface McpServerInfo {
@@ -19,6 +23,10 @@ export interface McpServerInfo {
   readonly name: string
   readonly url: string
   readonly header_names: ReadonlyArray<string>
+  /** Authorized with OAuth by an org admin, rather than by headers. */
+  readonly oauth: boolean
+  /** When an org admin last authorized it (OAuth); null: never, or its tokens were dropped. */
+  readonly authorized_at: string | null
   readonly tools: ReadonlyArray<{ readonly id: string; readonly name: string; readonly description: string }>
   readonly rejected_tools: Vetted["rejected"]
   readonly last_error: string | null
@@ -30,6 +38,8 @@ export interface McpServerInfo {
 export interface StoredMcpServer {
   readonly info: McpServerInfo
   readonly headersSealed: string | null
+  /** Its OAuth record (`McpOAuth.ts`), sealed. */
+  readonly oauthSealed: string | null
   readonly tools: ReadonlyArray<VettedTool>
 }
 
@@ -40,6 +50,9 @@ interface Row {
   readonly url: string
   readonly headers_sealed: string | null
   readonly header_names: ReadonlyArray<string> | string
+  readonly oauth: number | boolean
+  readonly oauth_sealed: string | null
+  readonly authorized_at: Date | string | null
   readonly tools: ReadonlyArray<VettedTool> | string
   readonly rejected: Vetted["rejected"] | string
   readonly last_error: string | null
@@ -47,13 +60,14 @@ interface Row {
   readonly created_at: Date | string
 }
 
-const COLUMNS =
-  "id, org_id, name, url, headers_sealed, header_names, tools, rejected, last_error, refreshed_at, created_at"
+const COLUMNS = "id, org_id, name, url, headers_sealed, header_names, oauth, oauth_sealed, authorized_at, tools, " +
+  "rejected, last_error, refreshed_at, created_at"
 
 const stored = (row: Row): StoredMcpServer => {
   const tools = fromJson(row.tools)
   return {
     headersSealed: row.headers_sealed,
+    oauthSealed: row.oauth_sealed,
     tools,
     info: {
       id: row.id,
@@ -61,6 +75,8 @@ const stored = (row: Row): StoredMcpServer => {
       name: row.name,
       url: row.url,
       header_names: fromJson(row.header_names),
+      oauth: toBool(row.oauth),
+      authorized_at: toIsoOrNull(row.authorized_at),
       tools: tools.map((tool) => ({ id: tool.id, name: tool.remoteName, description: tool.description })),
       rejected_tools: fromJson(row.rejected),
       last_error: row.last_error,
@@ -77,6 +93,7 @@ export class McpServers extends Context.Service<McpServers, {
     readonly url: string
     readonly headerNames: ReadonlyArray<string>
     readonly headersSealed: string | null
+    readonly oauth: boolean
   }) => Effect.Effect<StoredMcpServer, SqlError.SqlError | AdminError>
   readonly list: (orgId: string) => Effect.Effect<ReadonlyArray<StoredMcpServer>, SqlError.SqlError>
   /** Every org's servers: what an instance offers when it starts. */
@@ -89,6 +106,20 @@ export class McpServers extends Context.Service<McpServers, {
     serverId: string,
     result: { readonly vetted: Vetted } | { readonly error: string }
   ) => Effect.Effect<void, SqlError.SqlError>
+  /** Keeps a server's OAuth record; `authorized`: it holds tokens. */
+  readonly saveOAuth: (serverId: string, sealed: string, authorized: boolean) => Effect.Effect<void, SqlError.SqlError>
+  /** An authorization begun at the server's authorization server, bound to the browser that began it. */
+  readonly beginOAuth: (pending: {
+    readonly state: string
+    readonly serverId: string
+    readonly codeVerifier: string
+    readonly browserSecret: string
+  }) => Effect.Effect<void, SqlError.SqlError>
+  /** The server and verifier of the authorization `state` began, once, by its browser, within the window. */
+  readonly takeOAuth: (
+    state: string,
+    browserSecret: string
+  ) => Effect.Effect<Option.Option<{ readonly serverId: string; readonly codeVerifier: string }>, SqlError.SqlError>
 }>()("svc-gateway/McpServers") {
   static readonly layer = Layer.effect(
     McpServers,
@@ -101,11 +132,14 @@ export class McpServers extends Context.Service<McpServers, {
         readonly url: string
         readonly headerNames: ReadonlyArray<string>
         readonly headersSealed: string | null
+        readonly oauth: boolean
       }) {
-        const rows = yield* sql<Row>`INSERT INTO mcp_servers (id, org_id, name, url, headers_sealed, header_names)
+        const rows = yield* sql<
+          Row
+        >`INSERT INTO mcp_servers (id, org_id, name, url, headers_sealed, header_names, oauth)
         VALUES (${newId("mcp")}, ${input.orgId}, ${input.name}, ${input.url}, ${input.headersSealed}, ${
           JSON.stringify(input.headerNames)
-        }) ON CONFLICT (name) DO NOTHING RETURNING ${sql.literal(COLUMNS)}`
+        }, ${input.oauth ? 1 : 0}) ON CONFLICT (name) DO NOTHING RETURNING ${sql.literal(COLUMNS)}`
         if (rows.length === 0) {
           return yield* new AdminError({
             reason: new Conflict({
@@ -150,7 +184,51 @@ export class McpServers extends Context.Service<McpServers, {
               WHERE id = ${serverId}`
         )
 
-      return McpServers.of({ create, list, all, get, remove, saveRefresh })
+      const saveOAuth = (serverId: string, sealed: string, authorized: boolean) =>
+        Effect.asVoid(
+          authorized
+            ? sql`UPDATE mcp_servers SET oauth_sealed = ${sealed},
+              authorized_at = COALESCE(authorized_at, ${now(sql)}) WHERE id = ${serverId}`
+            : sql`UPDATE mcp_servers SET oauth_sealed = ${sealed}, authorized_at = NULL WHERE id = ${serverId}`
+        )
+
+      const beginOAuth = (pending: {
+        readonly state: string
+        readonly serverId: string
+        readonly codeVerifier: string
+        readonly browserSecret: string
+      }) =>
+        Effect.gen(function*() {
+          yield* sql`DELETE FROM mcp_oauth_pending WHERE created_at < ${nowPlus(sql, -OAUTH_WINDOW_MS)}`
+          yield* sql`INSERT INTO mcp_oauth_pending (state, server_id, code_verifier, browser_hash)
+          VALUES (${pending.state}, ${pending.serverId}, ${pending.codeVerifier}, ${hashSecret(pending.browserSecret)})`
+        })
+
+      const takeOAuth = (state: string, browserSecret: string) =>
+        Effect.gen(function*() {
+          const [row] = yield* sql<{
+            readonly server_id: string
+            readonly code_verifier: string
+            readonly browser_hash: string
+            readonly created_at: Date | string
+          }>`DELETE FROM mcp_oauth_pending WHERE state = ${state}
+          RETURNING server_id, code_verifier, browser_hash, created_at`
+          if (row === undefined || row.browser_hash !== hashSecret(browserSecret)) return Option.none()
+          if (toDate(row.created_at).getTime() + OAUTH_WINDOW_MS < Date.now()) return Option.none()
+          return Option.some({ serverId: row.server_id, codeVerifier: row.code_verifier })
+        })
+
+      return McpServers.of({
+        create,
+        list,
+        all,
+        get,
+        remove,
+        saveRefresh,
+        saveOAuth,
+        beginOAuth,
+        takeOAuth
+      })
     })
   )
 }

@@ -22,7 +22,9 @@ import { ChangeFeed } from "../store/ChangeFeed.ts"
 import { SecretSeal } from "../store/SecretSeal.ts"
 import { type SvcTool, ToolError } from "../tools/SvcTool.ts"
 import { ToolCatalogue } from "../tools/ToolCatalogue.ts"
-import { connectMcp, type McpConnection, type McpTarget } from "./McpConnection.ts"
+import { type Authorizations, makeAuthorizations } from "./McpAuthorizations.ts"
+import { connectMcp, errorText, type McpConnection, type McpTarget } from "./McpConnection.ts"
+import { NeedsAuthorization, oauthProvider, type OAuthRecord, UnauthorizedError } from "./McpOAuth.ts"
 import { type McpServerInfo, McpServers, type StoredMcpServer } from "./McpServers.ts"
 import { type RemoteTool, serverNameProblem, type VettedTool, vetTools } from "./McpToolNames.ts"
 
@@ -34,16 +36,26 @@ interface Entry {
   readonly serverId: string | null
   /** Undefined when its sealed headers cannot be opened (another `GATEWAY_SECRET_KEY`): every call says so. */
   readonly target: McpTarget | undefined
+  /** For a server authorized with OAuth: its record as kept (`McpOAuth.ts`); undefined: never authorized. */
+  readonly oauth: { record: OAuthRecord | undefined } | undefined
   connection: Promise<McpConnection> | undefined
   removed: boolean
 }
 
 /** What an org admin registers. */
 export interface NewMcpServer {
+  /** Authorized with OAuth by an org admin (`authorize`), rather than by headers. */
+  readonly oauth: boolean
   readonly name: string
   readonly url: string
   readonly headers: Readonly<Record<string, string>>
 }
+
+/** The server wants authorization the gateway does not have (none yet, or its tokens no longer refresh). */
+const unauthorized = (cause: unknown) => cause instanceof NeedsAuthorization || cause instanceof UnauthorizedError
+
+/** What a call to an OAuth server no one has authorized yet says. */
+const NOT_AUTHORIZED = "an org admin must authorize the gateway at it (console: MCP servers, Authorize)"
 
 export class McpSources extends Context.Service<McpSources, {
   /** Stores and offers a server (with no tools until `refresh` asks it). */
@@ -55,6 +67,8 @@ export class McpSources extends Context.Service<McpSources, {
   /** Asks the server for its tools again now; the answer (or why none came) is in what it returns. */
   readonly refresh: (orgId: string, serverId: string) => Effect.Effect<McpServerInfo, SqlError.SqlError | AdminError>
   readonly list: (orgId: string) => Effect.Effect<ReadonlyArray<McpServerInfo>, SqlError.SqlError>
+  readonly authorize: Authorizations["authorize"]
+  readonly completeAuthorization: Authorizations["completeAuthorization"]
 }>()("svc-gateway/McpSources") {
   static readonly layer = Layer.effect(
     McpSources,
@@ -70,13 +84,14 @@ export class McpSources extends Context.Service<McpSources, {
       const timeoutMs = Duration.toMillis(config.connectTimeout)
       const entries = new Map<string, Entry>()
 
-      const describe = (cause: unknown) => (cause instanceof Error ? cause.message : String(cause)).slice(0, 500)
-
       const connection = (entry: Entry): Promise<McpConnection> => {
         if (entry.target === undefined) {
           return Promise.reject(
             new Error("its credentials were sealed under another GATEWAY_SECRET_KEY; register it again")
           )
+        }
+        if (entry.oauth !== undefined && entry.oauth.record?.tokens === undefined) {
+          return Promise.reject(new NeedsAuthorization(NOT_AUTHORIZED))
         }
         const current = entry.connection
         if (current !== undefined) {
@@ -86,7 +101,15 @@ export class McpSources extends Context.Service<McpSources, {
       }
 
       const reconnect = (entry: Entry): Promise<McpConnection> => {
-        const opening = connectMcp(entry.target!, (tools) => runFork(publishTools(entry, tools)), timeoutMs)
+        const opening = connectMcp(
+          entry.target!,
+          (tools) => runFork(publishTools(entry, tools)),
+          timeoutMs,
+          entry.oauth === undefined ? undefined : oauthProvider({
+            record: () => recordOf(entry),
+            save: (record) => saveRecord(entry, record)
+          })
+        )
         entry.connection = opening
         // a failed attempt is forgotten: the next use tries again
         opening.catch(() => {
@@ -116,12 +139,16 @@ export class McpSources extends Context.Service<McpSources, {
                 } catch (cause) {
                   // a kept connection may be to a server that restarted (its session gone): once more, anew
                   drop(entry)
-                  if (!kept || signal.aborted) throw cause
+                  if (!kept || signal.aborted || unauthorized(cause)) throw cause
                   return await (await connection(entry)).callTool(vetted.remoteName, args, signal)
                 }
               },
               catch: (cause) =>
-                new ToolError({ message: `The MCP server '${entry.name}' could not be reached: ${describe(cause)}` })
+                new ToolError({
+                  message: unauthorized(cause)
+                    ? `The MCP server '${entry.name}' is not authorized: ${NOT_AUTHORIZED}.`
+                    : `The MCP server '${entry.name}' could not be reached: ${errorText(cause)}`
+                })
             }).pipe(
               Effect.tapError(() => Effect.sync(() => drop(entry))),
               Effect.result
@@ -176,7 +203,7 @@ export class McpSources extends Context.Service<McpSources, {
               return await (await connection(entry)).listTools()
             }
           },
-          catch: describe
+          catch: errorText
         }).pipe(
           Effect.timeout(Duration.millis(timeoutMs * 2)),
           Effect.matchEffect({
@@ -201,6 +228,25 @@ export class McpSources extends Context.Service<McpSources, {
         drop(entry)
       }
 
+      /** The entry's OAuth record; an empty one (for this gateway's callback) before the first authorization. */
+      const recordOf = (entry: Entry): OAuthRecord => entry.oauth?.record ?? { redirectUrl: "" }
+
+      const saveRecord = (entry: Entry, record: OAuthRecord) => {
+        entry.oauth!.record = record
+        if (entry.serverId === null || seal.seal === undefined) return Promise.resolve()
+        // other instances take the new record (a refresh token may have been rotated)
+        return Effect.runPromiseWith(context)(Effect.andThen(
+          servers.saveOAuth(entry.serverId, seal.seal(JSON.stringify(record)), record.tokens !== undefined),
+          feed.publish(`mcp:${entry.serverId}`)
+        ))
+      }
+
+      const openRecord = (server: StoredMcpServer): OAuthRecord | undefined => {
+        if (server.oauthSealed === null) return undefined
+        const opened = seal.open(server.oauthSealed)
+        return opened === undefined ? undefined : JSON.parse(opened) as OAuthRecord
+      }
+
       const targetOf = (server: StoredMcpServer): McpTarget | undefined => {
         if (server.headersSealed === null) return { kind: "http", url: server.info.url, headers: {} }
         const opened = seal.open(server.headersSealed)
@@ -216,6 +262,7 @@ export class McpSources extends Context.Service<McpSources, {
           orgId: server.info.org_id,
           serverId: server.info.id,
           target: targetOf(server),
+          oauth: server.info.oauth ? { record: openRecord(server) } : undefined,
           connection: undefined,
           removed: false
         }
@@ -232,6 +279,7 @@ export class McpSources extends Context.Service<McpSources, {
           orgId: null,
           serverId: null,
           target: spec.target,
+          oauth: undefined,
           connection: undefined,
           removed: false
         }
@@ -255,9 +303,10 @@ export class McpSources extends Context.Service<McpSources, {
               if (current !== undefined) close(current)
               return
             }
-            // servers are added and removed, never changed: one already here (this instance's own change,
-            // echoed) stays as it is
-            if (current === undefined) yield* ask(load(stored))
+            // servers are added and removed, never changed, but an OAuth server's tokens are: one already
+            // here (maybe this instance's own change, echoed) takes its record as stored
+            if (current === undefined) return yield* ask(load(stored))
+            if (current.oauth !== undefined) current.oauth.record = openRecord(stored)
           }).pipe(Effect.catchCause((cause) => Effect.logWarning("could not follow an MCP server's change", cause)))
         )
       })
@@ -283,10 +332,13 @@ export class McpSources extends Context.Service<McpSources, {
           return yield* badInput("url", `The host '${url.hostname}' is not in GATEWAY_MCP_SERVER_HOSTS.`)
         }
         const headerNames = Object.keys(input.headers)
-        if (headerNames.length > 0 && seal.seal === undefined) {
+        if (input.oauth && headerNames.length > 0) {
+          return yield* badInput("headers", "A server authorized with OAuth takes no headers: its tokens are sent.")
+        }
+        if ((headerNames.length > 0 || input.oauth) && seal.seal === undefined) {
           return yield* badInput(
-            "headers",
-            "The gateway cannot keep an MCP server's headers: its operator has not set GATEWAY_SECRET_KEY."
+            input.oauth ? "oauth" : "headers",
+            "The gateway cannot keep an MCP server's credentials: its operator has not set GATEWAY_SECRET_KEY."
           )
         }
         const created = yield* servers.create({
@@ -294,7 +346,8 @@ export class McpSources extends Context.Service<McpSources, {
           name: input.name,
           url: url.href,
           headerNames,
-          headersSealed: headerNames.length === 0 ? null : seal.seal!(JSON.stringify(input.headers))
+          headersSealed: headerNames.length === 0 ? null : seal.seal!(JSON.stringify(input.headers)),
+          oauth: input.oauth
         })
         // its tools are asked for by `refresh`, outside the change's transaction: a server may be slow
         load(created)
@@ -321,7 +374,24 @@ export class McpSources extends Context.Service<McpSources, {
 
       const list = (orgId: string) => Effect.map(servers.list(orgId), (found) => found.map((server) => server.info))
 
-      return McpSources.of({ register, unregister, refresh, list })
+      const { authorize, completeAuthorization } = makeAuthorizations({
+        servers,
+        timeoutMs,
+        handleOf: (server) => {
+          const entry = entries.get(server.info.name) ?? load(server)
+          return {
+            record: () => entry.oauth?.record,
+            save: (record) => saveRecord(entry, record),
+            // a new connection with the new tokens, and what the server offers with them
+            renew: Effect.suspend(() => {
+              drop(entry)
+              return ask(entry)
+            })
+          }
+        }
+      })
+
+      return McpSources.of({ register, unregister, refresh, list, authorize, completeAuthorization })
     })
   )
 }

@@ -296,5 +296,20 @@ export const PgSchema = Migrator.fromRecord({
       created_at TIMESTAMPTZ NOT NULL DEFAULT now()
     )`
     yield* sql`CREATE INDEX mcp_servers_org ON mcp_servers (org_id, created_at)`
+  }),
+  "0019_mcp_oauth": Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    // a server authorized with OAuth: its registered client and tokens, sealed; sign-ins at its
+    // authorization server begun and not yet finished, bound to the browser that began them
+    yield* sql`ALTER TABLE mcp_servers ADD COLUMN oauth INTEGER NOT NULL DEFAULT 0`
+    yield* sql`ALTER TABLE mcp_servers ADD COLUMN oauth_sealed TEXT`
+    yield* sql`ALTER TABLE mcp_servers ADD COLUMN authorized_at TIMESTAMPTZ`
+    yield* sql`CREATE TABLE mcp_oauth_pending (
+      state TEXT PRIMARY KEY,
+      server_id TEXT NOT NULL REFERENCES mcp_servers(id) ON DELETE CASCADE,
+      code_verifier TEXT NOT NULL,
+      browser_hash TEXT NOT NULL,
+      created_at TIMESTAMPTZ NOT NULL DEFAULT now()
+    )`
   })
 })

@@ -81,6 +81,7 @@ describe("the admin API's OpenAPI document", () => {
       "POST /admin/v1/orgs",
       "POST /admin/v1/orgs/{org_id}/keys",
       "POST /admin/v1/orgs/{org_id}/mcp-servers",
+      "POST /admin/v1/orgs/{org_id}/mcp-servers/{server_id}/authorize",
       "POST /admin/v1/orgs/{org_id}/mcp-servers/{server_id}/refresh",
       "POST /admin/v1/users",
       "POST /admin/v1/users/{user_id}/tokens",

@@ -7,14 +7,9 @@
  * request log; a tool the key may not use cannot be called; no key is a 401 with the challenge.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { mcpRpc, openMcpSession } from "../utils/McpWire.ts"
 import { startGateway, type TestGateway } from "../utils/TestGateway.ts"
 import { bigTool, failingTool, hangingTool, recordingTool, type ToolInvocation } from "../utils/TestSvcTools.ts"
-
-interface RpcAnswer {
-  readonly status: number
-  readonly headers: Headers
-  readonly body: any
-}
 
 describe("POST /mcp: the org's shared tools over MCP", () => {
   let gw: TestGateway
@@ -23,57 +18,8 @@ describe("POST /mcp: the org's shared tools over MCP", () => {
   let orgA: string
   let keyB: string
 
-  /** One JSON-RPC message; the answer read from JSON or from the event stream it came in. */
-  const rpc = async (key: string | undefined, message: unknown, session?: string): Promise<RpcAnswer> => {
-    const response = await fetch(`${gw.url}/mcp`, {
-      method: "POST",
-      headers: {
-        "content-type": "application/json",
-        accept: "application/json, text/event-stream",
-        ...(key === undefined ? {} : { authorization: `Bearer ${key}` }),
-        ...(session === undefined ? {} : { "mcp-session-id": session, "mcp-protocol-version": "2025-11-25" })
-      },
-      body: JSON.stringify(message)
-    })
-    const text = await response.text()
-    const json = response.headers.get("content-type")?.includes("text/event-stream")
-      ? text.split("\n").filter((line) => line.startsWith("data: ")).map((line) => JSON.parse(line.slice(6))).at(-1)
-      : text === ""
-      ? null
-      : JSON.parse(text)
-    return { status: response.status, headers: response.headers, body: json }
-  }
-
-  /** A session opened as a client opens one: initialize, then initialized. */
-  const open = async (key: string) => {
-    const init = await rpc(key, {
-      jsonrpc: "2.0",
-      id: 0,
-      method: "initialize",
-      params: {
-        protocolVersion: "2025-11-25",
-        capabilities: { roots: {} },
-        clientInfo: { name: "claude-code", version: "2.1.0" }
-      }
-    })
-    expect(init.status, JSON.stringify(init.body)).toBe(200)
-    expect(init.body.result.protocolVersion).toBe("2025-11-25")
-    expect(init.body.result.capabilities.tools).toBeDefined()
-    const session = init.headers.get("mcp-session-id")!
-    expect(session).toBeTruthy()
-    expect((await rpc(key, { jsonrpc: "2.0", method: "notifications/initialized" }, session)).status).toBe(202)
-    let id = 1
-    return {
-      list: async (): Promise<ReadonlyArray<{ name: string; inputSchema: unknown; description: string }>> => {
-        const answer = await rpc(key, { jsonrpc: "2.0", id: id++, method: "tools/list", params: {} }, session)
-        expect(answer.status).toBe(200)
-        return answer.body.result.tools
-      },
-      call: async (name: string, args: unknown) =>
-        (await rpc(key, { jsonrpc: "2.0", id: id++, method: "tools/call", params: { name, arguments: args } }, session))
-          .body
-    }
-  }
+  const rpc = (key: string | undefined, message: unknown, session?: string) => mcpRpc(gw.url, key, message, session)
+  const open = (key: string) => openMcpSession(gw.url, key)
 
   beforeAll(async () => {
     gw = await startGateway({ GATEWAY_SVC_TOOL_TIMEOUT: "300 millis", GATEWAY_SVC_TOOL_MAX_OUTPUT_BYTES: "1000" }, {

@@ -17,6 +17,7 @@ import {
   startFakeMcpServer
 } from "../utils/FakeMcpServer.ts"
 import { fakeGatewayEnv, type FakeUpstream, startFakeUpstream, toolCall, usage } from "../utils/FakeUpstream.ts"
+import { openMcpSession } from "../utils/McpWire.ts"
 import {
   type Caller,
   createCaller,
@@ -127,6 +128,13 @@ describe("MCP servers as sources of shared tools", () => {
     )
     expect(chunks.map((chunk) => chunk.choices[0]?.delta?.content ?? "").join("")).toBe("Streamed.")
     expect(toolMessages(messagesOf(upstream, 2)).map((message) => message.content)).toEqual(["found: streams"])
+
+    // and /mcp offers it to the org's keys, running it on the server
+    const session = await openMcpSession(gw.url, a.key)
+    expect((await session.list()).map((tool) => tool.name)).toContain(toolId)
+    const called = await session.call(toolId, { query: "over mcp" })
+    expect(called.result.content[0].text).toBe("found: over mcp")
+    expect((await (await openMcpSession(gw.url, b.key)).list()).map((tool) => tool.name)).not.toContain(toolId)
   })
 
   it("holds a tool's output to the limit, as any tool result", async () => {
@@ -214,6 +222,27 @@ describe("MCP servers as sources of shared tools", () => {
     const notHttp = await post({ name: `ftp${suffix}`, url: "ftp://example.com/mcp" })
     expect(notHttp.status).toBe(400)
     expect(notHttp.json.error.message).toContain("http or https")
+  })
+
+  it("refuses OAuth where it cannot apply, and answers a refusal at the authorization server with its reason", async () => {
+    const both = await gw.admin("POST", `/orgs/${a.orgId}/mcp-servers`, {
+      name: `both${suffix}`,
+      url: docs.url,
+      oauth: true,
+      headers: { Authorization: TOKEN }
+    })
+    expect(both.status).toBe(400)
+    expect(both.json.error.message).toContain("takes no headers")
+    const notOAuth = await gw.admin("POST", `/orgs/${a.orgId}/mcp-servers/${serverId}/authorize`)
+    expect(notOAuth.status).toBe(400)
+    expect(notOAuth.json.error.message).toContain("is not authorized with OAuth")
+    const denied = await fetch(`${gw.url}/mcp/oauth/callback?error=access_denied&error_description=The+user+said+no`, {
+      redirect: "manual"
+    })
+    expect(denied.status).toBe(302)
+    const back = new URL(denied.headers.get("location")!, gw.url)
+    expect(back.pathname).toBe("/console/")
+    expect(back.searchParams.get("mcp_oauth_error")).toBe("The authorization server refused: The user said no")
   })
 
   it("removes a server and its tools", async () => {

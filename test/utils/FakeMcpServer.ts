@@ -46,6 +46,10 @@ export interface FakeMcpServer {
   readonly stop: () => Promise<void>
   readonly start: () => Promise<void>
   readonly close: () => Promise<void>
+  /** With `oauth`: the bearer tokens it was sent, in order. */
+  readonly tokensSeen: ReadonlyArray<string>
+  /** With `oauth`: refuses every token seen so far, as a server does when they expire. */
+  readonly expireTokens: () => void
 }
 
 interface Session {
@@ -91,6 +95,11 @@ export const startFakeMcpServer = async (options: {
   readonly tools: ReadonlyArray<FakeMcpTool>
   /** When set, every HTTP request without exactly this header value gets 401 (plain JSON body). */
   readonly requireHeader?: { readonly name: string; readonly value: string }
+  /**
+   * A protected resource (RFC 9728): its metadata names `issuer` as its authorization server, and a
+   * request whose bearer token `accepts` refuses gets 401 with the metadata's URL in `WWW-Authenticate`.
+   */
+  readonly oauth?: { readonly issuer: string; readonly accepts: (token: string) => Promise<boolean> }
 }): Promise<FakeMcpServer> => {
   let tools = options.tools
   let lists = 0
@@ -160,7 +169,36 @@ export const startFakeMcpServer = async (options: {
     return session
   }
 
+  let origin = () => ""
+  const tokensSeen: Array<string> = []
+  const expired = new Set<string>()
+  const metadataPath = "/.well-known/oauth-protected-resource/mcp"
+
+  /** False (and answered 401) when OAuth is on and the request's token is not one the server takes. */
+  const authorized = async (req: IncomingMessage, res: ServerResponse): Promise<boolean> => {
+    if (options.oauth === undefined) return true
+    const token = /^Bearer (.+)$/.exec(req.headers["authorization"] ?? "")?.[1]
+    if (token !== undefined && !tokensSeen.includes(token)) tokensSeen.push(token)
+    if (token !== undefined && !expired.has(token) && await options.oauth.accepts(token)) return true
+    res.writeHead(401, {
+      "content-type": "application/json",
+      "www-authenticate": `Bearer resource_metadata="${origin()}${metadataPath}"`
+    }).end(JSON.stringify({ error: "invalid_token" }))
+    return false
+  }
+
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
+    const path = new URL(req.url ?? "/", "http://127.0.0.1").pathname
+    if (options.oauth !== undefined && path.startsWith("/.well-known/oauth-protected-resource")) {
+      json(res, 200, {
+        resource: `${origin()}/mcp`,
+        authorization_servers: [options.oauth.issuer],
+        bearer_methods_supported: ["header"],
+        scopes_supported: ["mcp"]
+      })
+      return
+    }
+    if (!(await authorized(req, res))) return
     const required = options.requireHeader
     if (required !== undefined && req.headers[required.name.toLowerCase()] !== required.value) {
       json(res, 401, { error: "unauthorized" })
@@ -205,6 +243,7 @@ export const startFakeMcpServer = async (options: {
   })
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
   const { port } = server.address() as AddressInfo
+  origin = () => `http://127.0.0.1:${port}`
 
   const stop = async () => {
     await Promise.all([...sessions.values()].map((session) => session.server.close()))
@@ -239,7 +278,9 @@ export const startFakeMcpServer = async (options: {
         })
       })
     },
-    close: stop
+    close: stop,
+    tokensSeen,
+    expireTokens: () => tokensSeen.forEach((token) => expired.add(token))
   }
 }
 

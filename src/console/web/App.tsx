@@ -18,6 +18,7 @@ import { SignIn } from "./pages/SignIn.tsx"
 import { SpendPage } from "./pages/SpendPage.tsx"
 import { ToolsPage } from "./pages/ToolsPage.tsx"
 import { Notice } from "./parts/Notice.tsx"
+import { takeReturnMessage } from "./parts/ReturnMessage.ts"
 import { SignedInAs } from "./parts/SignedInAs.tsx"
 import { useLoad } from "./parts/useLoad.ts"
 import { href, navigate, type Page, type Route, useRoute } from "./Route.ts"
@@ -100,6 +101,8 @@ export const App = () => {
 
 const Console = (props: { readonly onSignOut: () => void }) => {
   const route = useRoute()
+  // back from an MCP server's authorization server: what came of it
+  const [returned, setReturned] = useState(takeReturnMessage)
   const me = useLoad(api.me, [])
   const orgs = useLoad(api.orgs, [])
   // /me unreadable (an older gateway, a network fault): offer everything, the API refuses what it must
@@ -158,6 +161,7 @@ const Console = (props: { readonly onSignOut: () => void }) => {
         </div>
       </header>
       <main id="main" ref={main}>
+        <Notice message={returned} onDismiss={() => setReturned(null)} />
         {orgs.error === null ? null : <Notice message={{ kind: "error", text: orgs.error }} />}
         {me.error === null ? null : <Notice message={{ kind: "error", text: `Who is signed in: ${me.error}` }} />}
         {access === UNKNOWN

@@ -2,7 +2,8 @@
  * An organization's remote MCP servers: each with its URL, the names of the headers the gateway sends
  * it (never their values), the tools it offers as shared tools `svc_mcp_<server>_<tool>`, the tools left
  * out and why, and why it could not be asked last time. Its admins add a server (the gateway asks it
- * for its tools before answering), ask one again, and remove one after a confirmation; a viewer reads.
+ * for its tools before answering), authorize the gateway at one that takes OAuth (off to its
+ * authorization server and back), ask one again, and remove one after a confirmation; a viewer reads.
  */
 import { useState } from "preact/hooks"
 import { useAccess } from "../Access.ts"
@@ -46,17 +47,23 @@ export const McpServersPage = (props: { readonly org: Org }) => {
   const [name, setName] = useState("")
   const [url, setUrl] = useState("")
   const [headers, setHeaders] = useState<ReadonlyArray<HeaderRow>>(() => [newHeaderRow()])
+  const [oauth, setOauth] = useState(false)
   const { busy, run } = useAction()
 
   const add = async (event: Event) => {
     event.preventDefault()
-    const problem = headersProblem(headers)
+    const problem = oauth ? null : headersProblem(headers)
     if (problem !== null) return setMessage({ kind: "error", text: problem })
-    const sent = headersOf(headers)
+    const sent = oauth ? {} : headersOf(headers)
     const result = await run(() =>
       call("mcpServers", "create", {
         params: { org_id: orgId },
-        payload: { name: name.trim(), url: url.trim(), ...(Object.keys(sent).length === 0 ? {} : { headers: sent }) }
+        payload: {
+          name: name.trim(),
+          url: url.trim(),
+          ...(Object.keys(sent).length === 0 ? {} : { headers: sent }),
+          ...(oauth ? { oauth: true } : {})
+        }
       })
     )
     if (!result.ok) return setMessage({ kind: "error", text: result.error })
@@ -65,7 +72,19 @@ export const McpServersPage = (props: { readonly org: Org }) => {
     setName("")
     setUrl("")
     setHeaders([newHeaderRow()])
+    setOauth(false)
     await servers.reload()
+  }
+
+  /** Off to the server's authorization server; it sends the browser back to this page. */
+  const authorize = async (server: McpServer) => {
+    const result = await run(() => call("mcpServers", "authorize", { params: { org_id: orgId, server_id: server.id } }))
+    if (!result.ok) return setMessage({ kind: "error", text: `${server.name}: ${result.error}` })
+    if (result.value.authorization_url === null) {
+      setMessage({ kind: "info", text: `The gateway's authorization at '${server.name}' still works.` })
+      return
+    }
+    location.assign(result.value.authorization_url)
   }
 
   const refresh = async (server: McpServer) => {
@@ -137,7 +156,11 @@ export const McpServersPage = (props: { readonly org: Org }) => {
               <p class="hint" id="mcp-url-hint">Its streamable HTTP endpoint.</p>
             </div>
           </div>
-          <HeaderRows rows={headers} onChange={setHeaders} />
+          <label class="check">
+            <input type="checkbox" checked={oauth} onChange={(event) => setOauth(event.currentTarget.checked)} />
+            Authorize with OAuth (after adding it, sign in at the server's authorization server)
+          </label>
+          {oauth ? null : <HeaderRows rows={headers} onChange={setHeaders} />}
           <button type="submit" class="primary" disabled={busy}>Add server</button>
         </form>
       )}
@@ -153,6 +176,7 @@ export const McpServersPage = (props: { readonly org: Org }) => {
             changes={changes}
             busy={busy}
             onRefresh={() => void refresh(server)}
+            onAuthorize={() => void authorize(server)}
             onRemove={() => setRemoving(server)}
           />
         ))}
@@ -183,6 +207,7 @@ const ServerCard = (props: {
   readonly changes: boolean
   readonly busy: boolean
   readonly onRefresh: () => void
+  readonly onAuthorize: () => void
   readonly onRemove: () => void
 }) => {
   const { server } = props
@@ -218,6 +243,16 @@ const ServerCard = (props: {
             </>
           )}
         </dd>
+        {!server.oauth ? null : (
+          <>
+            <dt>OAuth</dt>
+            <dd data-cell="oauth">
+              {server.authorized_at === null
+                ? <strong>not authorized yet</strong>
+                : <span title={server.authorized_at}>authorized {time(server.authorized_at)}</span>}
+            </dd>
+          </>
+        )}
         <dt>Refreshed</dt>
         <dd title={server.refreshed_at ?? ""}>{time(server.refreshed_at, "not yet")}</dd>
         <dt>Added</dt>
@@ -264,6 +299,16 @@ const ServerCard = (props: {
       )}
       {!props.changes ? null : (
         <div class="actions">
+          {!server.oauth ? null : (
+            <button
+              type="button"
+              class={server.authorized_at === null ? "primary" : undefined}
+              onClick={props.onAuthorize}
+              disabled={props.busy}
+            >
+              Authorize<span class="visually-hidden">{server.name}</span>
+            </button>
+          )}
           <button type="button" onClick={props.onRefresh} disabled={props.busy}>
             Refresh<span class="visually-hidden">{server.name}</span>
           </button>
