@@ -6,11 +6,10 @@
  * it has no OAuth; the SDK negotiates every version, re-lists on a change, and does OAuth.
  *
  * The connection is plain promises; `McpSources.ts` runs it in Effect, with timeouts and reconnection.
+ * The SDK is loaded with the first connection (and left out of the bundle, `bundleServer.ts`): its
+ * modules and their schemas cost a gateway that reaches no MCP server about 20 MiB resident.
  */
 import type { OAuthClientProvider } from "@modelcontextprotocol/sdk/client/auth.js"
-import { Client } from "@modelcontextprotocol/sdk/client/index.js"
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
 import type { McpTarget } from "../kernel/McpTarget.ts"
 import type { RemoteTool } from "./McpToolNames.ts"
 
@@ -48,6 +47,11 @@ export const connectMcp = async (
   /** For a server authorized with OAuth: its tokens, refreshed as they expire. */
   authProvider?: OAuthClientProvider | undefined
 ): Promise<McpConnection> => {
+  const [{ Client }, { StreamableHTTPClientTransport }, { StdioClientTransport }] = await Promise.all([
+    import("@modelcontextprotocol/sdk/client/index.js"),
+    import("@modelcontextprotocol/sdk/client/streamableHttp.js"),
+    import("@modelcontextprotocol/sdk/client/stdio.js")
+  ])
   let closed = false
   const client = new Client(CLIENT, {
     listChanged: {

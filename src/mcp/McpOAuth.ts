@@ -7,7 +7,7 @@
  * tokens as they expire. This file is the SDK's `OAuthClientProvider` over one server's record: the
  * registered client and the tokens, which `McpSources.ts` keeps sealed, per server and so per org.
  */
-import { auth, type OAuthClientProvider, UnauthorizedError } from "@modelcontextprotocol/sdk/client/auth.js"
+import type { OAuthClientProvider } from "@modelcontextprotocol/sdk/client/auth.js"
 import type { OAuthClientInformationMixed, OAuthTokens } from "@modelcontextprotocol/sdk/shared/auth.js"
 import { randomBytes } from "node:crypto"
 
@@ -29,7 +29,18 @@ export interface BegunAuthorization {
 /** The server needs a person to authorize the gateway (no tokens, or they can no longer be refreshed). */
 export class NeedsAuthorization extends Error {}
 
-export { UnauthorizedError }
+/** The SDK's OAuth client, loaded with the first authorization (see `McpConnection.ts`). */
+const sdkAuth = () => import("@modelcontextprotocol/sdk/client/auth.js")
+let loadedAuth: Awaited<ReturnType<typeof sdkAuth>> | undefined
+
+/** Whether a failure says the server wants an authorization the gateway does not have. */
+export const isUnauthorized = (cause: unknown): boolean =>
+  cause instanceof NeedsAuthorization || (loadedAuth !== undefined && cause instanceof loadedAuth.UnauthorizedError)
+
+const auth: Awaited<ReturnType<typeof sdkAuth>>["auth"] = async (...args) => {
+  loadedAuth ??= await sdkAuth()
+  return loadedAuth.auth(...args)
+}
 
 interface ProviderOptions {
   readonly record: () => OAuthRecord

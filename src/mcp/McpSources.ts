@@ -24,7 +24,7 @@ import { type SvcTool, ToolError } from "../tools/SvcTool.ts"
 import { ToolCatalogue } from "../tools/ToolCatalogue.ts"
 import { type Authorizations, makeAuthorizations } from "./McpAuthorizations.ts"
 import { connectMcp, errorText, type McpConnection, type McpTarget } from "./McpConnection.ts"
-import { NeedsAuthorization, oauthProvider, type OAuthRecord, UnauthorizedError } from "./McpOAuth.ts"
+import { isUnauthorized, NeedsAuthorization, oauthProvider, type OAuthRecord } from "./McpOAuth.ts"
 import { type McpServerInfo, McpServers, type StoredMcpServer } from "./McpServers.ts"
 import { type RemoteTool, serverNameProblem, type VettedTool, vetTools } from "./McpToolNames.ts"
 
@@ -50,9 +50,6 @@ export interface NewMcpServer {
   readonly url: string
   readonly headers: Readonly<Record<string, string>>
 }
-
-/** The server wants authorization the gateway does not have (none yet, or its tokens no longer refresh). */
-const unauthorized = (cause: unknown) => cause instanceof NeedsAuthorization || cause instanceof UnauthorizedError
 
 /** What a call to an OAuth server no one has authorized yet says. */
 const NOT_AUTHORIZED = "an org admin must authorize the gateway at it (console: MCP servers, Authorize)"
@@ -139,13 +136,13 @@ export class McpSources extends Context.Service<McpSources, {
                 } catch (cause) {
                   // a kept connection may be to a server that restarted (its session gone): once more, anew
                   drop(entry)
-                  if (!kept || signal.aborted || unauthorized(cause)) throw cause
+                  if (!kept || signal.aborted || isUnauthorized(cause)) throw cause
                   return await (await connection(entry)).callTool(vetted.remoteName, args, signal)
                 }
               },
               catch: (cause) =>
                 new ToolError({
-                  message: unauthorized(cause)
+                  message: isUnauthorized(cause)
                     ? `The MCP server '${entry.name}' is not authorized: ${NOT_AUTHORIZED}.`
                     : `The MCP server '${entry.name}' could not be reached: ${errorText(cause)}`
                 })

@@ -6,10 +6,11 @@
  * sign-in and kept; a provider down at that moment is asked again at the next one.
  *
  * Settings come from `GATEWAY_OIDC_*` and are checked when the gateway starts: a half-configured sign-on
- * stops the start with a message rather than failing a person at the provider.
+ * stops the start with a message rather than failing a person at the provider. `openid-client` is
+ * loaded with the first sign-in, so a gateway without single sign-on never holds it.
  */
 import { Context, Effect, Layer, Option, Redacted, Schema } from "effect"
-import * as client from "openid-client"
+import type * as OpenIdClient from "openid-client"
 import { GatewayConfig, type OidcSettings } from "../Config.ts"
 import { parseRoleMap, type RoleMap } from "./RoleMap.ts"
 
@@ -101,7 +102,9 @@ export interface BegunSignIn {
 /** The person as the provider vouches for her: the ID token's claims, completed from userinfo. */
 export type Claims = Readonly<Record<string, unknown>>
 
-const providerFailed = (what: string) => (cause: unknown) => {
+type Client = typeof OpenIdClient
+
+const providerFailed = (client: Client, what: string) => (cause: unknown) => {
   const detail = cause instanceof Error ? cause.message : String(cause)
   // an error the provider answered with (access_denied, invalid_grant) is a refusal, not an outage
   const refusal = cause instanceof client.AuthorizationResponseError || cause instanceof client.ResponseBodyError
@@ -126,9 +129,11 @@ export class Oidc extends Context.Service<Oidc, {
     Oidc,
     Effect.gen(function*() {
       const setup = yield* oidcSetup((yield* GatewayConfig).oidc)
-      let discovered: client.Configuration | undefined
+      const loaded = Effect.cached(Effect.promise(() => import("openid-client")))
+      const openid = yield* loaded
+      let discovered: OpenIdClient.Configuration | undefined
 
-      const configuration = (found: OidcSetup) =>
+      const configuration = (client: Client, found: OidcSetup) =>
         discovered !== undefined ? Effect.succeed(discovered) : Effect.tryPromise({
           try: () =>
             client.discovery(
@@ -138,7 +143,7 @@ export class Oidc extends Context.Service<Oidc, {
               found.clientSecret === undefined ? client.None() : undefined,
               { execute: found.issuer.protocol === "http:" ? [client.allowInsecureRequests] : [], timeout: 10 }
             ),
-          catch: providerFailed(`The identity provider at ${found.issuer.href} could not be reached`)
+          catch: providerFailed(client, `The identity provider at ${found.issuer.href} could not be reached`)
         }).pipe(Effect.tap((config) =>
           Effect.sync(() => {
             discovered = config
@@ -153,7 +158,8 @@ export class Oidc extends Context.Service<Oidc, {
       const begin = (redirectUrl: string) =>
         Effect.gen(function*() {
           const found = yield* required
-          const config = yield* configuration(found)
+          const client = yield* openid
+          const config = yield* configuration(client, found)
           const codeVerifier = client.randomPKCECodeVerifier()
           const state = client.randomState()
           const nonce = client.randomNonce()
@@ -175,7 +181,8 @@ export class Oidc extends Context.Service<Oidc, {
       ) =>
         Effect.gen(function*() {
           const found = yield* required
-          const config = yield* configuration(found)
+          const client = yield* openid
+          const config = yield* configuration(client, found)
           const tokens = yield* Effect.tryPromise({
             try: () =>
               client.authorizationCodeGrant(config, callbackUrl, {
@@ -184,7 +191,7 @@ export class Oidc extends Context.Service<Oidc, {
                 expectedNonce: expected.nonce,
                 idTokenExpected: true
               }),
-            catch: providerFailed("The identity provider's token endpoint failed")
+            catch: providerFailed(client, "The identity provider's token endpoint failed")
           })
           const idClaims: Claims = tokens.claims() ?? {}
           const lacking = idClaims["email"] === undefined ||
@@ -193,7 +200,7 @@ export class Oidc extends Context.Service<Oidc, {
           // many providers put the profile in userinfo only, not in the ID token
           const userInfo = yield* Effect.tryPromise({
             try: () => client.fetchUserInfo(config, tokens.access_token, String(idClaims["sub"])),
-            catch: providerFailed("The identity provider's userinfo endpoint failed")
+            catch: providerFailed(client, "The identity provider's userinfo endpoint failed")
           })
           return { ...userInfo, ...idClaims }
         })
