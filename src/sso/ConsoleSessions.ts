@@ -96,6 +96,10 @@ export class ConsoleSessions extends Context.Service<ConsoleSessions, {
 
       const open = (userId: string, ttl: Duration.Duration) =>
         Effect.gen(function*() {
+          // sessions over a day past their end are of no use, not even to say why they were refused
+          yield* sql`DELETE FROM console_sessions WHERE expires_at < ${
+            nowPlus(sql, -Duration.toMillis(Duration.days(1)))
+          }`
           const token = randomBase62(43)
           const expiresAt = new Date(Date.now() + Duration.toMillis(ttl))
           yield* sql`INSERT INTO console_sessions (id, token_hash, user_id, expires_at)

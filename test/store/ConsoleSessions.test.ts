@@ -77,6 +77,20 @@ describe("console sign-ins and sessions", () => {
       assert.notStrictEqual(csrfTokenOf(opened.token), opened.token)
     }).pipe(Effect.provide(Store)))
 
+  it.effect("sessions a day past their end are deleted when the next one opens", () =>
+    Effect.gen(function*() {
+      const sessions = yield* ConsoleSessions
+      const sql = yield* SqlClient.SqlClient
+      const user = yield* (yield* Users).create({ email: `old-${unique()}@example.test`, name: "O" })
+      const stale = yield* sessions.open(user.id, Duration.hours(1))
+      const recent = yield* sessions.open(user.id, Duration.zero)
+      yield* sql`UPDATE console_sessions SET expires_at = ${new Date(Date.now() - 25 * 3_600_000)}
+      WHERE user_id = ${user.id} AND expires_at > ${new Date(Date.now() + 60_000)}`
+      yield* sessions.open(user.id, Duration.hours(1))
+      assert.strictEqual(yield* sessions.authenticate(stale.token), "unknown")
+      assert.strictEqual(yield* sessions.authenticate(recent.token), "expired")
+    }).pipe(Effect.provide(Store)))
+
   it.effect("a session stops when it expires or its user is disabled", () =>
     Effect.gen(function*() {
       const sessions = yield* ConsoleSessions
