@@ -49,7 +49,8 @@ export interface Authorizations {
 export const makeAuthorizations = (deps: {
   readonly servers: McpServers["Service"]
   readonly timeoutMs: number
-  readonly handleOf: (server: StoredMcpServer) => OAuthHandle
+  /** Undefined when the gateway does not offer the server (the routing file has one of its name). */
+  readonly handleOf: (server: StoredMcpServer) => OAuthHandle | undefined
 }): Authorizations => {
   const { servers } = deps
   // discovery, registration and the token request are a few calls to servers that may hang
@@ -69,6 +70,9 @@ export const makeAuthorizations = (deps: {
     const refused = (message: string) => RequestError.invalidField("server_id", message)
     if (!server.info.oauth) return yield* refused(`The MCP server '${server.info.name}' is not authorized with OAuth.`)
     const handle = deps.handleOf(server)
+    if (handle === undefined) {
+      return yield* refused(`The MCP server '${server.info.name}' is not offered; see its last error.`)
+    }
     const kept = handle.record()
     // a client registered for another callback (the gateway moved) is registered again
     let record: OAuthRecord = kept?.redirectUrl === redirectUrl ? kept : { redirectUrl }
@@ -103,6 +107,9 @@ export const makeAuthorizations = (deps: {
     const found = (yield* servers.all).find((server) => server.info.id === pending.value.serverId)
     if (found === undefined) return yield* failed("The MCP server was removed.")
     const handle = deps.handleOf(found)
+    if (handle === undefined) {
+      return yield* failed(`The MCP server '${found.info.name}' is not offered; see its last error.`)
+    }
     let record = handle.record() ?? { redirectUrl: "" }
     yield* within(
       Effect.tryPromise({

@@ -51,6 +51,10 @@ export interface NewMcpServer {
   readonly headers: Readonly<Record<string, string>>
 }
 
+/** Why an org's server is not offered: a server of the routing file has its name. */
+const SHADOWED = (name: string) =>
+  `The routing file now has an MCP server named '${name}': that one is offered; register this one under another name.`
+
 /** What a call to an OAuth server no one has authorized yet says. */
 const NOT_AUTHORIZED = "an org admin must authorize the gateway at it (console: MCP servers, Authorize)"
 
@@ -62,7 +66,10 @@ export class McpSources extends Context.Service<McpSources, {
   ) => Effect.Effect<McpServerInfo, SqlError.SqlError | AdminError | RequestError>
   readonly unregister: (orgId: string, serverId: string) => Effect.Effect<McpServerInfo, SqlError.SqlError | AdminError>
   /** Asks the server for its tools again now; the answer (or why none came) is in what it returns. */
-  readonly refresh: (orgId: string, serverId: string) => Effect.Effect<McpServerInfo, SqlError.SqlError | AdminError>
+  readonly refresh: (
+    orgId: string,
+    serverId: string
+  ) => Effect.Effect<McpServerInfo, SqlError.SqlError | AdminError | RequestError>
   readonly list: (orgId: string) => Effect.Effect<ReadonlyArray<McpServerInfo>, SqlError.SqlError>
   readonly authorize: Authorizations["authorize"]
   readonly completeAuthorization: Authorizations["completeAuthorization"]
@@ -250,6 +257,13 @@ export class McpSources extends Context.Service<McpSources, {
         return opened === undefined ? undefined : { kind: "http", url: server.info.url, headers: JSON.parse(opened) }
       }
 
+      /** The gateway's entry of an org's server, loaded if need be; undefined when the operator's has its name. */
+      const entryOf = (server: StoredMcpServer): Entry | undefined => {
+        const found = entries.get(server.info.name)
+        if (found === undefined) return load(server)
+        return found.serverId === server.info.id ? found : undefined
+      }
+
       /** An org's server as the store has it: its last tools offered at once. */
       const load = (server: StoredMcpServer): Entry => {
         const existing = entries.get(server.info.name)
@@ -283,7 +297,16 @@ export class McpSources extends Context.Service<McpSources, {
         entries.set(entry.name, entry)
         offer(entry, [])
       }
-      for (const server of yield* servers.all) load(server)
+      for (const server of yield* servers.all) {
+        // a name the operator has since given a server of the routing file: the operator's is kept
+        if (entries.has(server.info.name)) {
+          yield* Effect.logWarning("an org's MCP server is not offered: the routing file has a server of its name")
+            .pipe(Effect.annotateLogs({ "svc.mcp.server": server.info.name, "svc.org.id": server.info.org_id }))
+          yield* servers.saveRefresh(server.info.id, { error: SHADOWED(server.info.name) }).pipe(Effect.ignore)
+          continue
+        }
+        load(server)
+      }
       // asked in the background: a slow or absent server must not hold the gateway's start
       yield* Effect.forkIn(Effect.forEach([...entries.values()], ask, { concurrency: 8, discard: true }), scope)
       yield* Scope.addFinalizer(scope, Effect.sync(() => [...entries.values()].forEach(close)))
@@ -362,7 +385,8 @@ export class McpSources extends Context.Service<McpSources, {
 
       const refresh = Effect.fn("McpSources.refresh")(function*(orgId: string, serverId: string) {
         const server = yield* servers.get(orgId, serverId)
-        const entry = entries.get(server.info.name) ?? load(server)
+        const entry = entryOf(server)
+        if (entry === undefined) return yield* badInput("server_id", SHADOWED(server.info.name))
         // a new connection: what the server says now, not what an old session remembers
         drop(entry)
         yield* ask(entry)
@@ -375,7 +399,8 @@ export class McpSources extends Context.Service<McpSources, {
         servers,
         timeoutMs,
         handleOf: (server) => {
-          const entry = entries.get(server.info.name) ?? load(server)
+          const entry = entryOf(server)
+          if (entry === undefined) return undefined
           return {
             record: () => entry.oauth?.record,
             save: (record) => saveRecord(entry, record),

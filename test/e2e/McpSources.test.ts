@@ -6,6 +6,9 @@
  * nor calls them; a server that is down is a tool error the model reads, and it is found again when it
  * is back; the operator's stdio server serves every org; bad registrations are refused with the reason.
  */
+import { mkdtempSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import {
@@ -250,5 +253,44 @@ describe("MCP servers as sources of shared tools", () => {
     expect(removed.status).toBe(200)
     const tools = await gw.admin("GET", `/orgs/${a.orgId}/svc-tools`)
     expect(tools.json.data.map((tool: { id: string }) => tool.id)).not.toContain(toolId)
+  })
+})
+
+describe("an org's MCP server whose name the routing file later takes", () => {
+  it("offers the operator's, and tells the org why its own is not", async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), "svc-gateway-mcp-shadow-"))
+    const name = `shadow${runLetters(6)}`
+    const docs = await startFakeMcpServer({ tools: [searchTool()] })
+    const upstream = await startFakeUpstream()
+    try {
+      const first = await startGateway({ GATEWAY_DATA_DIR: dataDir })
+      const { orgId } = await first.newKey()
+      const created = await first.admin("POST", `/orgs/${orgId}/mcp-servers`, { name, url: docs.url })
+      expect(created.status, JSON.stringify(created.json)).toBe(201)
+      await first.close()
+
+      const second = await startGateway(fakeGatewayEnv(upstream, {
+        mcpServers: { [name]: { command: process.execPath, args: [STDIO_SERVER] } },
+        env: { GATEWAY_DATA_DIR: dataDir }
+      }))
+      try {
+        const [server] = (await second.admin("GET", `/orgs/${orgId}/mcp-servers`)).json.data
+        expect(server.last_error).toContain(`The routing file now has an MCP server named '${name}'`)
+        const refreshed = await second.admin("POST", `/orgs/${orgId}/mcp-servers/${created.json.id}/refresh`)
+        expect(refreshed.status).toBe(400)
+        // the operator's stdio server is what the name offers
+        await expect.poll(
+          async () => (await second.admin("GET", "/svc-tools")).json.data.map((tool: { id: string }) => tool.id),
+          {
+            timeout: 10_000
+          }
+        ).toContain(`svc_mcp_${name}_shout`)
+      } finally {
+        await second.close()
+      }
+    } finally {
+      await docs.close()
+      await upstream.close()
+    }
   })
 })
