@@ -20,12 +20,12 @@ import { RequestError } from "../kernel/RequestError.ts"
 import { loadRouting } from "../providers/RoutingConfig.ts"
 import { ChangeFeed } from "../store/ChangeFeed.ts"
 import { SecretSeal } from "../store/SecretSeal.ts"
-import { type SvcTool, ToolError } from "../tools/SvcTool.ts"
 import { ToolCatalogue } from "../tools/ToolCatalogue.ts"
 import { type Authorizations, makeAuthorizations } from "./McpAuthorizations.ts"
 import { connectMcp, errorText, type McpConnection, type McpTarget } from "./McpConnection.ts"
-import { isUnauthorized, NeedsAuthorization, oauthProvider, type OAuthRecord } from "./McpOAuth.ts"
+import { NeedsAuthorization, oauthProvider, type OAuthRecord } from "./McpOAuth.ts"
 import { type McpServerInfo, McpServers, type StoredMcpServer } from "./McpServers.ts"
+import { mcpTool, NOT_AUTHORIZED, onceMore, type ServerLink } from "./McpTool.ts"
 import { type RemoteTool, serverNameProblem, type VettedTool, vetTools } from "./McpToolNames.ts"
 
 interface Entry {
@@ -54,9 +54,6 @@ export interface NewMcpServer {
 /** Why an org's server is not offered: a server of the routing file has its name. */
 const SHADOWED = (name: string) =>
   `The routing file now has an MCP server named '${name}': that one is offered; register this one under another name.`
-
-/** What a call to an OAuth server no one has authorized yet says. */
-const NOT_AUTHORIZED = "an org admin must authorize the gateway at it (console: MCP servers, Authorize)"
 
 export class McpSources extends Context.Service<McpSources, {
   /** Stores and offers a server (with no tools until `refresh` asks it). */
@@ -122,57 +119,11 @@ export class McpSources extends Context.Service<McpSources, {
         return opening
       }
 
-      const toolOf = (entry: Entry, vetted: VettedTool): SvcTool => ({
-        id: vetted.id,
-        description: vetted.description,
-        jsonSchema: vetted.inputSchema,
-        timeout: undefined,
-        invoke: (argumentsJson) =>
-          Effect.gen(function*() {
-            const args = yield* Effect.try({
-              try: () => (argumentsJson.trim() === "" ? {} : JSON.parse(argumentsJson)) as unknown,
-              catch: () =>
-                new ToolError({ message: `The arguments are not valid JSON: ${argumentsJson.slice(0, 200)}` })
-            })
-            const started = Date.now()
-            const outcome = yield* Effect.tryPromise({
-              try: async (signal) => {
-                const kept = entry.connection !== undefined
-                try {
-                  return await (await connection(entry)).callTool(vetted.remoteName, args, signal)
-                } catch (cause) {
-                  // a kept connection may be to a server that restarted (its session gone): once more, anew
-                  drop(entry)
-                  if (!kept || signal.aborted || isUnauthorized(cause)) throw cause
-                  return await (await connection(entry)).callTool(vetted.remoteName, args, signal)
-                }
-              },
-              catch: (cause) =>
-                new ToolError({
-                  message: isUnauthorized(cause)
-                    ? `The MCP server '${entry.name}' is not authorized: ${NOT_AUTHORIZED}.`
-                    : `The MCP server '${entry.name}' could not be reached: ${errorText(cause)}`
-                })
-            }).pipe(
-              Effect.tapError(() => Effect.sync(() => drop(entry))),
-              Effect.result
-            )
-            const status = outcome._tag === "Failure" ? "unreachable" : outcome.success.isError ? "error" : "ok"
-            yield* Effect.logInfo("MCP tool call").pipe(
-              Effect.annotateLogs({
-                "svc.mcp.server": entry.name,
-                "svc.mcp.tool": vetted.remoteName,
-                "svc.tool.duration_ms": Date.now() - started,
-                "svc.tool.outcome": status
-              })
-            )
-            yield* Effect.annotateCurrentSpan({ "svc.mcp.server": entry.name, "svc.mcp.tool": vetted.remoteName })
-            if (outcome._tag === "Failure") return yield* outcome.failure
-            if (outcome.success.isError) {
-              return yield* new ToolError({ message: outcome.success.text || "The MCP tool failed." })
-            }
-            return outcome.success.text
-          })
+      const linkOf = (entry: Entry): ServerLink => ({
+        name: entry.name,
+        connection: () => connection(entry),
+        kept: () => entry.connection !== undefined,
+        drop: () => drop(entry)
       })
 
       /** Forgets the entry's connection (closing it): the next use connects anew. */
@@ -183,7 +134,7 @@ export class McpSources extends Context.Service<McpSources, {
       }
 
       const offer = (entry: Entry, tools: ReadonlyArray<VettedTool>) =>
-        catalogue.setSource(`mcp:${entry.name}`, entry.orgId, tools.map((tool) => toolOf(entry, tool)))
+        catalogue.setSource(`mcp:${entry.name}`, entry.orgId, tools.map((tool) => mcpTool(linkOf(entry), tool)))
 
       /** A server's new list: vetted, offered, and kept for the next start. */
       const publishTools = (entry: Entry, listed: ReadonlyArray<RemoteTool>) =>
@@ -197,16 +148,7 @@ export class McpSources extends Context.Service<McpSources, {
       /** Asks the server for its tools; a failure keeps the last list and is recorded. */
       const ask = (entry: Entry) =>
         Effect.tryPromise({
-          try: async () => {
-            const kept = entry.connection !== undefined
-            try {
-              return await (await connection(entry)).listTools()
-            } catch (cause) {
-              drop(entry)
-              if (!kept) throw cause
-              return await (await connection(entry)).listTools()
-            }
-          },
+          try: () => onceMore(linkOf(entry), (open) => open.listTools()),
           catch: errorText
         }).pipe(
           Effect.timeout(Duration.millis(timeoutMs * 2)),

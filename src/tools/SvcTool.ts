@@ -68,16 +68,20 @@ const parametersJsonSchema = (schema: Schema.Top): Record<string, unknown> => {
   return Object.keys(definitions).length > 0 ? { ...object, $defs: definitions } : object
 }
 
+/** A model's JSON arguments as a value (none: `{}`), or a `ToolError` the model can act on. */
+export const parseArguments = (argumentsJson: string): Effect.Effect<unknown, ToolError> =>
+  Effect.try({
+    try: () => (argumentsJson.trim() === "" ? {} : JSON.parse(argumentsJson)) as unknown,
+    catch: () => new ToolError({ message: `The arguments are not valid JSON: ${argumentsJson.slice(0, 200)}` })
+  })
+
 export const defineTool = <P extends Schema.Codec<unknown, unknown>>(spec: SvcToolSpec<P>): SvcTool => {
   // the JSON Schema the model sees describes the JSON encoding of `parameters`, so decode that encoding
   // (for `Schema.Number` it admits "Infinity"), not the plain schema
   const decode = Schema.decodeUnknownEffect(Schema.toCodecJson(spec.parameters as Schema.Codec<P["Type"], unknown>))
   const invoke = (argumentsJson: string, context: ToolContext) =>
     Effect.gen(function*() {
-      const raw = yield* Effect.try({
-        try: () => (argumentsJson.trim() === "" ? {} : JSON.parse(argumentsJson)) as unknown,
-        catch: () => new ToolError({ message: `The arguments are not valid JSON: ${argumentsJson.slice(0, 200)}` })
-      })
+      const raw = yield* parseArguments(argumentsJson)
       const args = yield* decode(raw).pipe(
         Effect.mapError((error) => new ToolError({ message: `Invalid arguments: ${error.message}` }))
       )

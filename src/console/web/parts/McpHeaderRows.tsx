@@ -1,6 +1,6 @@
 /**
- * The headers the gateway is to send an MCP server (a token, most often): any number of name and value
- * rows, the value typed like a password. The gateway stores the values sealed and never shows them
+ * The headers the gateway is to send an MCP server (a token, most often): name and value rows, as
+ * many as needed, the value typed like a password. The gateway stores the values sealed and never shows them
  * again, so nothing here ever reads one back: the rows only hold what was typed until the form is sent.
  */
 import { useEffect, useRef } from "preact/hooks"
