@@ -59,12 +59,12 @@ export interface RequestRecord {
    */
   readonly compressionSavedMicro: number | null
   readonly userAgent: string | null
-  /** The client's session: Claude Code's `X-Claude-Code-Session-Id`; null when it sent none. */
   /**
    * What the upstream calls cost, whole micro-dollars per part (every round and billed attempt at its own
    * target's price); null when nothing was billed or a price was unknown.
    */
   readonly cost: Cost | null
+  /** The client's session: Claude Code's `X-Claude-Code-Session-Id`; null when it sent none. */
   readonly sessionId: string | null
   /** Only when the org opted in (`log_content`); null otherwise. */
   readonly promptText: string | null

@@ -150,6 +150,44 @@ layer(StoreLive, { excludeTestServices: true })("RequestLog", (it) => {
       assert.deepStrictEqual([zero.latency_ms, zero.compression_level, zero.prompt_tokens_saved], [0, "safe", null])
     }))
 
+  it.effect("a batch names only the columns it fills: the rest take their defaults, in any order of batches", () =>
+    Effect.gen(function*() {
+      // the first batch leaves every nullable column NULL (and the lists empty) in every row; the second
+      // fills the last columns (the costs, the saving) in one row of two, the third again in none
+      const sparse = makeRecords(2, { tags: [], userAgent: null, compressionLevel: null, promptTokensSaved: null })
+      const priced = makeRecord({
+        cost: { input: 7, cachedInput: 0, cacheWrite: 1, output: 9, total: 17 },
+        compressionLevel: "safe",
+        compressionSavedMicro: 5,
+        tags: ["late"]
+      })
+      const plain = makeRecord({ tags: [] })
+      const again = makeRecord({ tags: [], svcTools: [] })
+      yield* withRequestLog(logEnv(), (log) => recordAll(log, sparse))
+      yield* withRequestLog(logEnv(), (log) => recordAll(log, [priced, plain]))
+      yield* withRequestLog(logEnv(), (log) => recordAll(log, [again]))
+      const rows = new Map(
+        (yield* rowsOf([...sparse.map((r) => r.id), priced.id, plain.id, again.id])).map((row) => [row.id, row])
+      )
+      for (const row of sparse) {
+        const stored = rows.get(row.id)
+        assert.isDefined(stored)
+        assert.deepStrictEqual([stored.tags, stored.svc_tools, stored.user_agent, stored.kind], [[], [], null, null])
+        assert.deepStrictEqual([stored.status, stored.org_id, stored.prompt_tokens], [200, "org_test", 12])
+      }
+      const costly = rows.get(priced.id)
+      assert.isDefined(costly)
+      assert.deepStrictEqual(
+        [costly.cost_input, costly.cost_cache_write, costly.cost_output, costly.compression_saved_micro, costly.tags],
+        [7, 1, 9, 5, ["late"]]
+      )
+      for (const id of [plain.id, again.id]) {
+        const stored = rows.get(id)
+        assert.isDefined(stored)
+        assert.deepStrictEqual([stored.cost_input, stored.compression_saved_micro, stored.tags], [null, null, []])
+      }
+    }))
+
   it.effect("text PostgreSQL cannot hold and numbers its columns cannot hold are coerced, not lost", () =>
     Effect.gen(function*() {
       const odd = makeRecord({

@@ -82,12 +82,14 @@ layer(FreshStore())("Migrations", (it) => {
   it.effect("request_log keeps a client's session, indexed for one session's requests newest first", () =>
     Effect.gen(function*() {
       assert.deepInclude(yield* appliedMigrations, [5, "request_log_sessions"])
+      // ascending since 0020: rows come in time order, and a page newest first reads it backwards
+      assert.deepInclude(yield* appliedMigrations, [20, "request_log_ascending"])
       assert.include(yield* columnsOf("request_log"), "session_id")
       const index = yield* indexDefinition("request_log_org_session")
       assert.isDefined(index)
       assert.match(
         index.replace(/\s+/g, " "),
-        /\(org_id, session_id, created_at DESC, id DESC\) WHERE \(?session_id IS NOT NULL\)?$/
+        /\(org_id, session_id, created_at, id\) WHERE \(?session_id IS NOT NULL\)?$/
       )
     }))
 
