@@ -8,7 +8,7 @@
  * `CPU_REQUESTS` requests at concurrency `CPU_CONCURRENCY` (16) per mode. CPU is read from
  * /proc/<pid>/task/<tid>/schedstat (every thread: main, GC helpers, libuv), and PostgreSQL's own from its
  * processes, so the request log's cost on the server is counted too. Prints the median over rounds of
- * µs per request, and each entry's ratio to the first. The entry `passthrough` measures the bare
+ * µs per request (and of the main thread's share alone), and each entry's ratio to the first. The entry `passthrough` measures the bare
  * pass-through, the floor. `CPU_NODE_FLAGS` adds Node flags to every build
  * (`--cpu-prof --cpu-prof-dir=<dir>` writes each one's profile when it stops).
  */
@@ -59,6 +59,12 @@ const postgresNs = (): number => {
   }
   return total
 }
+
+/**
+ * On-CPU nanoseconds of a process's main thread: the one that serves requests, so what it spends bounds
+ * the throughput; the rest of `cpuNs` is V8's helpers (GC, compiler) and libuv's pool.
+ */
+const mainNs = (pid: number): number => Number(readFileSync(`/proc/${pid}/task/${pid}/schedstat`, "utf8").split(" ")[0])
 
 const median = (values: ReadonlyArray<number>): number => {
   const sorted = [...values].sort((a, b) => a - b)
@@ -159,7 +165,10 @@ const main = async (): Promise<void> => {
     await sanityCheck(target(g))
     for (const mode of modes) await runLoad(spec(g, mode, 5 * requests))
   }
-  const samples = new Map<string, Array<{ gateway: number; postgres: number; others: number; rps: number }>>()
+  const samples = new Map<
+    string,
+    Array<{ gateway: number; main: number; postgres: number; others: number; rps: number }>
+  >()
   for (let round = 0; round < rounds; round++) {
     for (const mode of modes) {
       for (let i = 0; i < gateways.length; i++) {
@@ -167,16 +176,19 @@ const main = async (): Promise<void> => {
         await runLoad(spec(g, mode, Math.ceil(requests / 5)))
         const pid = g.pid
         const before = [cpuNs(pid), postgresNs(), cpuNs(upstream.child.pid!), cpuNs(load.pid!)] as const
+        const mainBefore = mainNs(pid)
         const run = await runLoad(spec(g, mode, requests))
         // the log's rows are written behind the answers: give the writer its flush before reading
         await new Promise((done) => setTimeout(done, 300))
         const after = [cpuNs(pid), postgresNs(), cpuNs(upstream.child.pid!), cpuNs(load.pid!)] as const
+        const mainAfter = mainNs(pid)
         const n = run.latencies.length
         if (run.errors > 0) throw new Error(`${g.name} ${mode}: ${run.errors} errors, first: ${run.firstError}`)
         const key = `${g.name} ${mode}`
         const list = samples.get(key) ?? []
         list.push({
           gateway: (after[0] - before[0]) / n / 1e3,
+          main: (mainAfter - mainBefore) / n / 1e3,
           postgres: (after[1] - before[1]) / n / 1e3,
           // the rest of the machine's work per request: the fake upstream and the load generator
           others: (after[2] - before[2] + after[3] - before[3]) / n / 1e3,
@@ -199,6 +211,7 @@ const main = async (): Promise<void> => {
       const spread = list.map((s) => s.gateway.toFixed(1)).join(" ")
       console.log(
         `${mode.padEnd(10)} ${gw.toFixed(1).padStart(7)} µs gateway (${(gw / first).toFixed(3)}x)  ` +
+          `(main thread ${median(list.map((s) => s.main)).toFixed(1)})  ` +
           `${median(list.map((s) => s.postgres)).toFixed(1).padStart(6)} µs postgres  ` +
           `${median(list.map((s) => s.others)).toFixed(1).padStart(6)} µs upstream+load  ` +
           `${median(list.map((s) => s.rps)).toFixed(0).padStart(6)} rps  [${spread}]  ${entry}`

@@ -1,0 +1,123 @@
+/**
+ * `node bench/log-rows.ts [variant ...]`: PostgreSQL's CPU per request-log row, through the gateway's own
+ * store (`RequestLogStore`, 500-row batches as the writer sends them), in a fresh database per variant.
+ * A variant changes the table first, to price each index: `full` (as migrated), `no-time`, `no-org`,
+ * `no-pk`, `no-indexes`, `c-collation` (ids and org ids under COLLATE "C"). The CPU is every PostgreSQL
+ * process's (/proc), so what the server spends on a row is measured apart from the machine's noise that
+ * moves RPS. Env: LOG_ROWS_BATCHES (200), LOG_ROWS_SIZE (500), BENCH_DATABASE_URL.
+ */
+import { Effect, Layer, Redacted } from "effect"
+import { SqlClient } from "effect/sql"
+import { readdirSync, readFileSync } from "node:fs"
+import { RequestLogStore } from "../src/logs/RequestLogStore.ts"
+import type { RequestRecord } from "../src/logs/RequestRecord.ts"
+import { postgresLayer } from "../src/store/Database.ts"
+import { Migrations } from "../src/store/Migrations.ts"
+import { freshDatabase } from "./database.ts"
+
+const BATCHES = Number(process.env["LOG_ROWS_BATCHES"] ?? 200)
+const SIZE = Number(process.env["LOG_ROWS_SIZE"] ?? 500)
+const url = process.env["BENCH_DATABASE_URL"] ?? "postgres://postgres@127.0.0.1:5432/test"
+
+const CHANGES: Record<string, ReadonlyArray<string>> = {
+  full: [],
+  "no-time": ["DROP INDEX request_log_time"],
+  "no-org": ["DROP INDEX request_log_org_time"],
+  "no-pk": ["ALTER TABLE request_log DROP CONSTRAINT request_log_pkey"],
+  "no-indexes": [
+    "DROP INDEX request_log_time",
+    "DROP INDEX request_log_org_time",
+    "ALTER TABLE request_log DROP CONSTRAINT request_log_pkey"
+  ],
+  "c-collation": [
+    `ALTER TABLE request_log ALTER COLUMN id TYPE text COLLATE "C", ALTER COLUMN org_id TYPE text COLLATE "C"`
+  ]
+}
+
+let serial = 0
+/** A row as the bench's whole answers leave it: no tags, no session, no price, compression at `safe`. */
+const row = (): RequestRecord => ({
+  id: `req_${Date.now().toString(36)}${(serial++).toString(36).padStart(8, "0")}`,
+  kind: "completion",
+  createdAt: new Date(),
+  orgId: "org_01JBENCHLOGROWS0000000000",
+  keyId: "key_01JBENCHLOGROWS0000000000",
+  requestedModel: "bench/fake-model",
+  model: "fake-model",
+  provider: "bench",
+  status: 200,
+  errorCode: null,
+  stream: false,
+  tags: [],
+  promptTokens: 12,
+  completionTokens: 34,
+  cachedTokens: 0,
+  reasoningTokens: 0,
+  svcTools: [],
+  attempts: 1,
+  latencyMs: 1.25,
+  ttftMs: null,
+  compressionLevel: "safe",
+  promptTokensSaved: 0,
+  promptTokensSavedNet: 0,
+  shadowTokensSavedSafe: null,
+  shadowTokensSavedAggressive: null,
+  compressionSavedMicro: null,
+  userAgent: "bench-load/1.0",
+  cost: null,
+  sessionId: null,
+  promptText: null,
+  completionText: null
+})
+
+/** On-CPU nanoseconds of every PostgreSQL process on this machine so far. */
+const postgresNs = (): number => {
+  let total = 0
+  for (const pid of readdirSync("/proc")) {
+    if (!/^\d+$/.test(pid)) continue
+    try {
+      if (readFileSync(`/proc/${pid}/comm`, "utf8").trim() !== "postgres") continue
+      total += Number(readFileSync(`/proc/${pid}/schedstat`, "utf8").split(" ")[0])
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return total
+}
+
+const measure = (changes: ReadonlyArray<string>) =>
+  Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const store = yield* RequestLogStore
+    for (const change of changes) yield* sql.unsafe(change)
+    // warm: the statement prepared, the first pages of each index in place
+    for (let i = 0; i < 20; i++) yield* store.insert(Array.from({ length: SIZE }, row))
+    const batches = Array.from({ length: BATCHES }, () => Array.from({ length: SIZE }, row))
+    const before = postgresNs()
+    for (const batch of batches) yield* store.insert(batch)
+    return (postgresNs() - before) / 1e3 / (BATCHES * SIZE)
+  })
+
+const main = async (): Promise<void> => {
+  const variants = process.argv.length > 2 ? process.argv.slice(2) : Object.keys(CHANGES)
+  for (const variant of variants) {
+    const changes = CHANGES[variant]
+    if (changes === undefined) throw new Error(`unknown variant ${variant}; one of ${Object.keys(CHANGES).join(", ")}`)
+    const database = await freshDatabase(url)
+    try {
+      const layer = RequestLogStore.layer.pipe(
+        Layer.provideMerge(Migrations),
+        Layer.provideMerge(postgresLayer(Redacted.make(database.url)))
+      )
+      const perRow = await Effect.runPromise(measure(changes).pipe(Effect.provide(layer), Effect.scoped))
+      console.log(`${variant.padEnd(12)} ${perRow.toFixed(2).padStart(6)} µs of PostgreSQL CPU a row`)
+    } finally {
+      await database.drop()
+    }
+  }
+}
+
+main().then(() => process.exit(0), (error: unknown) => {
+  console.error(error)
+  process.exit(1)
+})
