@@ -4,14 +4,18 @@
  * A variant changes the table first, to price each index: `full` (as migrated), `no-time`, `no-org`,
  * `no-pk`, `no-indexes`, `c-collation` (ids and org ids under COLLATE "C"). The CPU is every PostgreSQL
  * process's (/proc), so what the server spends on a row is measured apart from the machine's noise that
- * moves RPS. Env: LOG_ROWS_BATCHES (200), LOG_ROWS_SIZE (500), BENCH_DATABASE_URL.
+ * moves RPS. With `BENCH_DATABASE_URL=off`, the embedded store (SQLite, in this process, on the thread
+ * that serves requests in the gateway): this process's CPU a row, `full` only. Env: LOG_ROWS_BATCHES
+ * (200), LOG_ROWS_SIZE (500), BENCH_DATABASE_URL.
  */
 import { Effect, Layer, Redacted } from "effect"
 import { SqlClient } from "effect/sql"
-import { readdirSync, readFileSync } from "node:fs"
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
 import { RequestLogStore } from "../src/logs/RequestLogStore.ts"
 import type { RequestRecord } from "../src/logs/RequestRecord.ts"
-import { postgresLayer } from "../src/store/Database.ts"
+import { postgresLayer, sqliteLayer } from "../src/store/Database.ts"
 import { Migrations } from "../src/store/Migrations.ts"
 import { freshDatabase } from "./database.ts"
 
@@ -85,7 +89,13 @@ const postgresNs = (): number => {
   return total
 }
 
-const measure = (changes: ReadonlyArray<string>) =>
+/** On-CPU nanoseconds of this process so far (user and system). */
+const ownNs = (): number => {
+  const { system, user } = process.cpuUsage()
+  return (user + system) * 1e3
+}
+
+const measure = (changes: ReadonlyArray<string>, cpuNs: () => number) =>
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const store = yield* RequestLogStore
@@ -93,23 +103,39 @@ const measure = (changes: ReadonlyArray<string>) =>
     // warm: the statement prepared, the first pages of each index in place
     for (let i = 0; i < 20; i++) yield* store.insert(Array.from({ length: SIZE }, row))
     const batches = Array.from({ length: BATCHES }, () => Array.from({ length: SIZE }, row))
-    const before = postgresNs()
+    const before = cpuNs()
     for (const batch of batches) yield* store.insert(batch)
-    return (postgresNs() - before) / 1e3 / (BATCHES * SIZE)
+    return (cpuNs() - before) / 1e3 / (BATCHES * SIZE)
   })
 
+const store = <E>(layer: Layer.Layer<SqlClient.SqlClient, E>) =>
+  RequestLogStore.layer.pipe(Layer.provideMerge(Migrations), Layer.provideMerge(layer))
+
 const main = async (): Promise<void> => {
+  if (url === "off") {
+    const dir = mkdtempSync(join(tmpdir(), "svc-gateway-log-rows-"))
+    try {
+      const perRow = await Effect.runPromise(
+        measure([], ownNs).pipe(Effect.provide(store(sqliteLayer(dir))), Effect.scoped)
+      )
+      console.log(`embedded     ${perRow.toFixed(2).padStart(6)} µs of the gateway's CPU a row (SQLite)`)
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
+    return
+  }
   const variants = process.argv.length > 2 ? process.argv.slice(2) : Object.keys(CHANGES)
   for (const variant of variants) {
     const changes = CHANGES[variant]
     if (changes === undefined) throw new Error(`unknown variant ${variant}; one of ${Object.keys(CHANGES).join(", ")}`)
     const database = await freshDatabase(url)
     try {
-      const layer = RequestLogStore.layer.pipe(
-        Layer.provideMerge(Migrations),
-        Layer.provideMerge(postgresLayer(Redacted.make(database.url)))
+      const perRow = await Effect.runPromise(
+        measure(changes, postgresNs).pipe(
+          Effect.provide(store(postgresLayer(Redacted.make(database.url)))),
+          Effect.scoped
+        )
       )
-      const perRow = await Effect.runPromise(measure(changes).pipe(Effect.provide(layer), Effect.scoped))
       console.log(`${variant.padEnd(12)} ${perRow.toFixed(2).padStart(6)} µs of PostgreSQL CPU a row`)
     } finally {
       await database.drop()

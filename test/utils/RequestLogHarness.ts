@@ -145,8 +145,9 @@ export const insertSizes = (recorded: Recorder): Array<number> =>
     .filter((statement) => /^\s*INSERT INTO request_log/.test(statement.sql))
     .map((statement) => {
       const first = statement.params[0]
+      // PostgreSQL: one array per column; SQLite: every row's values, one after another
       return typeof first === "string"
-        ? (JSON.parse(first) as ReadonlyArray<unknown>).length
+        ? statement.params.length / /\(([^)]*)\)/.exec(statement.sql)![1]!.split(",").length
         : (first as { readonly value: ReadonlyArray<unknown> }).value.length
     })
 
