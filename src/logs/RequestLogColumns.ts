@@ -86,14 +86,16 @@ const INT4_MAX = 2_147_483_647
 /** A whole number INTEGER accepts; NaN and infinities become 0. */
 export const int = (value: number): number =>
   Number.isFinite(value) ? Math.max(-INT4_MAX - 1, Math.min(INT4_MAX, Math.round(value))) : 0
-const intOrNull = (value: number | null): number | null => value === null || !Number.isFinite(value) ? null : int(value)
+export const intOrNull = (value: number | null): number | null =>
+  value === null || !Number.isFinite(value) ? null : int(value)
 /** A zero saving is stored as NULL, as it always was: read back as 0 wherever a level was chosen. */
-const savingOrNull = (value: number | null): number | null => {
+export const savingOrNull = (value: number | null): number | null => {
   const n = intOrNull(value)
   return n === 0 ? null : n
 }
-const float = (value: number): number => Number.isFinite(value) ? value : 0
-const floatOrNull = (value: number | null): number | null => value === null || !Number.isFinite(value) ? null : value
+export const float = (value: number): number => Number.isFinite(value) ? value : 0
+export const floatOrNull = (value: number | null): number | null =>
+  value === null || !Number.isFinite(value) ? null : value
 
 /**
  * TEXT cannot hold NUL. In the binary format that is all: an unpaired surrogate is written as U+FFFD

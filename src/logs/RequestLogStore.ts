@@ -7,7 +7,7 @@
 import { Context, Effect, Layer } from "effect"
 import { SqlClient, SqlError } from "effect/sql"
 import { toStoredTime } from "../store/Rows.ts"
-import { columnsOf, int } from "./RequestLogColumns.ts"
+import { columnsOf, float, floatOrNull, int, intOrNull, savingOrNull } from "./RequestLogColumns.ts"
 import type { RequestRecord } from "./RequestRecord.ts"
 
 export class RequestLogStore extends Context.Service<RequestLogStore, {
@@ -195,10 +195,6 @@ export const isRejectedRow = (error: SqlError.SqlError): boolean => {
   return typeof errcode === "number" && [18, 19, 20].includes(errcode & 0xff)
 }
 
-const intOrNull = (value: number | null): number | null => value === null || !Number.isFinite(value) ? null : int(value)
-const float = (value: number): number => Number.isFinite(value) ? value : 0
-const floatOrNull = (value: number | null): number | null => value === null || !Number.isFinite(value) ? null : value
-
 // NUL cannot be read back from TEXT, and an unpaired surrogate has no UTF-8
 // eslint-disable-next-line no-control-regex -- NUL is the character this pattern is there to find
 const UNSTORABLE = /\u0000|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g
@@ -206,11 +202,6 @@ const text = (value: string): string => value.replace(UNSTORABLE, "\uFFFD")
 const textOrNull = (value: string | null): string | null => value === null ? null : text(value)
 /** A list column holds JSON text. */
 const list = (values: ReadonlyArray<string>): string => values.length === 0 ? "[]" : JSON.stringify(values.map(text))
-/** A zero saving is stored as NULL, as PostgreSQL's rows store it: read back as 0 under a level. */
-const savingOrNull = (value: number | null): number | null => {
-  const n = intOrNull(value)
-  return n === 0 ? null : n
-}
 
 /**
  * The record as one row of `sqliteInsert`'s values, in `SQLITE_COLUMNS`' order; values the column types
