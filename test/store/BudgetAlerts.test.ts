@@ -5,12 +5,14 @@
  * does not allow, records the reason instead of posting.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { Context, Effect, Layer } from "effect"
+import { Clock, Context, Effect, Layer } from "effect"
+import { SqlClient } from "effect/sql"
 import { TestClock } from "effect/testing"
 import { GatewayConfig } from "../../src/Config.ts"
 import { backoffMs, BudgetAlerts, type BudgetCrossing } from "../../src/limits/BudgetAlerts.ts"
 import { Orgs } from "../../src/orgs/Orgs.ts"
 import { DatabaseLive } from "../../src/store/Database.ts"
+import { toDate } from "../../src/store/Rows.ts"
 import { storeEnv, unique } from "../utils/TestStore.ts"
 import { startWebhookReceiver } from "../utils/WebhookReceiver.ts"
 
@@ -45,6 +47,28 @@ const until = (what: string, check: () => boolean) =>
   Effect.promise(async () => {
     for (let i = 0; i < 400 && !check(); i++) await new Promise((resolve) => setTimeout(resolve, 10))
     if (!check()) throw new Error(`timed out waiting for: ${what}`)
+  })
+
+/**
+ * Until the org's one event has settled its attempt `n` (a post may still be running in the recorder's
+ * fiber when `flush` returns): failed for good, or its next attempt set by this attempt's backoff.
+ */
+const settled = (orgId: string, n: number) =>
+  Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const now = yield* Clock.currentTimeMillis
+    for (let i = 0; i < 400; i++) {
+      const [row] = yield* sql<
+        { readonly attempts: number; readonly next_attempt_at: Date | string; readonly failed_at: unknown }
+      >`
+        SELECT attempts, next_attempt_at, failed_at FROM budget_alerts WHERE org_id = ${orgId}`
+      if (
+        row !== undefined && Number(row.attempts) === n &&
+        (row.failed_at !== null || toDate(row.next_attempt_at).getTime() === now + backoffMs(n))
+      ) return
+      yield* Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 10)))
+    }
+    return yield* Effect.die(new Error(`timed out waiting for attempt ${n} to settle`))
   })
 
 const listed = (alerts: BudgetAlerts["Service"], orgId: string) =>
@@ -119,6 +143,7 @@ describe("BudgetAlerts", () => {
       yield* TestClock.adjust(backoffMs(1))
       yield* alerts.flush
       yield* until("the second post", () => hook.posted.length === 2)
+      yield* settled(org.id, 2)
       yield* TestClock.adjust(backoffMs(2))
       yield* alerts.flush
       yield* until("the third post", () => hook.posted.length === 3)
@@ -138,6 +163,8 @@ describe("BudgetAlerts", () => {
       yield* alerts.crossed(crossing(org.id, 1, 0))
       yield* alerts.flush
       for (let attempt = 1; attempt < 12; attempt++) {
+        // the next attempt is timed from the clock when this one settles: move it only after that
+        if (attempt <= 8) yield* settled(org.id, attempt)
         yield* TestClock.adjust(backoffMs(attempt))
         yield* alerts.flush
         yield* until(`post ${attempt + 1}`, () => hook.posted.length >= Math.min(8, attempt + 1))
