@@ -12,14 +12,14 @@
  * pass-through, the floor. `CPU_NODE_FLAGS` adds Node flags to every build
  * (`--cpu-prof --cpu-prof-dir=<dir>` writes each one's profile when it stops).
  */
-import { readdirSync, readFileSync } from "node:fs"
+import { readFileSync } from "node:fs"
 import { join, resolve } from "node:path"
 import { fileURLToPath } from "node:url"
 import { benchStore } from "./database.ts"
 import { type RunningGateway, startGateway, startNodeFlags } from "./gateway.ts"
 import type { LoadSpec } from "./load.ts"
 import { startLoader } from "./loader.ts"
-import { startServerChild, stopAll } from "./proc.ts"
+import { cpuNs, postgresNs, startServerChild, stopAll } from "./proc.ts"
 import type { Mode } from "./report.ts"
 import { requestBody, sanityCheck, streamEnd, type Target } from "./sanity.ts"
 
@@ -30,34 +30,6 @@ const envInt = (name: string, fallback: number): number => {
   const value = Number(process.env[name] ?? fallback)
   if (!Number.isInteger(value) || value < 1) throw new Error(`${name} must be a positive integer`)
   return value
-}
-
-/** On-CPU nanoseconds of every thread of a process so far. */
-const cpuNs = (pid: number): number => {
-  let total = 0
-  for (const tid of readdirSync(`/proc/${pid}/task`)) {
-    try {
-      total += Number(readFileSync(`/proc/${pid}/task/${tid}/schedstat`, "utf8").split(" ")[0])
-    } catch {
-      // a thread that ended between the listing and the read
-    }
-  }
-  return total
-}
-
-/** On-CPU nanoseconds of every PostgreSQL server process so far (0 when none runs here). */
-const postgresNs = (): number => {
-  let total = 0
-  for (const pid of readdirSync("/proc")) {
-    if (!/^\d+$/.test(pid)) continue
-    try {
-      if (readFileSync(`/proc/${pid}/comm`, "utf8").trim() !== "postgres") continue
-      total += cpuNs(Number(pid))
-    } catch {
-      // gone meanwhile
-    }
-  }
-  return total
 }
 
 /**

@@ -10,7 +10,7 @@
  */
 import { Effect, Layer, Redacted } from "effect"
 import { SqlClient } from "effect/sql"
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs"
+import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { RequestLogStore } from "../src/logs/RequestLogStore.ts"
@@ -18,6 +18,7 @@ import type { RequestRecord } from "../src/logs/RequestRecord.ts"
 import { postgresLayer, sqliteLayer } from "../src/store/Database.ts"
 import { Migrations } from "../src/store/Migrations.ts"
 import { freshDatabase } from "./database.ts"
+import { postgresNs } from "./proc.ts"
 
 const BATCHES = Number(process.env["LOG_ROWS_BATCHES"] ?? 200)
 const SIZE = Number(process.env["LOG_ROWS_SIZE"] ?? 500)
@@ -73,21 +74,6 @@ const row = (): RequestRecord => ({
   promptText: null,
   completionText: null
 })
-
-/** On-CPU nanoseconds of every PostgreSQL process on this machine so far. */
-const postgresNs = (): number => {
-  let total = 0
-  for (const pid of readdirSync("/proc")) {
-    if (!/^\d+$/.test(pid)) continue
-    try {
-      if (readFileSync(`/proc/${pid}/comm`, "utf8").trim() !== "postgres") continue
-      total += Number(readFileSync(`/proc/${pid}/schedstat`, "utf8").split(" ")[0])
-    } catch {
-      // gone meanwhile
-    }
-  }
-  return total
-}
 
 /** On-CPU nanoseconds of this process so far (user and system). */
 const ownNs = (): number => {

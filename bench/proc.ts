@@ -1,10 +1,10 @@
 /**
  * Process and HTTP helpers for the bench orchestrator: fork the bench's own children, track every child
  * so all of them are stopped at the end (or on failure), find a free loopback port, read a process's
- * peak RSS from /proc, and make small one-off HTTP calls (no keep-alive) for setup and sanity checks.
+ * peak RSS and CPU time from /proc, and make small one-off HTTP calls (no keep-alive) for setup and sanity checks.
  */
 import { type ChildProcess, fork } from "node:child_process"
-import { readFileSync } from "node:fs"
+import { readdirSync, readFileSync } from "node:fs"
 import http from "node:http"
 import net from "node:net"
 
@@ -149,6 +149,34 @@ export const memoryMiB = (pid: number | undefined, field: "VmHWM" | "VmRSS" = "V
   } catch {
     return null
   }
+}
+
+/** On-CPU nanoseconds of every thread of a process so far. */
+export const cpuNs = (pid: number): number => {
+  let total = 0
+  for (const tid of readdirSync(`/proc/${pid}/task`)) {
+    try {
+      total += Number(readFileSync(`/proc/${pid}/task/${tid}/schedstat`, "utf8").split(" ")[0])
+    } catch {
+      // a thread that ended between the listing and the read
+    }
+  }
+  return total
+}
+
+/** On-CPU nanoseconds of every PostgreSQL server process so far (0 when none runs here). */
+export const postgresNs = (): number => {
+  let total = 0
+  for (const pid of readdirSync("/proc")) {
+    if (!/^\d+$/.test(pid)) continue
+    try {
+      if (readFileSync(`/proc/${pid}/comm`, "utf8").trim() !== "postgres") continue
+      total += cpuNs(Number(pid))
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return total
 }
 
 export interface HttpAnswer {

@@ -65,11 +65,11 @@ const selected = (name: string) => LISTS.has(name) ? `COALESCE(${name}::text[], 
  * batches; 11.2 -> 9.8 us a row on PostgreSQL without them).
  */
 const insertFor = (present: string): string => {
-  const names = COLUMNS.filter((_, index) => present[index] === "1").map(([name]) => name)
-  const types = COLUMNS.filter((_, index) => present[index] === "1").map(([, type]) => type)
-  return `INSERT INTO request_log (${names.join(", ")})
-  SELECT ${names.map(selected).join(", ")}
-  FROM unnest(${types.map((type, index) => `$${index + 1}::${type}[]`).join(", ")}) AS r(${names.join(", ")})`
+  const chosen = COLUMNS.filter((_, index) => present[index] === "1")
+  const names = chosen.map(([name]) => name).join(", ")
+  return `INSERT INTO request_log (${names})
+  SELECT ${chosen.map(([name]) => selected(name)).join(", ")}
+  FROM unnest(${chosen.map(([, type], index) => `$${index + 1}::${type}[]`).join(", ")}) AS r(${names})`
 }
 const statements = new Map<string, string>()
 
