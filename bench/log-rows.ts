@@ -4,8 +4,9 @@
  * A variant changes the table first, to price each index: `full` (as migrated), `no-time`, `no-org`,
  * `no-pk`, `no-indexes`, `c-collation` (ids and org ids under COLLATE "C"). The CPU is every PostgreSQL
  * process's (/proc), so what the server spends on a row is measured apart from the machine's noise that
- * moves RPS. With `BENCH_DATABASE_URL=off`, the embedded store (SQLite, in this process, on the thread
- * that serves requests in the gateway): this process's CPU a row, `full` only. Env: LOG_ROWS_BATCHES
+ * moves RPS; this process's own CPU a row (encoding, sending, the collector) is printed beside it. With
+ * `BENCH_DATABASE_URL=off`, the embedded store (SQLite, in this process, on the thread that serves
+ * requests in the gateway): this process's CPU a row, `full` only. Env: LOG_ROWS_BATCHES
  * (200), LOG_ROWS_SIZE (500), BENCH_DATABASE_URL.
  */
 import { Effect, Layer, Redacted } from "effect"
@@ -40,7 +41,7 @@ const CHANGES: Record<string, ReadonlyArray<string>> = {
 }
 
 let serial = 0
-/** A row as the bench's whole answers leave it: no tags, no session, no price, compression at `safe`. */
+/** A row as the bench's whole answers leave it: no tags, no session, no price, compression at `safe`; its latency its own. */
 const row = (): RequestRecord => ({
   id: `req_${Date.now().toString(36)}${(serial++).toString(36).padStart(8, "0")}`,
   kind: "completion",
@@ -60,7 +61,7 @@ const row = (): RequestRecord => ({
   reasoningTokens: 0,
   svcTools: [],
   attempts: 1,
-  latencyMs: 1.25,
+  latencyMs: 1 + Math.random(),
   ttftMs: null,
   compressionLevel: "safe",
   promptTokensSaved: 0,
@@ -81,7 +82,7 @@ const ownNs = (): number => {
   return (user + system) * 1e3
 }
 
-const measure = (changes: ReadonlyArray<string>, cpuNs: () => number) =>
+const measure = (changes: ReadonlyArray<string>, cpuNs: () => number = ownNs) =>
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const store = yield* RequestLogStore
@@ -90,8 +91,10 @@ const measure = (changes: ReadonlyArray<string>, cpuNs: () => number) =>
     for (let i = 0; i < 20; i++) yield* store.insert(Array.from({ length: SIZE }, row))
     const batches = Array.from({ length: BATCHES }, () => Array.from({ length: SIZE }, row))
     const before = cpuNs()
+    const ownBefore = ownNs()
     for (const batch of batches) yield* store.insert(batch)
-    return (cpuNs() - before) / 1e3 / (BATCHES * SIZE)
+    const rows = BATCHES * SIZE
+    return { server: (cpuNs() - before) / 1e3 / rows, own: (ownNs() - ownBefore) / 1e3 / rows }
   })
 
 const store = <E>(layer: Layer.Layer<SqlClient.SqlClient, E>) =>
@@ -101,10 +104,10 @@ const main = async (): Promise<void> => {
   if (url === "off") {
     const dir = mkdtempSync(join(tmpdir(), "svc-gateway-log-rows-"))
     try {
-      const perRow = await Effect.runPromise(
-        measure([], ownNs).pipe(Effect.provide(store(sqliteLayer(dir))), Effect.scoped)
+      const { own } = await Effect.runPromise(
+        measure([]).pipe(Effect.provide(store(sqliteLayer(dir))), Effect.scoped)
       )
-      console.log(`embedded     ${perRow.toFixed(2).padStart(6)} µs of the gateway's CPU a row (SQLite)`)
+      console.log(`embedded     ${own.toFixed(2).padStart(6)} µs of the gateway's CPU a row (SQLite)`)
     } finally {
       rmSync(dir, { recursive: true, force: true })
     }
@@ -116,13 +119,17 @@ const main = async (): Promise<void> => {
     if (changes === undefined) throw new Error(`unknown variant ${variant}; one of ${Object.keys(CHANGES).join(", ")}`)
     const database = await freshDatabase(url)
     try {
-      const perRow = await Effect.runPromise(
+      const { own, server } = await Effect.runPromise(
         measure(changes, postgresNs).pipe(
           Effect.provide(store(postgresLayer(Redacted.make(database.url)))),
           Effect.scoped
         )
       )
-      console.log(`${variant.padEnd(12)} ${perRow.toFixed(2).padStart(6)} µs of PostgreSQL CPU a row`)
+      console.log(
+        `${variant.padEnd(12)} ${server.toFixed(2).padStart(6)} µs of PostgreSQL CPU a row, ${
+          own.toFixed(2).padStart(6)
+        } µs of the gateway's`
+      )
     } finally {
       await database.drop()
     }
