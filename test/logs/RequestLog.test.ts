@@ -14,6 +14,7 @@ import {
   eventually,
   insertSizes,
   logEnv,
+  type LogRow,
   makeRecord,
   makeRecords,
   recorder,
@@ -28,41 +29,82 @@ import { StoreLive, usingPostgres } from "../utils/TestStore.ts"
 const recordAll = (log: RequestLog["Service"], rows: ReadonlyArray<RequestRecord>) =>
   Effect.forEach(rows, (row) => log.record(row), { discard: true })
 
+/** A record that fills every column, each with a value unlike its default. */
+const RICH = {
+  kind: "count_tokens" as const,
+  cost: { input: 1_600, cachedInput: 200, cacheWrite: 0, output: 3_450, total: 5_250 },
+  createdAt: new Date("2026-03-04T05:06:07.089Z"),
+  orgId: "org_a",
+  keyId: "key_b",
+  requestedModel: "openai/gpt-x",
+  model: "gpt-x-2026",
+  provider: "openai",
+  status: 502,
+  errorCode: "upstream_error",
+  stream: true,
+  tags: ["team:ml", "quote\"d", "comma,brace{}", "ünïcode ✓"],
+  promptTokens: 1200,
+  completionTokens: 345,
+  cachedTokens: 100,
+  reasoningTokens: 50,
+  svcTools: ["web_search", "calculator", "web_search"],
+  attempts: 3,
+  latencyMs: 1234.5,
+  ttftMs: 87.25,
+  compressionLevel: "safe",
+  promptTokensSaved: 42,
+  promptTokensSavedNet: 30,
+  shadowTokensSavedSafe: null,
+  shadowTokensSavedAggressive: null,
+  compressionSavedMicro: -1_250,
+  userAgent: "OpenAI/JS 7.57.0",
+  sessionId: "9f4e2c1a-session",
+  promptText: "What is 2+2? 😀\nline two",
+  completionText: "4"
+} satisfies Partial<RequestRecord>
+
+/** The row `RICH` is stored as, under `id`. */
+const richRow = (id: string): LogRow => ({
+  id,
+  created_at: RICH.createdAt,
+  org_id: "org_a",
+  key_id: "key_b",
+  requested_model: "openai/gpt-x",
+  model: "gpt-x-2026",
+  provider: "openai",
+  status: 502,
+  error_code: "upstream_error",
+  stream: true,
+  tags: ["team:ml", "quote\"d", "comma,brace{}", "ünïcode ✓"],
+  prompt_tokens: 1200,
+  completion_tokens: 345,
+  cached_tokens: 100,
+  reasoning_tokens: 50,
+  svc_tools: ["web_search", "calculator", "web_search"],
+  attempts: 3,
+  latency_ms: 1234.5,
+  ttft_ms: 87.25,
+  compression_level: "safe",
+  prompt_tokens_saved: 42,
+  prompt_tokens_saved_net: 30,
+  shadow_tokens_saved_safe: null,
+  shadow_tokens_saved_aggressive: null,
+  user_agent: "OpenAI/JS 7.57.0",
+  prompt_text: "What is 2+2? 😀\nline two",
+  completion_text: "4",
+  session_id: "9f4e2c1a-session",
+  kind: "count_tokens",
+  cost_input: 1_600,
+  cost_cached_input: 200,
+  cost_cache_write: 0,
+  cost_output: 3_450,
+  compression_saved_micro: -1_250
+})
+
 layer(StoreLive, { excludeTestServices: true })("RequestLog", (it) => {
   it.effect("a row round-trips every column; an all-null row keeps the column defaults' shape", () =>
     Effect.gen(function*() {
-      const full = makeRecord({
-        kind: "count_tokens",
-        cost: { input: 1_600, cachedInput: 200, cacheWrite: 0, output: 3_450, total: 5_250 },
-        createdAt: new Date("2026-03-04T05:06:07.089Z"),
-        orgId: "org_a",
-        keyId: "key_b",
-        requestedModel: "openai/gpt-x",
-        model: "gpt-x-2026",
-        provider: "openai",
-        status: 502,
-        errorCode: "upstream_error",
-        stream: true,
-        tags: ["team:ml", "quote\"d", "comma,brace{}", "ünïcode ✓"],
-        promptTokens: 1200,
-        completionTokens: 345,
-        cachedTokens: 100,
-        reasoningTokens: 50,
-        svcTools: ["web_search", "calculator", "web_search"],
-        attempts: 3,
-        latencyMs: 1234.5,
-        ttftMs: 87.25,
-        compressionLevel: "safe",
-        promptTokensSaved: 42,
-        promptTokensSavedNet: 30,
-        shadowTokensSavedSafe: null,
-        shadowTokensSavedAggressive: null,
-        compressionSavedMicro: -1_250,
-        userAgent: "OpenAI/JS 7.57.0",
-        sessionId: "9f4e2c1a-session",
-        promptText: "What is 2+2? 😀\nline two",
-        completionText: "4"
-      })
+      const full = makeRecord(RICH)
       const empty = makeRecord({
         orgId: null,
         keyId: null,
@@ -97,42 +139,7 @@ layer(StoreLive, { excludeTestServices: true })("RequestLog", (it) => {
       yield* withRequestLog(logEnv(), (log) => recordAll(log, [full, empty, zeros]))
       const rows = yield* rowsOf([full.id, empty.id, zeros.id])
       const byId = new Map(rows.map((row) => [row.id, row]))
-      assert.deepStrictEqual({ ...byId.get(full.id) }, {
-        id: full.id,
-        created_at: full.createdAt,
-        org_id: "org_a",
-        key_id: "key_b",
-        requested_model: "openai/gpt-x",
-        model: "gpt-x-2026",
-        provider: "openai",
-        status: 502,
-        error_code: "upstream_error",
-        stream: true,
-        tags: ["team:ml", "quote\"d", "comma,brace{}", "ünïcode ✓"],
-        prompt_tokens: 1200,
-        completion_tokens: 345,
-        cached_tokens: 100,
-        reasoning_tokens: 50,
-        svc_tools: ["web_search", "calculator", "web_search"],
-        attempts: 3,
-        latency_ms: 1234.5,
-        ttft_ms: 87.25,
-        compression_level: "safe",
-        prompt_tokens_saved: 42,
-        prompt_tokens_saved_net: 30,
-        shadow_tokens_saved_safe: null,
-        shadow_tokens_saved_aggressive: null,
-        user_agent: "OpenAI/JS 7.57.0",
-        prompt_text: "What is 2+2? 😀\nline two",
-        completion_text: "4",
-        session_id: "9f4e2c1a-session",
-        kind: "count_tokens",
-        cost_input: 1_600,
-        cost_cached_input: 200,
-        cost_cache_write: 0,
-        cost_output: 3_450,
-        compression_saved_micro: -1_250
-      })
+      assert.deepStrictEqual({ ...byId.get(full.id) }, richRow(full.id))
       const stored = byId.get(empty.id)
       assert.isDefined(stored)
       assert.deepStrictEqual([stored.org_id, stored.key_id, stored.model, stored.user_agent], [null, null, null, null])
@@ -148,6 +155,15 @@ layer(StoreLive, { excludeTestServices: true })("RequestLog", (it) => {
         [0, 0, 0, 0, 0]
       )
       assert.deepStrictEqual([zero.latency_ms, zero.compression_level, zero.prompt_tokens_saved], [0, "safe", null])
+    }))
+
+  it.effect("a column that holds one value in every row of a batch is stored in each row", () =>
+    Effect.gen(function*() {
+      // PostgreSQL gets such a column once, as a scalar, rather than as an array of copies
+      const copies = makeRecords(3, RICH)
+      yield* withRequestLog(logEnv(), (log) => recordAll(log, copies))
+      const stored = new Map((yield* rowsOf(copies.map((row) => row.id))).map((row) => [row.id, { ...row }]))
+      assert.deepStrictEqual(copies.map((row) => stored.get(row.id)), copies.map((row) => richRow(row.id)))
     }))
 
   it.effect("a batch names only the columns it fills: the rest take their defaults, in any order of batches", () =>
