@@ -5,7 +5,7 @@
  * JSON: 1.3 µs a row for 11 columns against 4.0 µs for the JSON's 24 (measured on 500-row batches,
  * PostgreSQL 15). A statement names only the columns a batch fills, and binds a column that holds one
  * value in every row (the org, the model, the status of a busy gateway's batches) once, as a scalar:
- * 5.5 -> 4.4 µs a row for PostgreSQL (`node bench/log-rows.ts`). The shapes a deployment's batches take
+ * 6.1 -> 4.6 µs a row for PostgreSQL (`node bench/log-rows.ts`). The shapes a deployment's batches take
  * are few (a column flips between one value and many as errors or other models come and go), and each
  * is prepared once per connection.
  */
