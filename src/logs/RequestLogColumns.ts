@@ -56,6 +56,9 @@ const COLUMNS = [
 
 type ElementType = (typeof COLUMNS)[number][1]
 
+/** Every column's name, in the order both engines bind a row's values. */
+export const COLUMN_NAMES: ReadonlyArray<string> = COLUMNS.map(([name]) => name)
+
 const LISTS = new Set(["tags", "svc_tools"])
 
 /** A column as the SELECT reads it: list columns parsed from their literals, the rest as they come. */

@@ -7,7 +7,7 @@
 import { Context, Effect, Layer } from "effect"
 import { SqlClient, SqlError } from "effect/sql"
 import { toStoredTime } from "../store/Rows.ts"
-import { columnsOf, float, floatOrNull, int, intOrNull, savingOrNull } from "./RequestLogColumns.ts"
+import { COLUMN_NAMES, columnsOf, float, floatOrNull, int, intOrNull, savingOrNull } from "./RequestLogColumns.ts"
 import type { RequestRecord } from "./RequestRecord.ts"
 
 export class RequestLogStore extends Context.Service<RequestLogStore, {
@@ -93,52 +93,14 @@ export class RequestLogStore extends Context.Service<RequestLogStore, {
   )
 }
 
-/** Every column, in the order `sqliteValues` gives them. */
-const SQLITE_COLUMNS = [
-  "id",
-  "created_at",
-  "org_id",
-  "key_id",
-  "requested_model",
-  "model",
-  "provider",
-  "status",
-  "error_code",
-  "stream",
-  "tags",
-  "prompt_tokens",
-  "completion_tokens",
-  "cached_tokens",
-  "reasoning_tokens",
-  "svc_tools",
-  "attempts",
-  "latency_ms",
-  "ttft_ms",
-  "user_agent",
-  "prompt_text",
-  "completion_text",
-  "session_id",
-  "compression_level",
-  "prompt_tokens_saved",
-  "prompt_tokens_saved_net",
-  "shadow_tokens_saved_safe",
-  "shadow_tokens_saved_aggressive",
-  "compression_saved_micro",
-  "kind",
-  "cost_input",
-  "cost_cached_input",
-  "cost_cache_write",
-  "cost_output"
-]
-
 /** Rows per INSERT, largest first; 100 rows bind 3,400 values, well under SQLite's 32,766. */
 const SQLITE_CHUNKS = [100, 10, 1]
 
-const SQLITE_ROW = `(${SQLITE_COLUMNS.map(() => "?").join(", ")})`
+const SQLITE_ROW = `(${COLUMN_NAMES.map(() => "?").join(", ")})`
 const sqliteInserts = new Map(
   SQLITE_CHUNKS.map((size) => [
     size,
-    `INSERT INTO request_log (${SQLITE_COLUMNS.join(", ")})
+    `INSERT INTO request_log (${COLUMN_NAMES.join(", ")})
   VALUES ${Array.from({ length: size }, () => SQLITE_ROW).join(", ")} ON CONFLICT (id) DO NOTHING`
   ])
 )
@@ -204,7 +166,7 @@ const textOrNull = (value: string | null): string | null => value === null ? nul
 const list = (values: ReadonlyArray<string>): string => values.length === 0 ? "[]" : JSON.stringify(values.map(text))
 
 /**
- * The record as one row of `sqliteInsert`'s values, in `SQLITE_COLUMNS`' order; values the column types
+ * The record as one row of `sqliteInsert`'s values, in `COLUMN_NAMES`' order; values the column types
  * cannot hold are coerced, not rejected.
  */
 const sqliteValues = (record: RequestRecord): ReadonlyArray<unknown> => {
@@ -238,12 +200,12 @@ const sqliteValues = (record: RequestRecord): ReadonlyArray<unknown> => {
     savingOrNull(record.promptTokensSavedNet),
     intOrNull(record.shadowTokensSavedSafe),
     intOrNull(record.shadowTokensSavedAggressive),
-    savingOrNull(record.compressionSavedMicro),
     // NULL for a completion, the kind of nearly every row: read back as one
     record.kind === "completion" ? null : record.kind,
     cost === null ? null : int(cost.input),
     cost === null ? null : int(cost.cachedInput),
     cost === null ? null : int(cost.cacheWrite),
-    cost === null ? null : int(cost.output)
+    cost === null ? null : int(cost.output),
+    savingOrNull(record.compressionSavedMicro)
   ]
 }
