@@ -1,14 +1,16 @@
 /**
- * The chunks of an upstream's SSE body, one pull per piece of body (not per event): text, SSE (Effect's
- * own parser), then each event's data through the adapter's `decode`, in plain code. A chain of stream
- * operators per event cost most of a stream's CPU. Every adapter that streams SSE reads through this;
- * what differs is `decode`: what an event means in its format, and which event ends the answer.
+ * The chunks of an upstream's SSE body, one pull per piece of body (not per event): text, SSE
+ * (`SseParser`, Effect's parser made fast), then each event's data through the adapter's `decode`, in
+ * plain code. A chain of stream operators per event cost most of a stream's CPU. Every adapter that
+ * streams SSE reads through this; what differs is `decode`: what an event means in its format, and
+ * which event ends the answer.
  */
 import { Cause, Effect } from "effect"
 import type { NonEmptyReadonlyArray } from "effect/Array"
-import { Sse } from "effect/encoding"
+import type { Sse } from "effect/encoding"
 import type { CompletionChunk } from "../kernel/Canonical.ts"
 import { type ProviderError, UpstreamUnreachable } from "./ProviderError.ts"
+import { makeSseParser } from "./SseParser.ts"
 import { reasonFromSseError } from "./UpstreamReasons.ts"
 import type { UpstreamResponse, UpstreamTransportError } from "./UpstreamTransport.ts"
 
@@ -49,7 +51,7 @@ export const sseChunks = (
   let failure: ProviderError | undefined
   const text = new TextDecoder()
   let events: Array<Sse.AnyEvent> = []
-  const parser = Sse.makeParser((event) => void events.push(event))
+  const parser = makeSseParser((event) => void events.push(event))
   const decodeBytes = (bytes: Uint8Array): Array<CompletionChunk> => {
     const overflow = parser.feed(text.decode(bytes, { stream: true }))
     if (overflow !== undefined) {
