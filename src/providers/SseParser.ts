@@ -11,7 +11,7 @@ import { Duration } from "effect"
 import { Sse } from "effect/encoding"
 
 /** Effect's own default: the most one event may hold, its data and any unterminated line together. */
-export const DEFAULT_MAX_EVENT_SIZE = 10 * 1024 * 1024
+const DEFAULT_MAX_EVENT_SIZE = 10 * 1024 * 1024
 
 const LF = 10
 const SPACE = 32
