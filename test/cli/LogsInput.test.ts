@@ -179,12 +179,12 @@ describe("svc-gateway orgs update --log-content", () => {
         assert.strictEqual(response.status, 200)
         return response.headers.get("x-svc-request-id") ?? ""
       })
-      // the log writes in batches (every 200 ms): wait for the row
-      let listed = yield* both("requests", "list", "--org", orgId, "--tag", "cli-test", "--json")
-      for (let tries = 0; tries < 50 && decode(RequestPageWire, stdoutJson(ok(listed))).data.length === 0; tries++) {
-        yield* Effect.sleep("100 millis")
-        listed = yield* both("requests", "list", "--org", orgId, "--tag", "cli-test", "--json")
-      }
+      // the log writes in batches (every 200 ms): wait for the row in the store, then read it both ways
+      // (waiting through both ways, the row could land between the store's read and the gateway's)
+      const list = ["requests", "list", "--org", orgId, "--tag", "cli-test", "--json"]
+      const stored = Effect.map(onStore(gw, list), (result) => decode(RequestPageWire, stdoutJson(ok(result))).data)
+      for (let tries = 0; tries < 50 && (yield* stored).length === 0; tries++) yield* Effect.sleep("100 millis")
+      const listed = yield* both(...list)
       const page = decode(RequestPageWire, stdoutJson(listed))
       assert.deepStrictEqual(page.data.map((entry) => [entry.id, entry.key_id, entry.status]), [[
         requestId,
