@@ -6,6 +6,7 @@
  */
 import { Context, Effect, Layer } from "effect"
 import { SqlClient, SqlError } from "effect/sql"
+import type { SQLInputValue } from "node:sqlite"
 import { toStoredTime } from "../store/Rows.ts"
 import { COLUMN_NAMES, columnsOf, float, floatOrNull, int, intOrNull, savingOrNull } from "./RequestLogColumns.ts"
 import type { RequestRecord } from "./RequestRecord.ts"
@@ -34,21 +35,17 @@ export class RequestLogStore extends Context.Service<RequestLogStore, {
         sql.unsafe(skipStored ? `${batch.statement} ON CONFLICT (id) DO NOTHING` : batch.statement, batch.parameters)
 
       // SQLite takes a batch as multi-row INSERTs of 100, 10 and 1 rows (three statements, each prepared
-      // once) in one transaction: node:sqlite binds the values directly, about 8 us a row, where the
-      // batch as one JSON document (json_each, a `->>` per column) cost 24-25 us a row and a statement
-      // per row 14-15 (the client's work per statement), all of it on the event loop. A stored id is
-      // skipped by the statement itself; SQLite checks the key either way.
-      const insertSqlite = (rows: ReadonlyArray<ReadonlyArray<unknown>>) =>
-        sql.withTransaction(Effect.suspend(() => {
-          const statements: Array<Effect.Effect<unknown, SqlError.SqlError>> = []
-          let at = 0
-          for (const size of SQLITE_CHUNKS) {
-            for (; rows.length - at >= size; at += size) {
-              statements.push(sql.unsafe(sqliteInsert(size), rows.slice(at, at + size).flat()))
-            }
-          }
-          return Effect.all(statements, { discard: true })
-        }))
+      // once) in one transaction: node:sqlite binds the values directly, about 5.5 us a row (4.2 of them
+      // SQLite's own: the table, its four indexes, the WAL and its checkpoints), where the batch as one
+      // JSON document (json_each, a `->>` per column) cost 24-25 us a row and a statement per row 14-15
+      // (the client's work per statement), all of it on the event loop. A writer thread with a second
+      // connection took it off the loop and lost 6-10 % of whole-answer RPS at c=16 in four paired runs:
+      // on two cores, a thread competing with the request path costs more than the pause it saves
+      // (docs/performance.md). A stored id is skipped by the statement itself; SQLite checks the key either way.
+      const insertSqlite = (statements: ReadonlyArray<SqliteStatement>) =>
+        sql.withTransaction(
+          Effect.all(statements.map((statement) => sql.unsafe(statement.sql, statement.params)), { discard: true })
+        )
 
       const insert = (rows: ReadonlyArray<RequestRecord>) =>
         Effect.suspend(() => {
@@ -57,8 +54,8 @@ export class RequestLogStore extends Context.Service<RequestLogStore, {
           try {
             statement = sql.onDialectOrElse({
               sqlite: () => {
-                const values = rows.map(sqliteValues)
-                return () => insertSqlite(values)
+                const statements = sqliteStatements(rows)
+                return () => insertSqlite(statements)
               },
               orElse: () => {
                 const columns = columnsOf(rows)
@@ -104,7 +101,25 @@ const sqliteInserts = new Map(
   VALUES ${Array.from({ length: size }, () => SQLITE_ROW).join(", ")} ON CONFLICT (id) DO NOTHING`
   ])
 )
-const sqliteInsert = (size: number): string => sqliteInserts.get(size)!
+
+interface SqliteStatement {
+  readonly sql: string
+  readonly params: ReadonlyArray<SQLInputValue>
+}
+
+/** The rows as `sqliteInserts`' statements, largest first, each with its rows' values in one list. */
+const sqliteStatements = (rows: ReadonlyArray<RequestRecord>): ReadonlyArray<SqliteStatement> => {
+  const statements: Array<SqliteStatement> = []
+  let at = 0
+  for (const size of SQLITE_CHUNKS) {
+    for (; rows.length - at >= size; at += size) {
+      const params: Array<SQLInputValue> = []
+      for (let i = at; i < at + size; i++) pushSqliteValues(params, rows[i]!)
+      statements.push({ sql: sqliteInserts.get(size)!, params })
+    }
+  }
+  return statements
+}
 
 /** A defect while sending a statement, as a failure the writer retries rather than a crash. */
 const asSqlError = (defect: unknown) =>
@@ -157,23 +172,37 @@ export const isRejectedRow = (error: SqlError.SqlError): boolean => {
   return typeof errcode === "number" && [18, 19, 20].includes(errcode & 0xff)
 }
 
-// NUL cannot be read back from TEXT, and an unpaired surrogate has no UTF-8
-// eslint-disable-next-line no-control-regex -- NUL is the character this pattern is there to find
-const UNSTORABLE = /\u0000|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g
-const text = (value: string): string => value.replace(UNSTORABLE, "\uFFFD")
+// NUL cannot be read back from TEXT, and an unpaired surrogate has no UTF-8; both become U+FFFD (a
+// native scan: the pattern that found them was a tenth of the row's encoding)
+const text = (value: string): string => {
+  const wellFormed = value.toWellFormed()
+  return wellFormed.includes("\u0000") ? wellFormed.replaceAll("\u0000", "\uFFFD") : wellFormed
+}
 const textOrNull = (value: string | null): string | null => value === null ? null : text(value)
 /** A list column holds JSON text. */
 const list = (values: ReadonlyArray<string>): string => values.length === 0 ? "[]" : JSON.stringify(values.map(text))
 
+/** The last row's stored time: a batch's rows share their millisecond more often than not. */
+let lastTime = Number.NaN
+let lastStoredTime = ""
+const storedTime = (date: Date): string => {
+  const time = Number.isNaN(date.getTime()) ? Date.now() : date.getTime()
+  if (time !== lastTime) {
+    lastTime = time
+    lastStoredTime = toStoredTime(new Date(time))
+  }
+  return lastStoredTime
+}
+
 /**
- * The record as one row of `sqliteInsert`'s values, in `COLUMN_NAMES`' order; values the column types
- * cannot hold are coerced, not rejected.
+ * Appends the record as one row of `sqliteInserts`' values, in `COLUMN_NAMES`' order; values the column
+ * types cannot hold are coerced, not rejected.
  */
-const sqliteValues = (record: RequestRecord): ReadonlyArray<unknown> => {
+const pushSqliteValues = (values: Array<SQLInputValue>, record: RequestRecord): void => {
   const cost = record.cost
-  return [
+  values.push(
     text(record.id),
-    toStoredTime(Number.isNaN(record.createdAt.getTime()) ? new Date() : record.createdAt),
+    storedTime(record.createdAt),
     textOrNull(record.orgId),
     textOrNull(record.keyId),
     textOrNull(record.requestedModel),
@@ -207,5 +236,5 @@ const sqliteValues = (record: RequestRecord): ReadonlyArray<unknown> => {
     cost === null ? null : int(cost.cacheWrite),
     cost === null ? null : int(cost.output),
     savingOrNull(record.compressionSavedMicro)
-  ]
+  )
 }
