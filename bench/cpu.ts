@@ -9,7 +9,8 @@
  * /proc/<pid>/task/<tid>/schedstat (every thread: main, GC helpers, libuv), and PostgreSQL's own from its
  * processes, so the request log's cost on the server is counted too. Prints the median over rounds of
  * µs per request (and of the main thread's share alone), and each entry's ratio to the first. The entry `passthrough` measures the bare
- * pass-through, the floor. `CPU_NODE_FLAGS` adds Node flags to every build
+ * pass-through, the floor. `CPU_FORMAT` picks the inbound format (chat completions by default; see
+ * `FORMATS`). `CPU_NODE_FLAGS` adds Node flags to every build
  * (`--cpu-prof --cpu-prof-dir=<dir>` writes each one's profile when it stops).
  */
 import { readFileSync } from "node:fs"
@@ -36,6 +37,27 @@ const envInt = (name: string, fallback: number): number => {
  * On-CPU nanoseconds of a process's main thread: the one that serves requests, so what it spends bounds
  * the throughput; the rest of `cpuNs` is V8's helpers (GC, compiler) and libuv's pool.
  */
+/**
+ * `CPU_FORMAT`: the inbound format measured, as `npm run bench`'s targets of the same names measure it:
+ * chat completions (the default), Anthropic Messages to the Anthropic upstream (`messages`) or to the
+ * chat-completions one (`messages-x`), the Responses API to OpenAI's adapter (`responses`) or to the
+ * chat-completions upstream (`responses-x`). The pass-through forwards the same path.
+ */
+const FORMATS = {
+  chat: { path: "/v1/chat/completions", model: "bench/fake-model", format: "chat" },
+  messages: { path: "/v1/messages", model: "benchanthropic/fake-model", format: "messages" },
+  "messages-x": { path: "/v1/messages", model: "bench/fake-model", format: "messages" },
+  responses: { path: "/v1/responses", model: "benchopenai/fake-model", format: "responses" },
+  "responses-x": { path: "/v1/responses", model: "bench/fake-model", format: "responses" }
+} as const
+
+const formatOf = (name: string): (typeof FORMATS)[keyof typeof FORMATS] => {
+  if (!Object.hasOwn(FORMATS, name)) {
+    throw new Error(`CPU_FORMAT=${name} must be one of ${Object.keys(FORMATS).join(", ")}`)
+  }
+  return FORMATS[name as keyof typeof FORMATS]
+}
+
 const mainNs = (pid: number): number => Number(readFileSync(`/proc/${pid}/task/${pid}/schedstat`, "utf8").split(" ")[0])
 
 const median = (values: ReadonlyArray<number>): number => {
@@ -61,6 +83,7 @@ const main = async (): Promise<void> => {
   const requests = envInt("CPU_REQUESTS", 10_000)
   const concurrency = envInt("CPU_CONCURRENCY", 16)
   const modes: ReadonlyArray<Mode> = (process.env["CPU_MODES"] ?? "non-stream,stream").split(",") as Array<Mode>
+  const format = formatOf(process.env["CPU_FORMAT"] ?? "chat")
   const store = await benchStore()
   const upstream = await startServerChild(join(benchDir, "fake-upstream.ts"), [], repoRoot)
   const loader = startLoader(repoRoot)
@@ -79,9 +102,10 @@ const main = async (): Promise<void> => {
     pid: g.child.pid!,
     target: {
       name,
-      url: `${g.baseUrl}/v1/chat/completions`,
-      headers: { authorization: `Bearer ${g.apiKey}` },
-      model: "bench/fake-model"
+      url: `${g.baseUrl}${format.path}`,
+      headers: format.format === "messages" ? { "x-api-key": g.apiKey } : { authorization: `Bearer ${g.apiKey}` },
+      model: format.model,
+      format: format.format
     },
     stop: g.stop
   })
@@ -94,9 +118,10 @@ const main = async (): Promise<void> => {
         pid: passthrough.child.pid!,
         target: {
           name,
-          url: `http://127.0.0.1:${passthrough.port}/v1/chat/completions`,
+          url: `http://127.0.0.1:${passthrough.port}${format.path}`,
           headers: {},
-          model: "fake-model"
+          model: "fake-model",
+          format: format.format
         },
         stop: () => Promise.resolve()
       })
@@ -112,6 +137,7 @@ const main = async (): Promise<void> => {
           name,
           env: { ...(await store.envFor(name)), ...env },
           entry,
+          everyProvider: format.model !== FORMATS.chat.model,
           // CPU_NODE_FLAGS: more Node flags for every build, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof";
           // an entry's own NODE_FLAGS setting (space-separated) for that one
           nodeFlags: [
@@ -126,7 +152,7 @@ const main = async (): Promise<void> => {
   const spec = (g: Measured, mode: Mode, count: number): LoadSpec => ({
     url: target(g).url,
     headers: target(g).headers,
-    body: requestBody(target(g).model, mode),
+    body: requestBody(target(g).model, mode, target(g).format),
     concurrency,
     warmupSeconds: 0,
     seconds: 120,

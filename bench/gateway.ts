@@ -17,9 +17,11 @@ export interface GatewayVariant {
   readonly nodeFlags?: ReadonlyArray<string>
   /**
    * Another build to run instead of this one's (`BENCH_BASELINE_ENTRY`: an older commit's bundle); it
-   * gets only the chat-completions provider, which every build knows.
+   * gets only the chat-completions provider, which every build knows, unless `everyProvider` says so.
    */
   readonly entry?: string
+  /** The Anthropic and OpenAI providers too, for a build given as `entry` that has them (`bench/cpu.ts`). */
+  readonly everyProvider?: boolean
 }
 
 export const ADMIN_TOKEN = "bench-admin-token"
@@ -151,7 +153,7 @@ export const startGateway = async (options: {
     JSON.stringify({
       providers: {
         bench: { adapter: "openai-compatible", base_url: `http://127.0.0.1:${upstreamPort}/v1` },
-        ...(variant.entry === undefined
+        ...(variant.entry === undefined || variant.everyProvider === true
           ? {
             benchanthropic: { adapter: "anthropic", base_url: `http://127.0.0.1:${upstreamPort}` },
             benchopenai: { adapter: "openai", base_url: `http://127.0.0.1:${upstreamPort}/v1` }
