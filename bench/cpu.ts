@@ -34,10 +34,6 @@ const envInt = (name: string, fallback: number): number => {
 }
 
 /**
- * On-CPU nanoseconds of a process's main thread: the one that serves requests, so what it spends bounds
- * the throughput; the rest of `cpuNs` is V8's helpers (GC, compiler) and libuv's pool.
- */
-/**
  * `CPU_FORMAT`: the inbound format measured, as `npm run bench`'s targets of the same names measure it:
  * chat completions (the default), Anthropic Messages to the Anthropic upstream (`messages`) or to the
  * chat-completions one (`messages-x`), the Responses API to OpenAI's adapter (`responses`) or to the
@@ -58,6 +54,10 @@ const formatOf = (name: string): (typeof FORMATS)[keyof typeof FORMATS] => {
   return FORMATS[name as keyof typeof FORMATS]
 }
 
+/**
+ * On-CPU nanoseconds of a process's main thread: the one that serves requests, so what it spends bounds
+ * the throughput; the rest of `cpuNs` is V8's helpers (GC, compiler) and libuv's pool.
+ */
 const mainNs = (pid: number): number => Number(readFileSync(`/proc/${pid}/task/${pid}/schedstat`, "utf8").split(" ")[0])
 
 const median = (values: ReadonlyArray<number>): number => {

@@ -172,8 +172,8 @@ export const isRejectedRow = (error: SqlError.SqlError): boolean => {
   return typeof errcode === "number" && [18, 19, 20].includes(errcode & 0xff)
 }
 
-// NUL cannot be read back from TEXT, and an unpaired surrogate has no UTF-8; both become U+FFFD (a
-// native scan: the pattern that found them was a tenth of the row's encoding)
+// NUL cannot be read back from TEXT, and an unpaired surrogate has no UTF-8; both become U+FFFD (native
+// scans: the pattern that found them was over a quarter of a row's encoding)
 const text = (value: string): string => {
   const wellFormed = value.toWellFormed()
   return wellFormed.includes("\u0000") ? wellFormed.replaceAll("\u0000", "\uFFFD") : wellFormed

@@ -208,7 +208,7 @@ layer(StoreLive, { excludeTestServices: true })("RequestLog", (it) => {
     Effect.gen(function*() {
       const odd = makeRecord({
         promptText: "nul\u0000byte",
-        completionText: "lone \ud800 surrogate",
+        completionText: "lone \ud800 surrogate, \udc00 low one, 😀 pair",
         tags: ["a\u0000b"],
         promptTokens: 10.6,
         latencyMs: Number.NaN,
@@ -219,7 +219,7 @@ layer(StoreLive, { excludeTestServices: true })("RequestLog", (it) => {
       assert.isDefined(row)
       assert.deepStrictEqual(
         [row.prompt_text, row.completion_text, row.tags, row.prompt_tokens, row.latency_ms, row.ttft_ms],
-        ["nul\uFFFDbyte", "lone \uFFFD surrogate", ["a\uFFFDb"], 11, 0, null]
+        ["nul\uFFFDbyte", "lone \uFFFD surrogate, \uFFFD low one, 😀 pair", ["a\uFFFDb"], 11, 0, null]
       )
     }))
 
