@@ -126,11 +126,11 @@ export const floatOrNull = (value: number | null): number | null =>
   value === null || !Number.isFinite(value) ? null : value
 
 /**
- * TEXT cannot hold NUL. In the binary format that is all: an unpaired surrogate is written as U+FFFD
- * by the UTF-8 encoder, as the JSON path had to replace it itself.
+ * TEXT cannot hold NUL, on either store. That is all a text value needs: an unpaired surrogate is
+ * written as U+FFFD by the UTF-8 encoder (PostgreSQL's binary format and node:sqlite's binding alike).
  */
-const text = (value: string): string => value.includes("\u0000") ? value.replaceAll("\u0000", "\uFFFD") : value
-const textOrNull = (value: string | null): string | null => value === null ? null : text(value)
+export const text = (value: string): string => value.includes("\u0000") ? value.replaceAll("\u0000", "\uFFFD") : value
+export const textOrNull = (value: string | null): string | null => value === null ? null : text(value)
 
 /** `{"a","b\"c"}`, or NULL for an empty list (the SELECT restores `'{}'`). */
 const listLiteral = (values: ReadonlyArray<string>): string | null => {

@@ -8,7 +8,17 @@ import { Context, Effect, Layer } from "effect"
 import { SqlClient, SqlError } from "effect/sql"
 import type { SQLInputValue } from "node:sqlite"
 import { toStoredTime } from "../store/Rows.ts"
-import { COLUMN_NAMES, columnsOf, float, floatOrNull, int, intOrNull, savingOrNull } from "./RequestLogColumns.ts"
+import {
+  COLUMN_NAMES,
+  columnsOf,
+  float,
+  floatOrNull,
+  int,
+  intOrNull,
+  savingOrNull,
+  text,
+  textOrNull
+} from "./RequestLogColumns.ts"
 import type { RequestRecord } from "./RequestRecord.ts"
 
 export class RequestLogStore extends Context.Service<RequestLogStore, {
@@ -172,24 +182,22 @@ export const isRejectedRow = (error: SqlError.SqlError): boolean => {
   return typeof errcode === "number" && [18, 19, 20].includes(errcode & 0xff)
 }
 
-// NUL cannot be read back from TEXT, and an unpaired surrogate has no UTF-8; both become U+FFFD (native
-// scans: the pattern that found them was over a quarter of a row's encoding)
-const text = (value: string): string => {
-  const wellFormed = value.toWellFormed()
-  return wellFormed.includes("\u0000") ? wellFormed.replaceAll("\u0000", "\uFFFD") : wellFormed
-}
-const textOrNull = (value: string | null): string | null => value === null ? null : text(value)
-/** A list column holds JSON text. */
-const list = (values: ReadonlyArray<string>): string => values.length === 0 ? "[]" : JSON.stringify(values.map(text))
+/**
+ * A list column holds JSON text. `JSON.stringify` escapes an unpaired surrogate rather than letting the
+ * UTF-8 encoder replace it, so the list makes each value well-formed first.
+ */
+const list = (values: ReadonlyArray<string>): string =>
+  values.length === 0 ? "[]" : JSON.stringify(values.map((value) => text(value.toWellFormed())))
 
 /** The last row's stored time: a batch's rows share their millisecond more often than not. */
 let lastTime = Number.NaN
 let lastStoredTime = ""
 const storedTime = (date: Date): string => {
-  const time = Number.isNaN(date.getTime()) ? Date.now() : date.getTime()
+  const time = date.getTime()
+  if (Number.isNaN(time)) return toStoredTime(new Date())
   if (time !== lastTime) {
     lastTime = time
-    lastStoredTime = toStoredTime(new Date(time))
+    lastStoredTime = toStoredTime(date)
   }
   return lastStoredTime
 }
