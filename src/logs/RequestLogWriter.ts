@@ -20,6 +20,7 @@ import { purgeExpired, purgeOnSchedule, type RetentionSettings } from "./Request
 import * as Spill from "./RequestLogSpill.ts"
 import type { RequestLogStore } from "./RequestLogStore.ts"
 import type { RequestRecord } from "./RequestRecord.ts"
+import { RowQueue } from "./RowQueue.ts"
 
 export interface RequestLogSettings extends RetentionSettings {
   readonly enabled: boolean
@@ -93,7 +94,7 @@ export const zeroCounters = () => ({
 export const makeWriter = Effect.fnUntraced(function*(settings: RequestLogSettings, store: RequestLogStore["Service"]) {
   const { batchSize, queueLimit, queueMaxBytes, spillFile } = settings
   const counters = zeroCounters()
-  let queue: Array<RequestRecord> = []
+  const queue = new RowQueue()
   let queueBytes = 0
   let inFlight: ReadonlyArray<RequestRecord> = []
   let inFlightBytes = 0
@@ -139,7 +140,7 @@ export const makeWriter = Effect.fnUntraced(function*(settings: RequestLogSettin
       if (overflow.length === 1) overflowWaiting.openUnsafe()
       return
     }
-    queue.push(row)
+    queue.push(row) // throws, queuing nothing, on a row that is not a record
     queueBytes += bytes
     if (queue.length === 1 || queue.length >= batchSize) rowsWaiting.openUnsafe()
   }
@@ -179,9 +180,10 @@ export const makeWriter = Effect.fnUntraced(function*(settings: RequestLogSettin
       if (inFlight.length === 0) {
         yield* awaitRows
         if (queue.length === 0) return // shutdown, and nothing left
-        const batch = queue.splice(0, batchSize)
-        queueBytes = queue.length === 0 ? 0 : queueBytes - bytesOf(batch)
-        setInFlight(batch)
+        // no local for the batch: a generator keeps its locals until they are overwritten, and the
+        // batch would wait with the next one's rows, long enough to be promoted
+        setInFlight(queue.take(batchSize))
+        queueBytes = queue.length === 0 ? 0 : queueBytes - inFlightBytes
       }
       for (let attempt = 0;; attempt++) {
         const result = yield* Effect.result(deliver(inFlight, "queue"))
@@ -356,10 +358,9 @@ export const makeWriter = Effect.fnUntraced(function*(settings: RequestLogSettin
       for (const fiber of [...fibers, replayer, retention]) yield* interrupt(fiber)
       closed = true
       // rows a timed-out append may have written in part are spilled again: replays skip duplicates
-      const rest = [...inFlight, ...spilling, ...queue, ...overflow]
+      const rest = [...inFlight, ...spilling, ...queue.take(queue.length), ...overflow]
       setInFlight([])
       spilling = []
-      queue = []
       queueBytes = 0
       overflow = []
       overflowBytes = 0

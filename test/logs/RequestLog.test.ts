@@ -18,6 +18,7 @@ import {
   makeRecord,
   makeRecords,
   recorder,
+  RICH,
   rowsOf,
   spilledIds,
   storeControl,
@@ -28,40 +29,6 @@ import { StoreLive, usingPostgres } from "../utils/TestStore.ts"
 
 const recordAll = (log: RequestLog["Service"], rows: ReadonlyArray<RequestRecord>) =>
   Effect.forEach(rows, (row) => log.record(row), { discard: true })
-
-/** A record that fills every column, each with a value unlike its default. */
-const RICH = {
-  kind: "count_tokens" as const,
-  cost: { input: 1_600, cachedInput: 200, cacheWrite: 0, output: 3_450, total: 5_250 },
-  createdAt: new Date("2026-03-04T05:06:07.089Z"),
-  orgId: "org_a",
-  keyId: "key_b",
-  requestedModel: "openai/gpt-x",
-  model: "gpt-x-2026",
-  provider: "openai",
-  status: 502,
-  errorCode: "upstream_error",
-  stream: true,
-  tags: ["team:ml", "quote\"d", "comma,brace{}", "ünïcode ✓"],
-  promptTokens: 1200,
-  completionTokens: 345,
-  cachedTokens: 100,
-  reasoningTokens: 50,
-  svcTools: ["web_search", "calculator", "web_search"],
-  attempts: 3,
-  latencyMs: 1234.5,
-  ttftMs: 87.25,
-  compressionLevel: "safe",
-  promptTokensSaved: 42,
-  promptTokensSavedNet: 30,
-  shadowTokensSavedSafe: null,
-  shadowTokensSavedAggressive: null,
-  compressionSavedMicro: -1_250,
-  userAgent: "OpenAI/JS 7.57.0",
-  sessionId: "9f4e2c1a-session",
-  promptText: "What is 2+2? 😀\nline two",
-  completionText: "4"
-} satisfies Partial<RequestRecord>
 
 /** The row `RICH` is stored as, under `id`. */
 const richRow = (id: string): LogRow => ({
