@@ -146,7 +146,8 @@ export class RowQueue {
       const slot = (this.#head + i) % this.#capacity
       rows[i] = this.#record(slot)
       // the queue lets go of the row's strings and lists at once
-      this.#references.fill(null, slot * REFERENCES, (slot + 1) * REFERENCES)
+      const references = this.#references
+      for (let k = slot * REFERENCES, end = k + REFERENCES; k < end; k++) references[k] = null
     }
     this.#head = this.#length === taken ? 0 : (this.#head + taken) % this.#capacity
     this.#length -= taken
@@ -159,7 +160,6 @@ export class RowQueue {
     const nulls = this.#nulls[slot]!
     const r = this.#references
     const ref = slot * REFERENCES
-    const number = (flag: number, index: number) => (nulls & flag) === 0 ? n[at + index]! : null
     return {
       id: r[ref + ID] as string,
       kind: r[ref + KIND] as RequestKind,
@@ -180,13 +180,13 @@ export class RowQueue {
       svcTools: r[ref + SVC_TOOLS] as ReadonlyArray<string>,
       attempts: n[at + ATTEMPTS]!,
       latencyMs: n[at + LATENCY_MS]!,
-      ttftMs: number(NULL_TTFT, TTFT_MS),
+      ttftMs: (nulls & NULL_TTFT) === 0 ? n[at + TTFT_MS]! : null,
       compressionLevel: r[ref + COMPRESSION_LEVEL] as CompressionLevel | null,
-      promptTokensSaved: number(NULL_SAVED, SAVED),
-      promptTokensSavedNet: number(NULL_SAVED_NET, SAVED_NET),
-      shadowTokensSavedSafe: number(NULL_SHADOW_SAFE, SHADOW_SAFE),
-      shadowTokensSavedAggressive: number(NULL_SHADOW_AGGRESSIVE, SHADOW_AGGRESSIVE),
-      compressionSavedMicro: number(NULL_SAVED_MICRO, SAVED_MICRO),
+      promptTokensSaved: (nulls & NULL_SAVED) === 0 ? n[at + SAVED]! : null,
+      promptTokensSavedNet: (nulls & NULL_SAVED_NET) === 0 ? n[at + SAVED_NET]! : null,
+      shadowTokensSavedSafe: (nulls & NULL_SHADOW_SAFE) === 0 ? n[at + SHADOW_SAFE]! : null,
+      shadowTokensSavedAggressive: (nulls & NULL_SHADOW_AGGRESSIVE) === 0 ? n[at + SHADOW_AGGRESSIVE]! : null,
+      compressionSavedMicro: (nulls & NULL_SAVED_MICRO) === 0 ? n[at + SAVED_MICRO]! : null,
       userAgent: r[ref + USER_AGENT] as string | null,
       cost: (nulls & NULL_COST) !== 0 ? null : {
         input: n[at + COST_INPUT]!,
