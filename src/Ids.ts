@@ -1,8 +1,8 @@
 /**
- * Random identifiers: a readable prefix and base62 characters from the CSPRNG. An id is written into a
- * buffer and read out as one string: built by `+=`, it was a tree of pieces, an object per character,
- * until something read it whole, and a request id waits in the request log's queue long enough to be
- * promoted with all of them (2 µs a request of the collector's time at 3,500 requests a second).
+ * Random identifiers: a readable prefix (a short ASCII literal) and base62 characters from the CSPRNG.
+ * An id is written into a buffer and read out as one string: built by `+=`, it was a tree of pieces,
+ * an object per character, until something read it whole, and a request id waits in the request log's
+ * queue long enough for the collector to promote it, every piece with it.
  */
 import { randomBytes } from "node:crypto"
 
