@@ -69,7 +69,7 @@ const NO_VALUES: ReadonlyArray<string> = Object.freeze([])
 export class RowQueue {
   #capacity = INITIAL_CAPACITY
   #numbers = new Float64Array(INITIAL_CAPACITY * NUMBERS)
-  #references: Array<unknown> = new Array<unknown>(INITIAL_CAPACITY * REFERENCES).fill(null)
+  #references = new Array<unknown>(INITIAL_CAPACITY * REFERENCES).fill(null)
   #nulls = new Uint8Array(INITIAL_CAPACITY)
   #head = 0
   #length = 0
@@ -151,6 +151,8 @@ export class RowQueue {
     }
     this.#head = this.#length === taken ? 0 : (this.#head + taken) % this.#capacity
     this.#length -= taken
+    // an outage can grow the queue to its limit (18 MB of columns at 50,000 rows): not kept once drained
+    if (this.#length === 0 && this.#capacity > INITIAL_CAPACITY * 4) this.#allocate(INITIAL_CAPACITY)
     return rows
   }
 
@@ -213,20 +215,28 @@ export class RowQueue {
 
   /** Twice the room, the rows moved to its start in order. */
   #grow(): void {
-    const capacity = this.#capacity * 2
-    const numbers = new Float64Array(capacity * NUMBERS)
-    const references = new Array<unknown>(capacity * REFERENCES).fill(null)
-    const nulls = new Uint8Array(capacity)
+    const [numbers, references, nulls, capacity, head] = [
+      this.#numbers,
+      this.#references,
+      this.#nulls,
+      this.#capacity,
+      this.#head
+    ]
+    this.#allocate(capacity * 2)
     for (let i = 0; i < this.#length; i++) {
-      const slot = (this.#head + i) % this.#capacity
-      numbers.set(this.#numbers.subarray(slot * NUMBERS, (slot + 1) * NUMBERS), i * NUMBERS)
-      for (let k = 0; k < REFERENCES; k++) references[i * REFERENCES + k] = this.#references[slot * REFERENCES + k]
-      nulls[i] = this.#nulls[slot]!
+      const slot = (head + i) % capacity
+      this.#numbers.set(numbers.subarray(slot * NUMBERS, (slot + 1) * NUMBERS), i * NUMBERS)
+      for (let k = 0; k < REFERENCES; k++) this.#references[i * REFERENCES + k] = references[slot * REFERENCES + k]
+      this.#nulls[i] = nulls[slot]!
     }
+  }
+
+  /** Empty columns for `capacity` rows, the rows (if any) to be copied in from the start. */
+  #allocate(capacity: number): void {
     this.#capacity = capacity
-    this.#numbers = numbers
-    this.#references = references
-    this.#nulls = nulls
+    this.#numbers = new Float64Array(capacity * NUMBERS)
+    this.#references = new Array<unknown>(capacity * REFERENCES).fill(null)
+    this.#nulls = new Uint8Array(capacity)
     this.#head = 0
   }
 }

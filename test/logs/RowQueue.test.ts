@@ -47,7 +47,7 @@ describe("RowQueue", () => {
     assert.isTrue(Number.isNaN(back!.promptTokensSaved!))
   })
 
-  it("takes in the order pushed across interleaved takes, wrap-around and growth", () => {
+  it("takes in the order pushed across interleaved takes, wrap-around, growth and draining", () => {
     const queue = new RowQueue()
     const pushed: Array<string> = []
     const taken: Array<string> = []
@@ -70,9 +70,12 @@ describe("RowQueue", () => {
     take(500)
     push(900) // wraps past the end of the first 1,024 slots
     take(300)
-    push(3000) // grows twice with the rows wrapped
+    push(4000) // grows three times with the rows wrapped
     take(2000)
     push(10)
+    take(100_000) // drained: the grown columns give way to small ones
+    push(1500) // and grow again
+    take(700)
     take(100_000)
     assert.strictEqual(queue.length, 0)
     assert.deepStrictEqual(taken, pushed)
