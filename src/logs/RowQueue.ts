@@ -61,6 +61,13 @@ const NULL_SHADOW_AGGRESSIVE = 16
 const NULL_SAVED_MICRO = 32
 const NULL_COST = 64
 
+/** Writes a nullable number at `index`; returns `flag` when it is null (its slot left as it was). */
+const nullable = (numbers: Float64Array, index: number, value: number | null, flag: number): number => {
+  if (value === null) return flag
+  numbers[index] = value
+  return 0
+}
+
 const INITIAL_CAPACITY = 1024
 /** Distinct strings kept once; past this many the table starts over (bounded whatever the traffic). */
 const INTERN_LIMIT = 4096
@@ -96,18 +103,12 @@ export class RowQueue {
     n[at + REASONING_TOKENS] = record.reasoningTokens
     n[at + ATTEMPTS] = record.attempts
     n[at + LATENCY_MS] = record.latencyMs
-    if (record.ttftMs === null) nulls |= NULL_TTFT
-    else n[at + TTFT_MS] = record.ttftMs
-    if (record.promptTokensSaved === null) nulls |= NULL_SAVED
-    else n[at + SAVED] = record.promptTokensSaved
-    if (record.promptTokensSavedNet === null) nulls |= NULL_SAVED_NET
-    else n[at + SAVED_NET] = record.promptTokensSavedNet
-    if (record.shadowTokensSavedSafe === null) nulls |= NULL_SHADOW_SAFE
-    else n[at + SHADOW_SAFE] = record.shadowTokensSavedSafe
-    if (record.shadowTokensSavedAggressive === null) nulls |= NULL_SHADOW_AGGRESSIVE
-    else n[at + SHADOW_AGGRESSIVE] = record.shadowTokensSavedAggressive
-    if (record.compressionSavedMicro === null) nulls |= NULL_SAVED_MICRO
-    else n[at + SAVED_MICRO] = record.compressionSavedMicro
+    nulls |= nullable(n, at + TTFT_MS, record.ttftMs, NULL_TTFT)
+    nulls |= nullable(n, at + SAVED, record.promptTokensSaved, NULL_SAVED)
+    nulls |= nullable(n, at + SAVED_NET, record.promptTokensSavedNet, NULL_SAVED_NET)
+    nulls |= nullable(n, at + SHADOW_SAFE, record.shadowTokensSavedSafe, NULL_SHADOW_SAFE)
+    nulls |= nullable(n, at + SHADOW_AGGRESSIVE, record.shadowTokensSavedAggressive, NULL_SHADOW_AGGRESSIVE)
+    nulls |= nullable(n, at + SAVED_MICRO, record.compressionSavedMicro, NULL_SAVED_MICRO)
     const cost = record.cost
     if (cost === null) nulls |= NULL_COST
     else {
