@@ -97,6 +97,36 @@ describe("OpenAiCompatible against a local server", () => {
       yield* awaitClose(server.closed)
     }).pipe(Effect.provide(undici)))
 
+  it.live("idle counts from the last piece: a stream that goes silent after a steady start", () =>
+    Effect.gen(function*() {
+      // pieces every 40 ms for longer than the idle limit, then silence: the limit is met again and again
+      // while pieces come, and runs out only once they stop
+      const server = yield* localServer((_req, res) => {
+        sseHead(res)
+        let sent = 0
+        const timer = setInterval(() => {
+          res.write(sse(delta(".")))
+          if (++sent === 8) clearInterval(timer)
+        }, 40)
+        res.on("close", () => clearInterval(timer))
+      })
+      const provider = yield* realProvider(server.baseUrl, { idle: Duration.millis(150) })
+      const received: Array<CompletionChunk> = []
+      let lastAt = 0
+      const error = yield* Effect.flip(
+        Stream.runForEach(providerStream(provider, call), (c) =>
+          Effect.sync(() => {
+            received.push(c)
+            lastAt = performance.now()
+          }))
+      )
+      const silence = performance.now() - lastAt
+      assert.strictEqual(timeoutPhase(error), "idle")
+      assert.strictEqual(contentOf(received), "........")
+      assert.isTrue(silence >= 145 && silence < 2000, `failed ${silence} ms after the last piece`)
+      yield* awaitClose(server.closed)
+    }).pipe(Effect.provide(undici)))
+
   it.live("idle is not total: a steady stream runs until the total timeout", () =>
     Effect.gen(function*() {
       const server = yield* localServer((_req, res) => {
