@@ -11,7 +11,10 @@
  * µs per request (and of the main thread's share alone), and each entry's ratio to the first. The entry `passthrough` measures the bare
  * pass-through, the floor. `CPU_FORMAT` picks the inbound format (chat completions by default; see
  * `FORMATS`). `CPU_NODE_FLAGS` adds Node flags to every build
- * (`--cpu-prof --cpu-prof-dir=<dir>` writes each one's profile when it stops).
+ * (`--cpu-prof --cpu-prof-dir=<dir>` writes each one's profile when it stops; with `--trace-gc-nvp` each
+ * build's collections are summed at the end, from its log `bench/results/cpu-<n>.log`: what it promoted
+ * to the old generation moves far less from run to run than time does). The main thread's wakeups per
+ * request count the event-loop turns an answer took (at c=1; under load one turn serves several).
  */
 import { readFileSync } from "node:fs"
 import { join, resolve } from "node:path"
@@ -59,6 +62,14 @@ const formatOf = (name: string): (typeof FORMATS)[keyof typeof FORMATS] => {
  * the throughput; the rest of `cpuNs` is V8's helpers (GC, compiler) and libuv's pool.
  */
 const mainNs = (pid: number): number => Number(readFileSync(`/proc/${pid}/task/${pid}/schedstat`, "utf8").split(" ")[0])
+
+/**
+ * How many times the main thread was put on a CPU so far (schedstat's third field): at c=1 each time it
+ * waited for something (the next event-loop turn's I/O, a timer) and woke, so per request it counts the
+ * turns the event loop took to answer.
+ */
+const mainSlices = (pid: number): number =>
+  Number(readFileSync(`/proc/${pid}/task/${pid}/schedstat`, "utf8").split(" ")[2])
 
 const median = (values: ReadonlyArray<number>): number => {
   const sorted = [...values].sort((a, b) => a - b)
@@ -165,7 +176,7 @@ const main = async (): Promise<void> => {
   }
   const samples = new Map<
     string,
-    Array<{ gateway: number; main: number; postgres: number; others: number; rps: number }>
+    Array<{ gateway: number; main: number; slices: number; postgres: number; others: number; rps: number }>
   >()
   for (let round = 0; round < rounds; round++) {
     for (const mode of modes) {
@@ -175,11 +186,13 @@ const main = async (): Promise<void> => {
         const pid = g.pid
         const before = [cpuNs(pid), postgresNs(), cpuNs(upstream.child.pid!), cpuNs(load.pid!)] as const
         const mainBefore = mainNs(pid)
+        const slicesBefore = mainSlices(pid)
         const run = await runLoad(spec(g, mode, requests))
         // the log's rows are written behind the answers: give the writer its flush before reading
         await new Promise((done) => setTimeout(done, 300))
         const after = [cpuNs(pid), postgresNs(), cpuNs(upstream.child.pid!), cpuNs(load.pid!)] as const
         const mainAfter = mainNs(pid)
+        const slicesAfter = mainSlices(pid)
         const n = run.latencies.length
         if (run.errors > 0) throw new Error(`${g.name} ${mode}: ${run.errors} errors, first: ${run.firstError}`)
         const key = `${g.name} ${mode}`
@@ -187,6 +200,7 @@ const main = async (): Promise<void> => {
         list.push({
           gateway: (after[0] - before[0]) / n / 1e3,
           main: (mainAfter - mainBefore) / n / 1e3,
+          slices: (slicesAfter - slicesBefore) / n,
           postgres: (after[1] - before[1]) / n / 1e3,
           // the rest of the machine's work per request: the fake upstream and the load generator
           others: (after[2] - before[2] + after[3] - before[3]) / n / 1e3,
@@ -209,7 +223,8 @@ const main = async (): Promise<void> => {
       const spread = list.map((s) => s.gateway.toFixed(1)).join(" ")
       console.log(
         `${mode.padEnd(10)} ${gw.toFixed(1).padStart(7)} µs gateway (${(gw / first).toFixed(3)}x)  ` +
-          `(main thread ${median(list.map((s) => s.main)).toFixed(1)})  ` +
+          `(main thread ${median(list.map((s) => s.main)).toFixed(1)}, ` +
+          `${median(list.map((s) => s.slices)).toFixed(2)} wakeups)  ` +
           `${median(list.map((s) => s.postgres)).toFixed(1).padStart(6)} µs postgres  ` +
           `${median(list.map((s) => s.others)).toFixed(1).padStart(6)} µs upstream+load  ` +
           `${median(list.map((s) => s.rps)).toFixed(0).padStart(6)} rps  [${spread}]  ${entry}`
@@ -218,6 +233,33 @@ const main = async (): Promise<void> => {
   }
   for (const g of gateways) await g.stop()
   await store.drop()
+  if ((process.env["CPU_NODE_FLAGS"] ?? "").includes("--trace-gc-nvp")) {
+    for (const [i, { label }] of specs.entries()) {
+      if (label === "passthrough") continue
+      const gc = collectorSummary(readFileSync(join(benchDir, "results", `cpu-${i}.log`), "utf8"))
+      console.log(
+        `collector, whole process: ${(gc.promoted / 1e6).toFixed(1)} MB promoted, ${gc.young} young and ` +
+          `${gc.full} full collections, ${gc.pauseMs.toFixed(0)} ms paused  ${label}`
+      )
+    }
+  }
+}
+
+/**
+ * Sums a `--trace-gc-nvp` log (one line per collection): bytes promoted to the old generation, the
+ * count of young (`gc=s`) and full (`gc=mc`, `gc=ms`) collections, and the main thread's pauses.
+ */
+const collectorSummary = (log: string) => {
+  const summary = { promoted: 0, young: 0, full: 0, pauseMs: 0 }
+  for (const line of log.split("\n")) {
+    const kind = / gc=(\w+) /.exec(line)?.[1]
+    if (kind === undefined) continue
+    if (kind === "s") summary.young++
+    else if (kind === "mc" || kind === "ms") summary.full++
+    summary.promoted += Number(/ promoted=(\d+)/.exec(line)?.[1] ?? 0)
+    summary.pauseMs += Number(/ pause=([\d.]+)/.exec(line)?.[1] ?? 0)
+  }
+  return summary
 }
 
 main().then(
