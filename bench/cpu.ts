@@ -12,8 +12,9 @@
  * pass-through, the floor. `CPU_FORMAT` picks the inbound format (chat completions by default; see
  * `FORMATS`). `CPU_NODE_FLAGS` adds Node flags to every build
  * (`--cpu-prof --cpu-prof-dir=<dir>` writes each one's profile when it stops; with `--trace-gc-nvp` each
- * build's collections are summed at the end, from its log `bench/results/cpu-<n>.log`: what it promoted
- * to the old generation moves far less from run to run than time does). The main thread's wakeups per
+ * build's collections in the measured rounds are summed per request at the end, from its log
+ * `bench/results/cpu-<n>.log`: what it promoted to the old generation moves far less from run to run
+ * than time does, and start-up promotes most of a process's total). The main thread's wakeups per
  * request count the event-loop turns an answer took (at c=1; under load one turn serves several).
  */
 import { readFileSync } from "node:fs"
@@ -70,6 +71,19 @@ const mainNs = (pid: number): number => Number(readFileSync(`/proc/${pid}/task/$
  */
 const mainSlices = (pid: number): number =>
   Number(readFileSync(`/proc/${pid}/task/${pid}/schedstat`, "utf8").split(" ")[2])
+
+/**
+ * When a process started, as `Date.now()` would have read then (to 10 ms: its start time in clock ticks
+ * since boot, against the machine's uptime), so a `--trace-gc-nvp` line's time since start can be placed
+ * in a measured window.
+ */
+const startedAtMs = (pid: number): number => {
+  // the fields after the command's closing parenthesis; the start time is the 22nd field of the line
+  const stat = readFileSync(`/proc/${pid}/stat`, "utf8")
+  const ticks = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[19])
+  const uptimeSeconds = Number(readFileSync("/proc/uptime", "utf8").split(" ")[0])
+  return Date.now() - (uptimeSeconds - ticks / 100) * 1000
+}
 
 const median = (values: ReadonlyArray<number>): number => {
   const sorted = [...values].sort((a, b) => a - b)
@@ -174,6 +188,9 @@ const main = async (): Promise<void> => {
     await sanityCheck(target(g))
     for (const mode of modes) await runLoad(spec(g, mode, 5 * requests))
   }
+  // the measured windows of each build and mode, in ms since its process started (for the collector's log)
+  const windows = new Map<string, Array<{ readonly from: number; readonly to: number; readonly requests: number }>>()
+  const startedAt = new Map(gateways.map((g) => [g.name, startedAtMs(g.pid)]))
   const samples = new Map<
     string,
     Array<{ gateway: number; main: number; slices: number; postgres: number; others: number; rps: number }>
@@ -187,7 +204,9 @@ const main = async (): Promise<void> => {
         const before = [cpuNs(pid), postgresNs(), cpuNs(upstream.child.pid!), cpuNs(load.pid!)] as const
         const mainBefore = mainNs(pid)
         const slicesBefore = mainSlices(pid)
+        const from = Date.now() - startedAt.get(g.name)!
         const run = await runLoad(spec(g, mode, requests))
+        const to = Date.now() - startedAt.get(g.name)!
         // the log's rows are written behind the answers: give the writer its flush before reading
         await new Promise((done) => setTimeout(done, 300))
         const after = [cpuNs(pid), postgresNs(), cpuNs(upstream.child.pid!), cpuNs(load.pid!)] as const
@@ -196,6 +215,7 @@ const main = async (): Promise<void> => {
         const n = run.latencies.length
         if (run.errors > 0) throw new Error(`${g.name} ${mode}: ${run.errors} errors, first: ${run.firstError}`)
         const key = `${g.name} ${mode}`
+        windows.set(key, [...(windows.get(key) ?? []), { from, to, requests: n }])
         const list = samples.get(key) ?? []
         list.push({
           gateway: (after[0] - before[0]) / n / 1e3,
@@ -234,32 +254,61 @@ const main = async (): Promise<void> => {
   for (const g of gateways) await g.stop()
   await store.drop()
   if ((process.env["CPU_NODE_FLAGS"] ?? "").includes("--trace-gc-nvp")) {
+    // start-up and warm-up promote most of a process's total (compiled code, caches, pools), so what
+    // a request costs the collector is read in the measured windows only
+    console.log("collector in the measured rounds, per request (and the whole process's totals):")
     for (const [i, { label }] of specs.entries()) {
       if (label === "passthrough") continue
-      const gc = collectorSummary(readFileSync(join(benchDir, "results", `cpu-${i}.log`), "utf8"))
-      console.log(
-        `collector, whole process: ${(gc.promoted / 1e6).toFixed(1)} MB promoted, ${gc.young} young and ` +
-          `${gc.full} full collections, ${gc.pauseMs.toFixed(0)} ms paused  ${label}`
-      )
+      const log = collections(readFileSync(join(benchDir, "results", `cpu-${i}.log`), "utf8"))
+      const all = sumCollections(log)
+      for (const mode of modes) {
+        const measured = windows.get(`cpu-${i} ${mode}`) ?? []
+        const requests = measured.reduce((sum, w) => sum + w.requests, 0)
+        const inside = sumCollections(log.filter((c) => measured.some((w) => c.atMs >= w.from && c.atMs <= w.to)))
+        console.log(
+          `${mode.padEnd(10)} ${(inside.promoted / requests).toFixed(0).padStart(6)} B promoted, ` +
+            `${(inside.young / requests * 1000).toFixed(1)} young and ${(inside.full / requests * 1e5).toFixed(1)} ` +
+            `full collections per 1,000 and 100,000 requests, ${
+              (inside.pauseMs * 1000 / requests).toFixed(1)
+            } µs paused  ` +
+            `(process: ${(all.promoted / 1e6).toFixed(1)} MB, ${all.young} young, ${all.full} full)  ${label}`
+        )
+      }
     }
   }
 }
 
-/**
- * Sums a `--trace-gc-nvp` log (one line per collection): bytes promoted to the old generation, the
- * count of young (`gc=s`) and full (`gc=mc`, `gc=ms`) collections, and the main thread's pauses.
- */
-const collectorSummary = (log: string) => {
-  const summary = { promoted: 0, young: 0, full: 0, pauseMs: 0 }
-  for (const line of log.split("\n")) {
+interface Collection {
+  readonly atMs: number
+  readonly kind: string
+  readonly promoted: number
+  readonly pauseMs: number
+}
+
+/** The collections of a `--trace-gc-nvp` log, one line each: `[pid:isolate:0]  <ms since start> ms: pause=... gc=s ...`. */
+const collections = (log: string): Array<Collection> =>
+  log.split("\n").flatMap((line) => {
+    const at = /^\[[^\]]*\]\s+([\d.]+) ms: /.exec(line)
     const kind = / gc=(\w+) /.exec(line)?.[1]
-    if (kind === undefined) continue
-    if (kind === "s") summary.young++
-    else if (kind === "mc" || kind === "ms") summary.full++
-    summary.promoted += Number(/ promoted=(\d+)/.exec(line)?.[1] ?? 0)
-    summary.pauseMs += Number(/ pause=([\d.]+)/.exec(line)?.[1] ?? 0)
+    if (at === null || kind === undefined) return []
+    return [{
+      atMs: Number(at[1]),
+      kind,
+      promoted: Number(/ promoted=(\d+)/.exec(line)?.[1] ?? 0),
+      pauseMs: Number(/ pause=([\d.]+)/.exec(line)?.[1] ?? 0)
+    }]
+  })
+
+/** Bytes promoted to the old generation, young (`gc=s`) and full (`gc=mc`, `gc=ms`) collections, pauses. */
+const sumCollections = (list: ReadonlyArray<Collection>) => {
+  const sum = { promoted: 0, young: 0, full: 0, pauseMs: 0 }
+  for (const c of list) {
+    if (c.kind === "s") sum.young++
+    else if (c.kind === "mc" || c.kind === "ms") sum.full++
+    sum.promoted += c.promoted
+    sum.pauseMs += c.pauseMs
   }
-  return summary
+  return sum
 }
 
 main().then(
