@@ -158,8 +158,8 @@ class Exchange {
    * timer runs out it is armed again for what is left of the limit since the last piece, so a steady
    * body costs one timer per idle period rather than a timer operation per piece. Not undici's body
    * timeout: it makes a timer object per request that stays in undici's list until its next sweep (every
-   * half second), long enough to be promoted to the old generation, and with it the collector promoted
-   * a third more on whole answers and twice as much when whole and streamed answers mix (see
+   * half second), long enough to be promoted to the old generation; with it a whole answer promoted
+   * nearly twice as much, and streamed answers mixed with whole ones ten times as much (see
    * docs/performance.md).
    */
   private idleTimer: ReturnType<typeof setTimeout> | undefined
