@@ -73,9 +73,9 @@ const mainSlices = (pid: number): number =>
   Number(readFileSync(`/proc/${pid}/task/${pid}/schedstat`, "utf8").split(" ")[2])
 
 /**
- * When a process started, as `Date.now()` would have read then (to 10 ms: its start time in clock ticks
- * since boot, against the machine's uptime), so a `--trace-gc-nvp` line's time since start can be placed
- * in a measured window.
+ * When a process started, as `Date.now()` would have read then: its start time in clock ticks since boot
+ * (USER_HZ, 100 on Linux) against the machine's uptime. A `--trace-gc-nvp` line counts from its isolate's
+ * start, a few tens of ms later: close enough to place a collection in a window of seconds.
  */
 const startedAtMs = (pid: number): number => {
   // the fields after the command's closing parenthesis; the start time is the 22nd field of the line
