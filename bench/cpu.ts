@@ -59,18 +59,16 @@ const formatOf = (name: string): (typeof FORMATS)[keyof typeof FORMATS] => {
 }
 
 /**
- * On-CPU nanoseconds of a process's main thread: the one that serves requests, so what it spends bounds
- * the throughput; the rest of `cpuNs` is V8's helpers (GC, compiler) and libuv's pool.
+ * A process's main thread from one read of its schedstat: on-CPU nanoseconds (`ns`; the thread that
+ * serves requests, so what it spends bounds the throughput; the rest of `cpuNs` is V8's helpers and
+ * libuv's pool), and how many times it was put on a CPU (`slices`): at c=1 each time it waited for
+ * something (the next event-loop turn's I/O, a timer) and woke, so per request it counts the turns the
+ * event loop took to answer.
  */
-const mainNs = (pid: number): number => Number(readFileSync(`/proc/${pid}/task/${pid}/schedstat`, "utf8").split(" ")[0])
-
-/**
- * How many times the main thread was put on a CPU so far (schedstat's third field): at c=1 each time it
- * waited for something (the next event-loop turn's I/O, a timer) and woke, so per request it counts the
- * turns the event loop took to answer.
- */
-const mainSlices = (pid: number): number =>
-  Number(readFileSync(`/proc/${pid}/task/${pid}/schedstat`, "utf8").split(" ")[2])
+const mainThread = (pid: number): { readonly ns: number; readonly slices: number } => {
+  const [ns = "0", , slices = "0"] = readFileSync(`/proc/${pid}/task/${pid}/schedstat`, "utf8").split(" ")
+  return { ns: Number(ns), slices: Number(slices) }
+}
 
 /**
  * When a process started, as `Date.now()` would have read then: its start time in clock ticks since boot
@@ -202,16 +200,14 @@ const main = async (): Promise<void> => {
         await runLoad(spec(g, mode, Math.ceil(requests / 5)))
         const pid = g.pid
         const before = [cpuNs(pid), postgresNs(), cpuNs(upstream.child.pid!), cpuNs(load.pid!)] as const
-        const mainBefore = mainNs(pid)
-        const slicesBefore = mainSlices(pid)
+        const mainBefore = mainThread(pid)
         const from = Date.now() - startedAt.get(g.name)!
         const run = await runLoad(spec(g, mode, requests))
         const to = Date.now() - startedAt.get(g.name)!
         // the log's rows are written behind the answers: give the writer its flush before reading
         await new Promise((done) => setTimeout(done, 300))
         const after = [cpuNs(pid), postgresNs(), cpuNs(upstream.child.pid!), cpuNs(load.pid!)] as const
-        const mainAfter = mainNs(pid)
-        const slicesAfter = mainSlices(pid)
+        const mainAfter = mainThread(pid)
         const n = run.latencies.length
         if (run.errors > 0) throw new Error(`${g.name} ${mode}: ${run.errors} errors, first: ${run.firstError}`)
         const key = `${g.name} ${mode}`
@@ -219,8 +215,8 @@ const main = async (): Promise<void> => {
         const list = samples.get(key) ?? []
         list.push({
           gateway: (after[0] - before[0]) / n / 1e3,
-          main: (mainAfter - mainBefore) / n / 1e3,
-          slices: (slicesAfter - slicesBefore) / n,
+          main: (mainAfter.ns - mainBefore.ns) / n / 1e3,
+          slices: (mainAfter.slices - mainBefore.slices) / n,
           postgres: (after[1] - before[1]) / n / 1e3,
           // the rest of the machine's work per request: the fake upstream and the load generator
           others: (after[2] - before[2] + after[3] - before[3]) / n / 1e3,

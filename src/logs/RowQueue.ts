@@ -216,13 +216,11 @@ export class RowQueue {
 
   /** Twice the room, the rows moved to its start in order. */
   #grow(): void {
-    const [numbers, references, nulls, capacity, head] = [
-      this.#numbers,
-      this.#references,
-      this.#nulls,
-      this.#capacity,
-      this.#head
-    ]
+    const numbers = this.#numbers
+    const references = this.#references
+    const nulls = this.#nulls
+    const capacity = this.#capacity
+    const head = this.#head
     this.#allocate(capacity * 2)
     for (let i = 0; i < this.#length; i++) {
       const slot = (head + i) % capacity
