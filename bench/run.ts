@@ -4,7 +4,9 @@
  * processes on 127.0.0.1, drives them from a separate load-generator process (direct / pass-through / gateway × non-stream / stream × concurrency),
  * prints the table and the targets with PASS/FAIL, and writes bench/results/latest.{json,md}.
  * Each cell is measured in rounds that alternate between the targets (all processes stay up), so
- * drift and the 2-vCPU scheduler's moods hit every target alike; a cell's figures use all its samples.
+ * drift and the 2-vCPU scheduler's moods hit every target alike; a cell's figures use all its samples,
+ * and the gateway's comparisons with the baseline and with its log off are also given paired round by
+ * round (`paired.ts`).
  * Exits non-zero when a step fails (a child does not start, a sanity check fails), not when a target is
  * missed. Env: BENCH_SECONDS (measured seconds per cell, default 3), BENCH_ROUNDS (3),
  * BENCH_WARMUP_SECONDS (per round, 0.5), BENCH_MAX_REQUESTS (per cell, 200000), BENCH_CONCURRENCY
@@ -29,6 +31,7 @@ import {
 } from "./gateway.ts"
 import { type LoadRun, type LoadSpec, summarize } from "./load.ts"
 import { startLoader } from "./loader.ts"
+import { COMPARISONS, type PairedFigure, pairedFigure, pairedText } from "./paired.ts"
 import { isRunning, isStopping, memoryMiB, startServerChild, stopAll } from "./proc.ts"
 import {
   brief,
@@ -155,6 +158,7 @@ const main = async (): Promise<number> => {
   }
 
   const cells: Array<Cell> = []
+  const paired: Array<PairedFigure> = []
   const gateways: Array<GatewayReport> = []
   const failures: Array<string> = []
   const fail = (step: string, error: unknown): void => {
@@ -364,6 +368,15 @@ const main = async (): Promise<number> => {
         cells.push(cell)
         console.log(cellLine(cell))
       }
+      const roundsOf = (target: string) =>
+        (runs.get(target) ?? []).map((run) => {
+          const { latencyP50Ms, rps } = summarize([run])
+          return { rps, p50Ms: latencyP50Ms }
+        })
+      for (const { current, reference } of COMPARISONS) {
+        const figure = pairedFigure(current, reference, mode, concurrency, roundsOf(current), roundsOf(reference))
+        if (figure !== undefined) paired.push(figure)
+      }
     }
   }
 
@@ -419,6 +432,10 @@ const main = async (): Promise<number> => {
   console.log(`\nmemory (VmHWM = peak RSS): pass-through peak ${fmt(passthroughRss, 1)} MiB`)
   for (const g of gateways) if (g.status !== "unavailable") console.log(`  ${memoryLine(g)}`)
   console.log(`\ntargets:\n${derivedText(derived)}`)
+  if (paired.length > 0) {
+    console.log(`\npaired over rounds (median of each round's comparison; the log's cost is 1 - RPS ratio):`)
+    console.log(pairedText(paired))
+  }
   for (const g of gateways) {
     if (g.status === "unavailable") console.log(`${g.name}: not available (${g.error ?? ""}), targets not judged`)
   }
@@ -439,13 +456,13 @@ const main = async (): Promise<number> => {
   console.log(`\ntranslation cost per streamed event:\n${codecs}`)
   writeFileSync(
     join(resultsDir, "latest.json"),
-    `${JSON.stringify({ meta, cells, gateways, derived, failures, codecs: codecs.split("\n") }, null, 2)}\n`
+    `${JSON.stringify({ meta, cells, gateways, derived, paired, failures, codecs: codecs.split("\n") }, null, 2)}\n`
   )
   writeFileSync(
     join(resultsDir, "latest.md"),
-    `${
-      markdown(meta, cells, gateways, derived, failures)
-    }\n## Translation cost per streamed event\n\n\`\`\`\n${codecs}\n\`\`\`\n`
+    `${markdown(meta, cells, gateways, derived, failures)}\n## Paired over rounds\n\n\`\`\`\n${
+      pairedText(paired)
+    }\n\`\`\`\n\n## Translation cost per streamed event\n\n\`\`\`\n${codecs}\n\`\`\`\n`
   )
   console.log(`\nwrote bench/results/latest.json and bench/results/latest.md`)
   if (failures.length > 0) {
