@@ -460,9 +460,9 @@ const main = async (): Promise<number> => {
   )
   writeFileSync(
     join(resultsDir, "latest.md"),
-    `${markdown(meta, cells, gateways, derived, failures)}\n## Paired over rounds\n\n\`\`\`\n${
-      pairedText(paired)
-    }\n\`\`\`\n\n## Translation cost per streamed event\n\n\`\`\`\n${codecs}\n\`\`\`\n`
+    `${markdown(meta, cells, gateways, derived, failures)}\n${
+      paired.length === 0 ? "" : `## Paired over rounds\n\n\`\`\`\n${pairedText(paired)}\n\`\`\`\n\n`
+    }## Translation cost per streamed event\n\n\`\`\`\n${codecs}\n\`\`\`\n`
   )
   console.log(`\nwrote bench/results/latest.json and bench/results/latest.md`)
   if (failures.length > 0) {
