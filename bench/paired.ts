@@ -8,10 +8,14 @@
 import { fmt, type Mode, textTable } from "./report.ts"
 import { cellName, type Figures, median } from "./verdict.ts"
 
-/** Which targets are compared, when a run measured both: the gateway against the baseline, and the log's cost. */
+/**
+ * Which targets are compared, when a run measured both: the gateway against the baseline, and what the
+ * log and compression at `safe` (on the bench's requests, which have nothing to compress) cost.
+ */
 export const COMPARISONS: ReadonlyArray<{ readonly current: string; readonly reference: string }> = [
   { current: "gateway", reference: "baseline" },
-  { current: "gateway", reference: "gateway-log-off" }
+  { current: "gateway", reference: "gateway-log-off" },
+  { current: "gateway", reference: "gateway-compression-off" }
 ]
 
 export interface PairedFigure {

@@ -5,8 +5,8 @@
  * prints the table and the targets with PASS/FAIL, and writes bench/results/latest.{json,md}.
  * Each cell is measured in rounds that alternate between the targets (all processes stay up), so
  * drift and the 2-vCPU scheduler's moods hit every target alike; a cell's figures use all its samples,
- * and the gateway's comparisons with the baseline and with its log off are also given paired round by
- * round (`paired.ts`).
+ * and the gateway's comparisons with the baseline, its log off and its compression off are also given
+ * paired round by round (`paired.ts`).
  * Exits non-zero when a step fails (a child does not start, a sanity check fails), not when a target is
  * missed. Env: BENCH_SECONDS (measured seconds per cell, default 3), BENCH_ROUNDS (3),
  * BENCH_WARMUP_SECONDS (per round, 0.5), BENCH_MAX_REQUESTS (per cell, 200000), BENCH_CONCURRENCY
@@ -433,7 +433,9 @@ const main = async (): Promise<number> => {
   for (const g of gateways) if (g.status !== "unavailable") console.log(`  ${memoryLine(g)}`)
   console.log(`\ntargets:\n${derivedText(derived)}`)
   if (paired.length > 0) {
-    console.log(`\npaired over rounds (median of each round's comparison; the log's cost is 1 - RPS ratio):`)
+    console.log(
+      `\npaired over rounds (median of each round's comparison; against a variant that leaves a part out, 1 - RPS ratio is what the part costs):`
+    )
     console.log(pairedText(paired))
   }
   for (const g of gateways) {
