@@ -61,13 +61,15 @@ const formatOf = (name: string): (typeof FORMATS)[keyof typeof FORMATS] => {
 /**
  * A process's main thread from one read of its schedstat: on-CPU nanoseconds (`ns`; the thread that
  * serves requests, so what it spends bounds the throughput; the rest of `cpuNs` is V8's helpers and
- * libuv's pool), and how many times it was put on a CPU (`slices`): at c=1 each time it waited for
- * something (the next event-loop turn's I/O, a timer) and woke, so per request it counts the turns the
- * event loop took to answer.
+ * libuv's pool), nanoseconds it was ready to run but waited for a CPU (`waitNs`: another process had
+ * both cores, PostgreSQL's backend woken by a batch, say; time the requests in flight stood still), and
+ * how many times it was put on a CPU (`slices`): at c=1 each time it waited for something (the next
+ * event-loop turn's I/O, a timer) and woke, so per request it counts the turns the event loop took to
+ * answer.
  */
-const mainThread = (pid: number): { readonly ns: number; readonly slices: number } => {
-  const [ns = "0", , slices = "0"] = readFileSync(`/proc/${pid}/task/${pid}/schedstat`, "utf8").split(" ")
-  return { ns: Number(ns), slices: Number(slices) }
+const mainThread = (pid: number): { readonly ns: number; readonly waitNs: number; readonly slices: number } => {
+  const [ns = "0", waitNs = "0", slices = "0"] = readFileSync(`/proc/${pid}/task/${pid}/schedstat`, "utf8").split(" ")
+  return { ns: Number(ns), waitNs: Number(waitNs), slices: Number(slices) }
 }
 
 /**
@@ -191,7 +193,9 @@ const main = async (): Promise<void> => {
   const startedAt = new Map(gateways.map((g) => [g.name, startedAtMs(g.pid)]))
   const samples = new Map<
     string,
-    Array<{ gateway: number; main: number; slices: number; postgres: number; others: number; rps: number }>
+    Array<
+      { gateway: number; main: number; waited: number; slices: number; postgres: number; others: number; rps: number }
+    >
   >()
   for (let round = 0; round < rounds; round++) {
     for (const mode of modes) {
@@ -216,6 +220,7 @@ const main = async (): Promise<void> => {
         list.push({
           gateway: (after[0] - before[0]) / n / 1e3,
           main: (mainAfter.ns - mainBefore.ns) / n / 1e3,
+          waited: (mainAfter.waitNs - mainBefore.waitNs) / n / 1e3,
           slices: (mainAfter.slices - mainBefore.slices) / n,
           postgres: (after[1] - before[1]) / n / 1e3,
           // the rest of the machine's work per request: the fake upstream and the load generator
@@ -240,6 +245,7 @@ const main = async (): Promise<void> => {
       console.log(
         `${mode.padEnd(10)} ${gw.toFixed(1).padStart(7)} µs gateway (${(gw / first).toFixed(3)}x)  ` +
           `(main thread ${median(list.map((s) => s.main)).toFixed(1)}, ` +
+          `waited ${median(list.map((s) => s.waited)).toFixed(1)} for a CPU, ` +
           `${median(list.map((s) => s.slices)).toFixed(2)} wakeups)  ` +
           `${median(list.map((s) => s.postgres)).toFixed(1).padStart(6)} µs postgres  ` +
           `${median(list.map((s) => s.others)).toFixed(1).padStart(6)} µs upstream+load  ` +
