@@ -26,12 +26,11 @@ import { fileURLToPath } from "node:url"
 import { baselineCommit, buildCommit } from "./baseline.ts"
 import { benchStore } from "./database.ts"
 import { type RunningGateway, startGateway } from "./gateway.ts"
-import { type LoadRun, summarize } from "./load.ts"
 import { type Loader, startLoader } from "./loader.ts"
 import { startServerChild, stopAll } from "./proc.ts"
 import { textTable } from "./report.ts"
 import { requestBody, sanityCheck, streamEnd, type Target } from "./sanity.ts"
-import { cellName, type CellSpec, type CellVerdict, type Figures, judge, type Round } from "./verdict.ts"
+import { cellName, type CellSpec, type CellVerdict, type Figures, figuresOf, judge, type Round } from "./verdict.ts"
 
 const repoRoot = fileURLToPath(new URL("..", import.meta.url))
 const resultsDir = join(repoRoot, "bench", "results")
@@ -57,11 +56,6 @@ const CELLS: ReadonlyArray<CellSpec> = [
   { mode: "non-stream", concurrency: 16 },
   { mode: "stream", concurrency: 16 }
 ]
-
-const figuresOf = (run: LoadRun): Figures => {
-  const summary = summarize([run])
-  return { rps: summary.rps, p50Ms: summary.latencyP50Ms }
-}
 
 const targetOf = (gateway: RunningGateway): Target => ({
   name: gateway.variant.name,

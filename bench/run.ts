@@ -50,6 +50,7 @@ import {
   type Mode
 } from "./report.ts"
 import { requestBody, sanityCheck, streamEnd, type Target } from "./sanity.ts"
+import { type Figures, figuresOf } from "./verdict.ts"
 
 /**
  * Gateway variants: each runs in its own fresh child (own port, data dir and, on PostgreSQL, database)
@@ -368,11 +369,13 @@ const main = async (): Promise<number> => {
         cells.push(cell)
         console.log(cellLine(cell))
       }
-      const roundsOf = (target: string) =>
-        (runs.get(target) ?? []).map((run) => {
-          const { latencyP50Ms, rps } = summarize([run])
-          return { rps, p50Ms: latencyP50Ms }
-        })
+      // each target's rounds summarized once, whichever comparisons it is in
+      const rounds = new Map<string, ReadonlyArray<Figures>>()
+      const roundsOf = (target: string): ReadonlyArray<Figures> => {
+        let figures = rounds.get(target)
+        if (figures === undefined) rounds.set(target, figures = (runs.get(target) ?? []).map(figuresOf))
+        return figures
+      }
       for (const { current, reference } of COMPARISONS) {
         const figure = pairedFigure(current, reference, mode, concurrency, roundsOf(current), roundsOf(reference))
         if (figure !== undefined) paired.push(figure)

@@ -4,6 +4,7 @@
  * Pairing the builds round by round cancels what drifts between rounds (the machine's other work);
  * the median keeps one odd round from deciding.
  */
+import { type LoadRun, summarize } from "./load.ts"
 import type { Mode } from "./report.ts"
 
 export interface CellSpec {
@@ -22,6 +23,12 @@ export interface Tolerances {
 export interface Figures {
   readonly rps: number
   readonly p50Ms: number
+}
+
+/** One window's figures, from its load run. */
+export const figuresOf = (run: LoadRun): Figures => {
+  const summary = summarize([run])
+  return { rps: summary.rps, p50Ms: summary.latencyP50Ms }
 }
 
 export interface Round {
