@@ -20,8 +20,8 @@
  *
  * Env: GUARD_BASELINE (a revision instead of bench/BASELINE's), GUARD_ROUNDS (7), GUARD_SECONDS (1.5 per
  * window), GUARD_WARMUP_SECONDS (0.3 per window), GUARD_RPS_TOLERANCE (0.15), GUARD_P50_TOLERANCE_MS
- * (0.05), GUARD_P50_TOLERANCE_SHARE (0.2), GUARD_ENTRY (this tree's bundle, dist/main.js), BENCH_DATABASE_URL as for the bench. Writes
- * bench/results/guard.json.
+ * (0.05), GUARD_P50_TOLERANCE_SHARE (0.2), GUARD_ENTRY (this tree's bundle, dist/main.js),
+ * BENCH_DATABASE_URL as for the bench. Writes bench/results/guard.json.
  */
 import { mkdirSync, writeFileSync } from "node:fs"
 import { join, resolve } from "node:path"
