@@ -27,6 +27,7 @@ import { startLoader } from "./loader.ts"
 import { cpuNs, postgresNs, startServerChild, stopAll } from "./proc.ts"
 import type { Mode } from "./report.ts"
 import { requestBody, sanityCheck, streamEnd, type Target } from "./sanity.ts"
+import { median } from "./verdict.ts"
 
 const repoRoot = fileURLToPath(new URL("..", import.meta.url))
 const benchDir = join(repoRoot, "bench")
@@ -83,12 +84,6 @@ const startedAtMs = (pid: number): number => {
   const ticks = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[19])
   const uptimeSeconds = Number(readFileSync("/proc/uptime", "utf8").split(" ")[0])
   return Date.now() - (uptimeSeconds - ticks / 100) * 1000
-}
-
-const median = (values: ReadonlyArray<number>): number => {
-  const sorted = [...values].sort((a, b) => a - b)
-  const mid = Math.floor(sorted.length / 2)
-  return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2
 }
 
 const main = async (): Promise<void> => {

@@ -16,6 +16,7 @@ import { type RunningGateway, startGateway } from "./gateway.ts"
 import { startLoader } from "./loader.ts"
 import { startServerChild, stopAll, track } from "./proc.ts"
 import { requestBody } from "./sanity.ts"
+import { median } from "./verdict.ts"
 
 const repoRoot = fileURLToPath(new URL("..", import.meta.url))
 
@@ -33,12 +34,6 @@ if (burnMs >= periodMs) throw new Error("BURN_MS must be less than BURN_PERIOD_M
 
 const BURNER = `const tick = () => { const until = performance.now() + ${burnMs}; while (performance.now() < until); ` +
   `setTimeout(tick, ${periodMs - burnMs}) }; tick()`
-
-const median = (values: ReadonlyArray<number>): number => {
-  const sorted = [...values].sort((a, b) => a - b)
-  const mid = sorted.length >> 1
-  return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2
-}
 
 const main = async (): Promise<void> => {
   const store = await benchStore()
