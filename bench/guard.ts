@@ -179,7 +179,8 @@ const main = async (): Promise<number> => {
   } finally {
     await store.drop()
   }
-  const confirmed = attempts.length === 2 ? confirmedFailures(attempts) : []
+  // one measurement is taken only when it passed, so it confirms nothing
+  const confirmed = confirmedFailures(attempts)
   const failed = confirmed.length > 0
   writeFileSync(
     join(resultsDir, "guard.json"),
