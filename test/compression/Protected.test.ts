@@ -1,6 +1,6 @@
 /** Fenced and tagged blocks found as whole lines, the rest in between. */
 import { describe, expect, it } from "vitest"
-import { splitProtected } from "../../src/compression/Protected.ts"
+import { mayOpenBlock, splitProtected } from "../../src/compression/Protected.ts"
 
 const kept = (text: string) => splitProtected(text).filter((p) => p.kept).map((p) => p.text)
 
@@ -72,5 +72,42 @@ describe("splitProtected", () => {
     const started = performance.now()
     expect(kept(text)).toEqual([])
     expect(performance.now() - started).toBeLessThan(2_000)
+  })
+})
+
+describe("mayOpenBlock", () => {
+  // what it answers, as one search of the whole text: a line start, then a fence or a tag
+  const reference = /(?:^|\n)(?:[ \t>*+\-.)\d]*(?:```|~~~)|[^\S\n]*<[A-Za-z])/
+
+  it("finds a line that could open a block, and none where a mark sits inside a line", () => {
+    expect(mayOpenBlock("x\n  <tag>")).toBe(true)
+    expect(mayOpenBlock("<a")).toBe(true)
+    expect(mayOpenBlock("a < b and c<d\n1 << 2")).toBe(false)
+    expect(mayOpenBlock("x < y  <z\n\t<z")).toBe(true)
+    expect(mayOpenBlock("a\n> - ```ts")).toBe(true)
+    expect(mayOpenBlock("text ``` inline\nmore ~~~")).toBe(false)
+    // a line tried for one mark is tried whole: its fence counts though a "<" came first
+    expect(mayOpenBlock("```x <y>")).toBe(true)
+    expect(mayOpenBlock("")).toBe(false)
+  })
+
+  it("agrees with a search of the whole text on generated texts", () => {
+    const alphabet = ["<", "a", " ", "\t", "\n", "\r", "`", "~", ">", "-", "1", ".", "x", "\u00a0"]
+    let seed = 7
+    const random = () => (seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31
+    for (let n = 0; n < 5_000; n++) {
+      let text = ""
+      const length = Math.floor(random() * 24)
+      for (let i = 0; i < length; i++) text += alphabet[Math.floor(random() * alphabet.length)]
+      expect(mayOpenBlock(text), JSON.stringify(text)).toBe(reference.test(text))
+    }
+  })
+
+  it("reads a long line of marks once", () => {
+    for (const text of ["a<".repeat(200_000), "x```".repeat(100_000), "<<<\n".repeat(100_000)]) {
+      const started = performance.now()
+      expect(mayOpenBlock(text)).toBe(reference.test(text))
+      expect(performance.now() - started).toBeLessThan(2_000)
+    }
   })
 })

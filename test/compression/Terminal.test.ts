@@ -38,6 +38,16 @@ describe("renderTerminal", () => {
     )
   })
 
+  it("writes each run where the cursor is, whichever special character ends it", () => {
+    // a backspace, then a run over what the line holds
+    expect(renderTerminal("abc\bX\rY")).toBe("YbX")
+    // a run after a move left goes over the line; one after a move right past its end pads it
+    expect(renderTerminal(`abc${ESC}[1DX`)).toBe("abX")
+    expect(renderTerminal(`abc${ESC}[1CX`)).toBe("abc X")
+    // the same special found again after the cursor passed it
+    expect(renderTerminal(`${ESC}[1ma${ESC}[0mb${ESC}[1mc\n\nd\re`)).toBe("abc\n\ne")
+  })
+
   it("drops OSC titles and hyperlink wrappers, keeping the link text", () => {
     expect(renderTerminal(`${ESC}]0;title\u0007${ESC}]8;;https://x.test${ESC}\\docs${ESC}]8;;${ESC}\\ here`)).toBe(
       "docs here"
