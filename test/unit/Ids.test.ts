@@ -20,6 +20,14 @@ describe("newTimeOrderedId", () => {
     assert.strictEqual(Number.parseInt(id.slice(4, 13), 36) <= Date.now(), true)
   })
 
+  it("spells the time in base 36, padded to 9 characters", () => {
+    const times = [0, 1, 35, 36, 1295, 1296, 1_700_000_000_000, 1_800_000_123_456, 36 ** 9 - 1]
+    for (let n = 0; n < 100; n++) times.push(Math.floor(Math.random() * 36 ** 9))
+    for (const time of times) {
+      assert.strictEqual(newTimeOrderedId("req", time).slice(4, 13), time.toString(36).padStart(9, "0"))
+    }
+  })
+
   it("sorts by mint time as plain text, including across a change in the number of digits", () => {
     const times = [0, 1, 35, 36, 1_700_000_000_000, 1_700_000_000_001, 1_800_000_000_000, 36 ** 9 - 1]
     for (let i = 1; i < times.length; i++) {
