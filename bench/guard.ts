@@ -31,14 +31,13 @@ import { benchStore } from "./database.ts"
 import { type RunningGateway, startGateway } from "./gateway.ts"
 import { type Loader, startLoader } from "./loader.ts"
 import { startServerChild, stopAll } from "./proc.ts"
-import { textTable } from "./report.ts"
+import { type Figures, textTable } from "./report.ts"
 import { requestBody, sanityCheck, streamEnd, type Target } from "./sanity.ts"
 import {
   cellName,
   type CellSpec,
   type CellVerdict,
   confirmedFailures,
-  type Figures,
   figuresOf,
   judge,
   type Round

@@ -5,8 +5,8 @@
  * machine that falls on one target's windows moves its p50 by more than two builds differ (rounds of
  * one target at c=1 spread 0.25-0.40 ms here); the median of the rounds' comparisons does not.
  */
-import { fmt, type Mode, textTable } from "./report.ts"
-import { cellName, type Figures, median } from "./verdict.ts"
+import { type Figures, fmt, type Mode, textTable } from "./report.ts"
+import { cellName, median } from "./verdict.ts"
 
 /**
  * Which targets are compared, when a run measured both: the gateway against the baseline, and what the

@@ -7,11 +7,20 @@ import type { LoadResult } from "./load.ts"
 
 export type Mode = "non-stream" | "stream"
 
+/** One build's figures in one window. */
+export interface Figures {
+  readonly rps: number
+  readonly p50Ms: number
+}
+
 export interface Cell {
   readonly target: string
   readonly mode: Mode
   readonly concurrency: number
+  /** Every round's samples pooled. */
   readonly result: LoadResult
+  /** Each round's own figures, in the run's order: what the paired figures compare, kept in latest.json. */
+  readonly rounds: ReadonlyArray<Figures>
 }
 
 export type Verdict = "PASS" | "FAIL" | "SKIP"

@@ -41,6 +41,7 @@ import {
   derivedText,
   deriveLoggingCost,
   deriveTargets,
+  type Figures,
   firstErrors,
   fmt,
   type GatewayReport,
@@ -50,7 +51,7 @@ import {
   type Mode
 } from "./report.ts"
 import { requestBody, sanityCheck, streamEnd, type Target } from "./sanity.ts"
-import { type Figures, figuresOf } from "./verdict.ts"
+import { figuresOf } from "./verdict.ts"
 
 /**
  * Gateway variants: each runs in its own fresh child (own port, data dir and, on PostgreSQL, database)
@@ -365,17 +366,19 @@ const main = async (): Promise<number> => {
       for (const bench of live) {
         const collected = runs.get(bench.target.name) ?? []
         if (collected.length === 0) continue
-        const cell: Cell = { target: bench.target.name, mode, concurrency, result: summarize(collected) }
+        const cell: Cell = {
+          target: bench.target.name,
+          mode,
+          concurrency,
+          result: summarize(collected),
+          rounds: collected.map(figuresOf)
+        }
         cells.push(cell)
         console.log(cellLine(cell))
       }
-      // each target's rounds summarized once, whichever comparisons it is in
-      const rounds = new Map<string, ReadonlyArray<Figures>>()
-      const roundsOf = (target: string): ReadonlyArray<Figures> => {
-        let figures = rounds.get(target)
-        if (figures === undefined) rounds.set(target, figures = (runs.get(target) ?? []).map(figuresOf))
-        return figures
-      }
+      const roundsOf = (target: string): ReadonlyArray<Figures> =>
+        cells.find((cell) => cell.target === target && cell.mode === mode && cell.concurrency === concurrency)
+          ?.rounds ?? []
       for (const { current, reference } of COMPARISONS) {
         const figure = pairedFigure(current, reference, mode, concurrency, roundsOf(current), roundsOf(reference))
         if (figure !== undefined) paired.push(figure)

@@ -5,7 +5,7 @@
  * the median keeps one odd round from deciding.
  */
 import { type LoadRun, summarize } from "./load.ts"
-import type { Mode } from "./report.ts"
+import type { Figures, Mode } from "./report.ts"
 
 export interface CellSpec {
   readonly mode: Mode
@@ -25,12 +25,6 @@ export interface Tolerances {
    * against itself.
    */
   readonly p50ToleranceShare: number
-}
-
-/** One build's figures in one window. */
-export interface Figures {
-  readonly rps: number
-  readonly p50Ms: number
 }
 
 /** One window's figures, from its load run. */
