@@ -5,6 +5,7 @@
 import { Effect } from "effect"
 import { HttpIncomingMessage, HttpServerRequest } from "effect/http"
 import { BodyTooLarge, InvalidJson, RequestError } from "../kernel/RequestError.ts"
+import { bodyText } from "./BodyText.ts"
 
 /**
  * The deepest nesting taken. V8 parses any depth, but the gateway serialises what it forwards (the
@@ -74,7 +75,7 @@ export const readJsonBody = Effect.gen(function*() {
   if (limit !== undefined && declared !== undefined && declared.length > 0 && Number(declared) > Number(limit)) {
     return yield* tooLarge
   }
-  const text = yield* request.text.pipe(
+  const text = yield* bodyText(request, limit).pipe(
     Effect.catchTag("HttpServerError", (error) =>
       Effect.gen(function*() {
         if (error.reason._tag === "RequestParseError" && error.reason.reason === "BodyTooLarge") return yield* tooLarge

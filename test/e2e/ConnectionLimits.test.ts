@@ -2,7 +2,8 @@
  * What a client cannot hold the gateway with, over raw sockets: a body declared larger than the limit
  * is refused with 413 at once, before any of it is sent, and the connection is closed; a client that
  * sends its headers a byte at a time is cut once the headers timeout passes (1 s here, 20 s by
- * default), while a stream that lasts longer than the request timeout is not cut.
+ * default), while a stream that lasts longer than the request timeout is not cut; a client that hangs up
+ * halfway through its body leaves nothing behind.
  */
 import { connect, type Socket } from "node:net"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
@@ -45,6 +46,9 @@ describe("connection limits", () => {
     await upstream?.close()
   })
 
+  const streamHi = (model: string) =>
+    postChat(gw.url, { model, stream: true, messages: [{ role: "user", content: "hi" }] }, { key })
+
   it("a body declared over the limit: 413 before a byte of it is sent, and the connection closed", async () => {
     const client = await open(gw.url)
     client.socket.write(
@@ -55,6 +59,22 @@ describe("connection limits", () => {
     expect(client.received()).toMatch(/^HTTP\/1\.1 413 /)
     expect(client.received()).toContain("\"code\":\"request_too_large\"")
     expect(client.received().toLowerCase()).toContain("connection: close")
+  })
+
+  it("a client that hangs up halfway through its body: nothing goes upstream, and the gateway goes on", async () => {
+    const before = upstream.requests.length
+    const client = await open(gw.url)
+    client.socket.write(
+      "POST /v1/chat/completions HTTP/1.1\r\nHost: gateway\r\n" +
+        `Authorization: Bearer ${key}\r\nContent-Type: application/json\r\nContent-Length: 200\r\n\r\n` +
+        "{\"model\":\"fake/m\",\"messages\":[{\"role\":\"user\","
+    )
+    client.socket.destroy()
+    await client.closed
+    const response = await streamHi("fake/m")
+    expect(response.status).toBe(200)
+    expect(sseData(await response.text())).toContain("[DONE]")
+    expect(upstream.requests.length).toBe(before + 1)
   })
 
   it("headers sent a byte at a time: the connection is cut after the headers timeout", async () => {
@@ -73,11 +93,7 @@ describe("connection limits", () => {
   })
 
   it("a stream that lasts longer than the request timeout is not cut", async () => {
-    const response = await postChat(gw.url, {
-      model: "fake/slow",
-      stream: true,
-      messages: [{ role: "user", content: "hi" }]
-    }, { key })
+    const response = await streamHi("fake/slow")
     expect(response.status).toBe(200)
     const started = Date.now()
     const text = await response.text()

@@ -5,6 +5,7 @@
  * every API-key failure (missing, invalid, expired, revoked). Upstream failures are in
  * `UpstreamErrors.test.ts`.
  */
+import { request } from "node:http"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { completionOf, expectError, postChat, startGateway, type TestGateway } from "../utils/TestGateway.ts"
 
@@ -248,6 +249,75 @@ describe("request errors", () => {
         body: new TextEncoder().encode(JSON.stringify(hello))
       })
       expect(response.status).toBe(200)
+    })
+
+    /** A POST over node:http: the body in `pieces` (chunked, no length), or after `100 Continue` if asked. */
+    const rawPost = (
+      pieces: ReadonlyArray<string>,
+      headers: Record<string, string> = {}
+    ): Promise<{ readonly status: number; readonly body: string; readonly continued: boolean }> =>
+      new Promise((resolve, reject) => {
+        let continued = false
+        const req = request(`${gw.url}/v1/chat/completions`, {
+          method: "POST",
+          headers: { authorization: `Bearer ${key}`, "content-type": "application/json", ...headers }
+        }, (res) => {
+          let body = ""
+          res.setEncoding("utf8")
+          res.on("data", (chunk: string) => body += chunk)
+          res.on("end", () => resolve({ status: res.statusCode ?? 0, body, continued }))
+        })
+        req.on("error", reject)
+        const send = () => {
+          for (const piece of pieces) req.write(piece)
+          req.end()
+        }
+        if (headers["expect"] === undefined) return send()
+        req.on("continue", () => {
+          continued = true
+          send()
+        })
+      })
+
+    it("a body sent in pieces, with no length, is read whole", async () => {
+      const text = JSON.stringify(hello)
+      const { body, status } = await rawPost([text.slice(0, 10), text.slice(10, 40), text.slice(40)])
+      expect(status).toBe(200)
+      expect(JSON.parse(body).choices[0].message.content).toBe("hello there")
+    })
+
+    it("a body in pieces that passes the limit without declaring it is 413, and the gateway goes on", async () => {
+      const text = JSON.stringify(big)
+      const { body, status } = await rawPost([text.slice(0, 1000), text.slice(1000, 2000), text.slice(2000)])
+      expect(status).toBe(413)
+      expect(JSON.parse(body).error.code).toBe("request_too_large")
+      expect((await chat(hello)).status).toBe(200)
+    })
+
+    it("a client that asks for 100 Continue gets it, then its answer", async () => {
+      const { body, continued, status } = await rawPost([JSON.stringify(hello)], { expect: "100-continue" })
+      expect(continued).toBe(true)
+      expect(status).toBe(200)
+      expect(JSON.parse(body).choices[0].message.content).toBe("hello there")
+    })
+
+    it("a body that starts with a byte-order mark is read as JSON", async () => {
+      const { body, status } = await rawPost(["\uFEFF" + JSON.stringify(hello)])
+      expect(status).toBe(200)
+      expect(JSON.parse(body).choices[0].message.content).toBe("hello there")
+    })
+
+    it("bytes that are not UTF-8 are read as replacement characters, not refused", async () => {
+      const response = await fetch(`${gw.url}/v1/chat/completions`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+        body: Buffer.concat([
+          Buffer.from(`{"model":"local/echo","messages":[{"role":"user","content":"a`),
+          Buffer.from([0xff, 0xfe]),
+          Buffer.from("b\"}]}")
+        ])
+      })
+      expect((await completionOf(response)).choices[0]?.message.content).toBe("a\uFFFD\uFFFDb")
     })
   })
 
