@@ -85,6 +85,8 @@ export interface AdminClientShape {
   readonly createUser: (input: typeof CreateUser.Type) => Effect.Effect<User, AdminClientError>
   readonly listUsers: Effect.Effect<ReadonlyArray<User>, AdminClientError>
   readonly setRoles: (userId: string, roles: typeof SetRoles.Type["roles"]) => Effect.Effect<User, AdminClientError>
+  /** Disabled: the user and her personal tokens are refused until enabled again; her roles stay. */
+  readonly setUserDisabled: (userId: string, disabled: boolean) => Effect.Effect<User, AdminClientError>
   /** The result holds the token: the only time it is ever seen. */
   readonly createUserToken: (userId: string, input: typeof CreateUserToken.Type) => Effect.Effect<
     typeof CreatedUserToken.Type,
@@ -200,6 +202,8 @@ export const adminShape = (invoke: Invoke): AdminClientShape => ({
       checked(SetRoles, { roles }),
       (payload) => invoke((api) => api.users.setRoles({ params: { user_id: userId }, payload }))
     ),
+  setUserDisabled: (userId, disabled) =>
+    invoke((api) => api.users.update({ params: { user_id: userId }, payload: { disabled } })),
   createUserToken: (userId, input) =>
     Effect.flatMap(
       checked(CreateUserToken, input),

@@ -86,6 +86,26 @@ const roles = Command.make(
   Command.withExamples([{ command: "svc-gateway users roles user_123 --roles admin:org_1,viewer:org_2" }])
 )
 
+/** `users disable` and `users enable`: the same change either way. */
+const setDisabled = (disabled: boolean) =>
+  Command.make(
+    disabled ? "disable" : "enable",
+    { userId, json },
+    Effect.fn(disabled ? "cli.users.disable" : "cli.users.enable")(function*(input) {
+      const user = yield* (yield* AdminClient).setUserDisabled(input.userId, disabled)
+      yield* input.json ? printJson(user) : Console.log(
+        disabled
+          ? `Disabled ${user.email}: she and her personal tokens are refused until enabled again; her roles stay.`
+          : `Enabled ${user.email} again.`
+      )
+    })
+  ).pipe(
+    Command.withDescription(
+      disabled ? "Disable a user and her personal tokens (owners)" : "Enable a disabled user again (owners)"
+    ),
+    withAdminClient
+  )
+
 const token = Command.make(
   "token",
   {
@@ -112,7 +132,7 @@ const token = Command.make(
 
 export const UsersCommand = Command.make("users").pipe(
   Command.withDescription("People who administer the gateway: users, their roles, their personal access tokens"),
-  Command.withSubcommands([create, list, roles, token])
+  Command.withSubcommands([create, list, roles, setDisabled(true), setDisabled(false), token])
 )
 
 export const formatAudit = (records: ReadonlyArray<typeof AuditRecord.Type>): string =>

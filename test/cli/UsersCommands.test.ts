@@ -39,6 +39,41 @@ layer(CliStoreLive)("svc-gateway users and audit on the store", (it) => {
       assert.notInclude(JSON.stringify(yield* run("audit", "--limit", "200", "--json")), token.stdout.trim())
     }))
 
+  it.effect("disable and enable: the user's tokens refused meanwhile, her roles kept, both audited", () =>
+    Effect.gen(function*() {
+      const org = yield* run("orgs", "create", "--name", unique("people"), "--json")
+      const orgId = (stdoutJson(org) as { id: string }).id
+      const email = `${unique("dan")}@example.com`.toLowerCase()
+      const userId = (stdoutJson(yield* run("users", "create", "--email", email, "--name", "Dan", "--json")) as {
+        id: string
+      }).id
+      assert.strictEqual((yield* run("users", "roles", userId, "--roles", `viewer:${orgId}`)).code, 0)
+
+      const disabled = yield* run("users", "disable", userId)
+      assert.strictEqual(disabled.code, 0, disabled.stderr)
+      assert.include(disabled.stdout, `Disabled ${email}`)
+      const listed = yield* run("users", "list", "--json")
+      const user = (stdoutJson(listed) as { data: Array<{ id: string; disabled_at: string | null; roles: unknown }> })
+        .data.find((u) => u.id === userId)
+      assert.isNotNull(user?.disabled_at)
+      assert.deepStrictEqual(user?.roles, [{ role: "viewer", org_id: orgId }])
+
+      const enabled = yield* run("users", "enable", userId, "--json")
+      assert.strictEqual(enabled.code, 0, enabled.stderr)
+      assert.isNull((stdoutJson(enabled) as { disabled_at: string | null }).disabled_at)
+
+      const audit = yield* run("audit", "--actor", "cli", "--action", "user.update", "--limit", "200", "--json")
+      const records = (stdoutJson(audit) as { data: Array<{ target: { id: string } }> }).data
+      assert.strictEqual(records.filter((r) => r.target.id === userId).length, 2)
+    }))
+
+  it.effect("disable refuses an unknown user plainly", () =>
+    Effect.gen(function*() {
+      const refused = yield* run("users", "disable", "user_nobody")
+      assert.strictEqual(refused.code, 1)
+      assert.include(refused.stderr, "user_nobody")
+    }))
+
   it.effect("refuses a role that is not owner, admin:<org_id> or viewer:<org_id>, before opening the store", () =>
     Effect.gen(function*() {
       const refused = yield* runArgs(["users", "roles", "user_1", "--roles", "king:org_1"], { store: untouchableStore })
