@@ -17,6 +17,9 @@ describe("console: accessibility of every page, in Chromium", () => {
     c = await startConsole()
     const created = await c.gw.newKey()
     orgId = created.orgId
+    // a person with a role, so the People page has a row to show
+    const person = await c.gw.admin("POST", "/users", { email: "ada@example.com", name: "Ada" })
+    await c.gw.admin("PUT", `/users/${person.json.id}/roles`, { roles: [{ role: "viewer", org_id: orgId }] })
     await c.gw.admin("PUT", `/orgs/${orgId}/svc-tools/svc_current_time`, { activated: true, hydrate_org: true })
     const response = await postChat(c.gw.url, { model: "local/echo", messages: [{ role: "user", content: "hi" }] }, {
       key: created.key,
@@ -34,6 +37,7 @@ describe("console: accessibility of every page, in Chromium", () => {
 
   const pages = () => [
     "orgs",
+    "people",
     `orgs/${orgId}/keys`,
     `orgs/${orgId}/tools`,
     `orgs/${orgId}/requests`,

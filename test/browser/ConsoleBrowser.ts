@@ -132,6 +132,33 @@ export const signIn = async (page: Page, token = ADMIN_TOKEN) => {
   await page.getByRole("heading", { level: 1, name: "Organizations" }).waitFor()
 }
 
+export interface Person {
+  readonly id: string
+  readonly email: string
+  /** A personal access token of her own, and its id. */
+  readonly token: string
+  readonly tokenId: string
+}
+
+/** A user made with the admin token (`<name>-<suffix>@example.com`), with her roles and a personal token. */
+export const makePerson = async (
+  gw: TestGateway,
+  name: string,
+  suffix: string,
+  roles: ReadonlyArray<{ readonly role: string; readonly org_id: string }>
+): Promise<Person> => {
+  const email = `${name.toLowerCase()}-${suffix}@example.com`
+  const made = async (what: string, answer: Promise<{ status: number; json: any }>, status: number) => {
+    const { json, status: got } = await answer
+    if (got !== status) throw new Error(`${what} answered ${got}: ${JSON.stringify(json)}`)
+    return json
+  }
+  const user = await made("POST /users", gw.admin("POST", "/users", { email, name }), 201)
+  await made("PUT roles", gw.admin("PUT", `/users/${user.id}/roles`, { roles }), 200)
+  const token = await made("POST tokens", gw.admin("POST", `/users/${user.id}/tokens`, { name: "browser" }), 201)
+  return { id: user.id, email, token: token.token, tokenId: token.id }
+}
+
 /** Creates an organization through the console's form; returns its id from the table. */
 export const createOrgInConsole = async (page: Page, name: string): Promise<string> => {
   await page.goto(`${new URL(page.url()).origin}/console#/orgs`)

@@ -9,14 +9,15 @@
  */
 import type { Page } from "playwright-core"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { type ConsoleUnderTest, inPage, signIn, startConsole, violations } from "./ConsoleBrowser.ts"
-
-interface Person {
-  readonly id: string
-  readonly email: string
-  readonly token: string
-  readonly tokenId: string
-}
+import {
+  type ConsoleUnderTest,
+  inPage,
+  makePerson,
+  type Person,
+  signIn,
+  startConsole,
+  violations
+} from "./ConsoleBrowser.ts"
 
 describe("console: what each role sees, in Chromium", () => {
   let c: ConsoleUnderTest
@@ -28,16 +29,8 @@ describe("console: what each role sees, in Chromium", () => {
   const suffix = Math.random().toString(36).slice(2, 8)
   const teamA = `Team A ${suffix}`
 
-  /** A user made with the admin token, with her roles and a personal access token of her own. */
-  const person = async (name: string, roles: ReadonlyArray<{ role: string; org_id: string }>): Promise<Person> => {
-    const email = `${name.toLowerCase()}-${suffix}@example.com`
-    const user = await c.gw.admin("POST", "/users", { email, name })
-    expect(user.status, JSON.stringify(user.json)).toBe(201)
-    expect((await c.gw.admin("PUT", `/users/${user.json.id}/roles`, { roles })).status).toBe(200)
-    const token = await c.gw.admin("POST", `/users/${user.json.id}/tokens`, { name: "browser" })
-    expect(token.status).toBe(201)
-    return { id: user.json.id, email, token: token.json.token, tokenId: token.json.id }
-  }
+  const person = (name: string, roles: ReadonlyArray<{ role: string; org_id: string }>) =>
+    makePerson(c.gw, name, suffix, roles)
 
   beforeAll(async () => {
     c = await startConsole()

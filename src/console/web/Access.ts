@@ -6,7 +6,7 @@
  */
 import { createContext } from "preact"
 import { useContext } from "preact/hooks"
-import type { Me, Org } from "./Api.ts"
+import type { Me, Org, User } from "./Api.ts"
 
 export interface Access {
   /** Null when `/me` could not be read: then everything is offered and the API refuses what it must. */
@@ -15,6 +15,8 @@ export interface Access {
   readonly owner: boolean
   /** Whether she may change the org's keys, shared tools and settings, and read its audit log. */
   readonly administers: (orgId: string) => boolean
+  /** An owner or an admin of some organization: she may look at people and give roles (on her orgs). */
+  readonly administersSome: boolean
 }
 
 export const accessOf = (me: Me | null): Access => {
@@ -23,7 +25,8 @@ export const accessOf = (me: Me | null): Access => {
   return {
     me,
     owner,
-    administers: (orgId) => owner || roles.some((grant) => grant.role === "admin" && grant.org_id === orgId)
+    administers: (orgId) => owner || roles.some((grant) => grant.role === "admin" && grant.org_id === orgId),
+    administersSome: owner || roles.some((grant) => grant.role === "admin")
   }
 }
 
@@ -33,9 +36,11 @@ export const AccessContext = createContext<Access>(accessOf(null))
 export const useAccess = (): Access => useContext(AccessContext)
 
 /** `owner`, or `admin of Team A, viewer of Team B` (an org's name where the console knows it). */
-export const rolesText = (me: Me, orgs: ReadonlyArray<Org>): string => {
-  if (me.kind === "admin_token") return "owner"
-  const roles = me.user?.roles ?? []
+export const rolesText = (me: Me, orgs: ReadonlyArray<Org>): string =>
+  me.kind === "admin_token" ? "owner" : grantsText(me.user?.roles ?? [], orgs)
+
+/** A person's roles as `rolesText` words them. */
+export const grantsText = (roles: User["roles"], orgs: ReadonlyArray<Org>): string => {
   if (roles.some((grant) => grant.role === "owner")) return "owner"
   const nameOf = (orgId: string | null) => orgs.find((org) => org.id === orgId)?.name ?? orgId ?? ""
   const of = (role: "admin" | "viewer") => {

@@ -54,6 +54,8 @@ export type {
   User
 }
 export type CreatedKey = CreatedApiKey
+/** A role as a person holds it: `owner` over every organization (no org), `admin` or `viewer` of one. */
+export type RoleGrant = User["roles"][number]
 /** A remote MCP server the org registered, with its tools as last listed; never its headers' values. */
 export type McpServer = typeof McpServerSchema.Type
 /** Who the admin API takes the caller to be: the admin token, or a person with her roles. */
@@ -306,6 +308,14 @@ export const api = {
     call("orgs", "update", { ...org(orgId), payload: { alerts } }),
   alerts: (orgId: string) => call("alerts", "list", { ...org(orgId), query: {} }).then((list) => list.data),
   circuits: () => call("circuits", "list", {}).then((list) => list.data),
+
+  users: () => call("users", "list", {}).then((list) => list.data),
+  createUser: (email: string, name: string) => call("users", "create", { payload: { email, name } }),
+  setUserDisabled: (userId: string, disabled: boolean) =>
+    call("users", "update", { params: { user_id: userId }, payload: { disabled } }),
+  /** Replaces the roles the caller may give (an org admin: those on her organizations; the rest stay). */
+  setUserRoles: (userId: string, roles: ReadonlyArray<RoleGrant>) =>
+    call("users", "setRoles", { params: { user_id: userId }, payload: { roles } }),
 
   keys: (orgId: string) => call("keys", "list", org(orgId)).then((list) => list.data),
   createKey: (orgId: string, input: CreateKey) => call("keys", "create", { ...org(orgId), payload: input }),

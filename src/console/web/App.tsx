@@ -11,6 +11,7 @@ import { AuditPage } from "./pages/AuditPage.tsx"
 import { KeysPage } from "./pages/KeysPage.tsx"
 import { McpServersPage } from "./pages/McpServersPage.tsx"
 import { OrgsPage } from "./pages/OrgsPage.tsx"
+import { PeoplePage } from "./pages/PeoplePage.tsx"
 import { QuickStartPage } from "./pages/QuickStartPage.tsx"
 import { RequestsPage } from "./pages/RequestsPage.tsx"
 import { SessionsPage } from "./pages/SessionsPage.tsx"
@@ -26,6 +27,7 @@ import { session, ssoSignOut, type SsoStatus, ssoStatus, takeSsoError, tokenName
 
 const NAV: ReadonlyArray<{ readonly page: Page; readonly label: string }> = [
   { page: "orgs", label: "Organizations" },
+  { page: "people", label: "People" },
   { page: "keys", label: "API keys" },
   { page: "tools", label: "Shared tools" },
   { page: "mcp-servers", label: "MCP servers" },
@@ -38,11 +40,13 @@ const NAV: ReadonlyArray<{ readonly page: Page; readonly label: string }> = [
 ]
 
 /** Until `/me` answers, nothing that needs a role is offered. */
-const UNKNOWN: Access = { me: null, owner: false, administers: () => false }
+const UNKNOWN: Access = { me: null, owner: false, administers: () => false, administersSome: false }
 
-/** Whether the header links to a page: the audit log for the org's admins and the owners only. */
+/** Whether the header links to a page: the audit log for the org's admins and owners, People for any admin. */
 const offers = (page: Page, access: Access, orgId: string | undefined) =>
-  page !== "audit" || (orgId !== undefined && access.administers(orgId))
+  page === "audit"
+    ? orgId !== undefined && access.administers(orgId)
+    : page !== "people" || access.administersSome
 
 /** `The personal access token has been revoked.` as a reason after "Signed out: ". */
 const asReason = (message: string) => `${message.charAt(0).toLowerCase()}${message.slice(1)}`
@@ -179,7 +183,7 @@ const OrgPicker = (props: {
   readonly access: Access
 }) => {
   if (props.orgs.length === 0) return null
-  const page = props.route.page === "orgs" || props.route.page === "quick-start" ? "keys" : props.route.page
+  const page = ["orgs", "people", "quick-start"].includes(props.route.page) ? "keys" : props.route.page
   // the same page of the org chosen, unless her role there does not offer it
   const to = (orgId: string) => href(offers(page, props.access, orgId) ? page : "keys", orgId)
   return (
@@ -202,6 +206,7 @@ const PageView = (props: {
   const { route, org } = props
   if (route.page === "orgs") return <OrgsPage orgs={props.orgs} loading={props.orgsLoading} reload={props.reloadOrgs} />
   if (route.page === "quick-start") return <QuickStartPage />
+  if (route.page === "people") return <PeoplePage orgs={props.orgs} />
   if (org === undefined) {
     if (props.orgsLoading) return <p aria-busy="true">Loading…</p>
     return <NoSuchOrg orgId={route.orgId} orgs={props.orgs} />

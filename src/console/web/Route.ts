@@ -6,6 +6,7 @@ import { useEffect, useMemo, useState } from "preact/hooks"
 
 export type Page =
   | "orgs"
+  | "people"
   | "keys"
   | "tools"
   | "mcp-servers"
@@ -49,6 +50,7 @@ export const parseRoute = (hash: string): Route => {
     return { page, orgId: parts[1], params }
   }
   if (parts[0] === "quick-start") return { page: "quick-start", params }
+  if (parts[0] === "people") return { page: "people", params }
   return { page: "orgs", params }
 }
 
@@ -58,7 +60,7 @@ export const href = (
   options: { readonly requestId?: string; readonly sessionId?: string; readonly params?: URLSearchParams } = {}
 ): string => {
   const search = options.params === undefined || options.params.size === 0 ? "" : `?${options.params}`
-  if (page === "orgs" || page === "quick-start") return `#/${page}${search}`
+  if (!ORG_PAGES.includes(page)) return `#/${page}${search}`
   if (orgId === undefined) return "#/orgs"
   const item = options.requestId ?? options.sessionId
   const itemPath = item === undefined ? "" : `/${encodeURIComponent(item)}`
