@@ -38,6 +38,7 @@ describe("console: accessibility of every page, in Chromium", () => {
   const pages = () => [
     "orgs",
     "people",
+    "account",
     `orgs/${orgId}/keys`,
     `orgs/${orgId}/tools`,
     `orgs/${orgId}/requests`,

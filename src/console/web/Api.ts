@@ -29,7 +29,8 @@ import type {
   SessionDetail,
   SessionSummary,
   SvcTool,
-  User
+  User,
+  UserToken as UserTokenSchema
 } from "../../admin/AdminResources.ts"
 import { COMPRESSION_LEVELS, type CompressionLevel } from "../../kernel/CompressionLevel.ts"
 import { GROUP_BY } from "../../kernel/GroupBy.ts"
@@ -58,6 +59,8 @@ export type CreatedKey = CreatedApiKey
 export type RoleGrant = User["roles"][number]
 /** A remote MCP server the org registered, with its tools as last listed; never its headers' values. */
 export type McpServer = typeof McpServerSchema.Type
+/** A personal access token as listed: never the token itself. */
+export type UserToken = typeof UserTokenSchema.Type
 /** Who the admin API takes the caller to be: the admin token, or a person with her roles. */
 export type Me = typeof MeSchema.Type
 /** One recorded change: when, who, what, and the values before and after. */
@@ -82,8 +85,11 @@ export const limitsText = (limits: Limits): string => {
   return parts.length === 0 ? "no limits" : parts.join(", ")
 }
 
-/** Whether a key works now; an expired key is not revoked, it just stopped. */
-export const keyStatus = (key: ApiKey, now = Date.now()): "active" | "revoked" | "expired" => {
+/** Whether a key (or a personal access token) works now; an expired one is not revoked, it just stopped. */
+export const keyStatus = (
+  key: Pick<ApiKey, "revoked_at" | "expires_at">,
+  now = Date.now()
+): "active" | "revoked" | "expired" => {
   if (key.revoked_at !== null) return "revoked"
   if (key.expires_at !== null && new Date(key.expires_at).getTime() <= now) return "expired"
   return "active"
@@ -316,6 +322,15 @@ export const api = {
   /** Replaces the roles the caller may give (an org admin: those on her organizations; the rest stay). */
   setUserRoles: (userId: string, roles: ReadonlyArray<RoleGrant>) =>
     call("users", "setRoles", { params: { user_id: userId }, payload: { roles } }),
+  tokens: (userId: string) => call("users", "listTokens", { params: { user_id: userId } }).then((list) => list.data),
+  /** The answer holds the token: the only time it is ever seen. */
+  createToken: (userId: string, name: string, expiresAt: string | null) =>
+    call("users", "createToken", {
+      params: { user_id: userId },
+      payload: expiresAt === null ? { name } : { name, expires_at: expiresAt }
+    }),
+  revokeToken: (userId: string, tokenId: string) =>
+    call("users", "revokeToken", { params: { user_id: userId, token_id: tokenId } }),
 
   keys: (orgId: string) => call("keys", "list", org(orgId)).then((list) => list.data),
   createKey: (orgId: string, input: CreateKey) => call("keys", "create", { ...org(orgId), payload: input }),

@@ -6,6 +6,7 @@
 import { useEffect, useMemo, useRef, useState } from "preact/hooks"
 import { type Access, AccessContext, accessOf, useAccess } from "./Access.ts"
 import { api, type Org, whenUnauthorized } from "./Api.ts"
+import { AccountPage } from "./pages/AccountPage.tsx"
 import { AnalyticsPage } from "./pages/AnalyticsPage.tsx"
 import { AuditPage } from "./pages/AuditPage.tsx"
 import { KeysPage } from "./pages/KeysPage.tsx"
@@ -183,7 +184,7 @@ const OrgPicker = (props: {
   readonly access: Access
 }) => {
   if (props.orgs.length === 0) return null
-  const page = ["orgs", "people", "quick-start"].includes(props.route.page) ? "keys" : props.route.page
+  const page = ["orgs", "people", "account", "quick-start"].includes(props.route.page) ? "keys" : props.route.page
   // the same page of the org chosen, unless her role there does not offer it
   const to = (orgId: string) => href(offers(page, props.access, orgId) ? page : "keys", orgId)
   return (
@@ -207,6 +208,7 @@ const PageView = (props: {
   if (route.page === "orgs") return <OrgsPage orgs={props.orgs} loading={props.orgsLoading} reload={props.reloadOrgs} />
   if (route.page === "quick-start") return <QuickStartPage />
   if (route.page === "people") return <PeoplePage orgs={props.orgs} />
+  if (route.page === "account") return <AccountPage orgs={props.orgs} />
   if (org === undefined) {
     if (props.orgsLoading) return <p aria-busy="true">Loading…</p>
     return <NoSuchOrg orgId={route.orgId} orgs={props.orgs} />

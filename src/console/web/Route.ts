@@ -7,6 +7,7 @@ import { useEffect, useMemo, useState } from "preact/hooks"
 export type Page =
   | "orgs"
   | "people"
+  | "account"
   | "keys"
   | "tools"
   | "mcp-servers"
@@ -50,7 +51,7 @@ export const parseRoute = (hash: string): Route => {
     return { page, orgId: parts[1], params }
   }
   if (parts[0] === "quick-start") return { page: "quick-start", params }
-  if (parts[0] === "people") return { page: "people", params }
+  if (parts[0] === "people" || parts[0] === "account") return { page: parts[0], params }
   return { page: "orgs", params }
 }
 

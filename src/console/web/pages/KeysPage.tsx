@@ -7,7 +7,8 @@ import { useEffect, useRef, useState } from "preact/hooks"
 import { useAccess } from "../Access.ts"
 import { api, type ApiKey, type CreatedKey, keyStatus, type Limits, limitsText, type Org } from "../Api.ts"
 import { ConfirmDialog } from "../parts/ConfirmDialog.tsx"
-import { time } from "../parts/Format.ts"
+import { ExpiryField } from "../parts/ExpiryField.tsx"
+import { endOfDay, time } from "../parts/Format.ts"
 import { LimitsEditor } from "../parts/LimitsEditor.tsx"
 import { Empty, type Message, Notice } from "../parts/Notice.tsx"
 import { ReadOnlyNote } from "../parts/ReadOnlyNote.tsx"
@@ -15,9 +16,6 @@ import { SecretReveal } from "../parts/SecretReveal.tsx"
 import { TableFrame } from "../parts/TableFrame.tsx"
 import { ToolChoice, toolsText } from "../parts/ToolChoice.tsx"
 import { useAction, useLoad } from "../parts/useLoad.ts"
-
-/** The end of a `<input type=date>` day in local time, as the API's ISO instant. */
-const endOfDay = (date: string): string => new Date(`${date}T23:59:59.999`).toISOString()
 
 export const KeysPage = (props: { readonly org: Org }) => {
   const orgId = props.org.id
@@ -105,7 +103,15 @@ export const KeysPage = (props: { readonly org: Org }) => {
       {keys.error === null && tools.error === null ?
         null :
         <Notice message={{ kind: "error", text: keys.error ?? tools.error ?? "" }} />}
-      {created === null ? null : <SecretReveal created={created} onDone={() => setCreated(null)} />}
+      {created === null ? null : (
+        <SecretReveal
+          noun="key"
+          label="The new API key"
+          name={created.name}
+          secret={created.key}
+          onDone={() => setCreated(null)}
+        />
+      )}
       <ReadOnlyNote org={props.org} what="its keys" />
 
       {!changes ? null : (
@@ -132,15 +138,7 @@ export const KeysPage = (props: { readonly org: Org }) => {
                 placeholder="what the key is for"
               />
             </div>
-            <div>
-              <label for="key-expires">Expires after (optional)</label>
-              <input
-                id="key-expires"
-                type="date"
-                value={expires}
-                onInput={(event) => setExpires(event.currentTarget.value)}
-              />
-            </div>
+            <ExpiryField id="key-expires" value={expires} onChange={setExpires} />
           </div>
           <ToolChoice name="new-key-tools" tools={catalogue} value={allowed} onChange={setAllowed} />
           <button type="submit" class="primary" disabled={busy}>Create key</button>

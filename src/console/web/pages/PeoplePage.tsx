@@ -2,8 +2,8 @@
  * People: who may use the console and the admin API, with their roles. An owner adds people, gives any
  * role and disables or enables a person (she and her personal tokens are refused meanwhile); an
  * organization's admin sees everyone with their roles on her organizations and gives or takes admin and
- * viewer there. No one is offered to disable herself. Single sign-on adds people by itself; personal access tokens are made with the CLI or the
- * API (`/admin/v1/users/{id}/tokens`).
+ * viewer there. No one is offered to disable herself. Single sign-on adds people by itself; each person
+ * makes her own personal access tokens on her account page.
  */
 import { useState } from "preact/hooks"
 import { grantsText, useAccess } from "../Access.ts"

@@ -9,6 +9,9 @@ export const time = (iso: string | null, never = "never"): string => {
   return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())} ${pad(d.getHours())}:${pad(d.getMinutes())}`
 }
 
+/** The end of a `<input type=date>` day in local time, as the API's ISO instant (an expiry's last day). */
+export const endOfDay = (date: string): string => new Date(`${date}T23:59:59.999`).toISOString()
+
 /** To the second, for a session's timeline, whose requests come seconds apart. */
 export const timeToSecond = (iso: string): string => {
   const d = new Date(iso)
