@@ -23,7 +23,7 @@ import { Notice } from "./parts/Notice.tsx"
 import { takeReturnMessage } from "./parts/ReturnMessage.ts"
 import { SignedInAs } from "./parts/SignedInAs.tsx"
 import { useLoad } from "./parts/useLoad.ts"
-import { href, navigate, type Page, type Route, useRoute } from "./Route.ts"
+import { href, isOrgPage, navigate, type Page, type Route, useRoute } from "./Route.ts"
 import { session, ssoSignOut, type SsoStatus, ssoStatus, takeSsoError, tokenName } from "./Session.ts"
 
 const NAV: ReadonlyArray<{ readonly page: Page; readonly label: string }> = [
@@ -184,7 +184,7 @@ const OrgPicker = (props: {
   readonly access: Access
 }) => {
   if (props.orgs.length === 0) return null
-  const page = ["orgs", "people", "account", "quick-start"].includes(props.route.page) ? "keys" : props.route.page
+  const page = isOrgPage(props.route.page) ? props.route.page : "keys"
   // the same page of the org chosen, unless her role there does not offer it
   const to = (orgId: string) => href(offers(page, props.access, orgId) ? page : "keys", orgId)
   return (

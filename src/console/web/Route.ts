@@ -39,6 +39,12 @@ const ORG_PAGES: ReadonlyArray<Page> = [
   "audit"
 ]
 
+/** The pages of the whole gateway rather than of one organization, in the URL as `#/<page>`. */
+const GATEWAY_PAGES: ReadonlyArray<Page> = ["orgs", "people", "account", "quick-start"]
+
+/** Whether a page shows one organization (`#/orgs/<id>/<page>`). */
+export const isOrgPage = (page: Page): boolean => ORG_PAGES.includes(page)
+
 export const parseRoute = (hash: string): Route => {
   const [path = "", search = ""] = hash.replace(/^#/, "").split("?")
   const parts = path.split("/").filter((part) => part !== "").map(decodeURIComponent)
@@ -50,9 +56,7 @@ export const parseRoute = (hash: string): Route => {
     if (item !== undefined && page === "sessions") return { page, orgId: parts[1], sessionId: item, params }
     return { page, orgId: parts[1], params }
   }
-  if (parts[0] === "quick-start") return { page: "quick-start", params }
-  if (parts[0] === "people" || parts[0] === "account") return { page: parts[0], params }
-  return { page: "orgs", params }
+  return { page: GATEWAY_PAGES.find((p) => p === parts[0]) ?? "orgs", params }
 }
 
 export const href = (
@@ -61,7 +65,7 @@ export const href = (
   options: { readonly requestId?: string; readonly sessionId?: string; readonly params?: URLSearchParams } = {}
 ): string => {
   const search = options.params === undefined || options.params.size === 0 ? "" : `?${options.params}`
-  if (!ORG_PAGES.includes(page)) return `#/${page}${search}`
+  if (!isOrgPage(page)) return `#/${page}${search}`
   if (orgId === undefined) return "#/orgs"
   const item = options.requestId ?? options.sessionId
   const itemPath = item === undefined ? "" : `/${encodeURIComponent(item)}`
