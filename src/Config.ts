@@ -62,6 +62,7 @@ const settings = Config.all({
   }),
   consoleSessionTtl: Config.Duration("GATEWAY_CONSOLE_SESSION_TTL").pipe(Config.withDefault(Duration.hours(12))),
   secretKey: Config.Redacted("GATEWAY_SECRET_KEY").pipe(Config.option),
+  mcpSessionIdle: Config.Duration("GATEWAY_MCP_SESSION_IDLE").pipe(Config.withDefault(Duration.hours(24))),
   mcpServerHosts: Config.String("GATEWAY_MCP_SERVER_HOSTS").pipe(
     Config.map((text) => text.split(",").map((host) => host.trim()).filter((host) => host !== "")),
     Config.option,
@@ -148,6 +149,8 @@ export interface GatewaySettings {
   readonly consoleSessionTtl: Duration.Duration
   /** Seals credentials the store keeps (an MCP server's headers and tokens); none: none can be kept. */
   readonly secretKey: Option.Option<Redacted.Redacted<string>>
+  /** How long a session of the gateway's own `/mcp` is kept without a request before it is ended. */
+  readonly mcpSessionIdle: Duration.Duration
   /** Hosts an org's MCP server may be at (`*.example.com` for a domain); undefined: every host. */
   readonly mcpServerHosts: ReadonlyArray<string> | undefined
 }

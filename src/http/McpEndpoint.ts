@@ -11,6 +11,7 @@
  *
  * MCP sessions (`Mcp-Session-Id`) live in the instance that opened them: behind several instances the
  * load balancer keeps a session on one (sticky on that header), or a client re-initializes on the 404.
+ * A session idle for `GATEWAY_MCP_SESSION_IDLE` is ended (`McpIdleSessions.ts`).
  */
 import { Context, Effect, Layer, Option } from "effect"
 import { McpProtocol, McpSchema, McpServer } from "effect/ai"
@@ -31,17 +32,36 @@ import type { SvcTool } from "../tools/SvcTool.ts"
 import { ToolCatalogue } from "../tools/ToolCatalogue.ts"
 import { runToolCalls } from "../tools/ToolRunner.ts"
 import { errorResponse } from "./ErrorResponse.ts"
+import { EndingIdleSession, McpIdleSessions } from "./McpIdleSessions.ts"
 
 /** The key an MCP request came with, for the tools it lists and runs. */
 export class McpCaller extends Context.Service<McpCaller, Caller>()("svc-gateway/McpCaller") {}
 
 export const MCP_PATH = "/mcp"
 
-/** A wrong or missing key: the gateway's usual 401, with the challenge MCP clients look for. */
+/** Who the sweep's DELETE of an idle session runs as, should anything ask: no org, no tool allowed. */
+const SWEEP_CALLER: Caller = {
+  keyId: "",
+  keyName: "idle MCP session sweep",
+  orgId: "",
+  allowedSvcToolIds: [],
+  logContent: false,
+  compression: null
+}
+
+/**
+ * A wrong or missing key: the gateway's usual 401, with the challenge MCP clients look for. Every
+ * request let through is watched for the session it uses; the sweep's own DELETE of an idle session
+ * needs no key.
+ */
 const McpAuthentication = HttpRouter.middleware<{ provides: McpCaller }>()(Effect.gen(function*() {
   const auth = yield* Auth
+  const sessions = yield* McpIdleSessions
   return (httpEffect) =>
     Effect.gen(function*() {
+      if (Option.isSome(yield* Effect.serviceOption(EndingIdleSession))) {
+        return yield* Effect.provideService(httpEffect, McpCaller, SWEEP_CALLER)
+      }
       const request = yield* HttpServerRequest.HttpServerRequest
       const caller = yield* Effect.result(auth.authenticate(request.headers["authorization"]))
       if (caller._tag === "Failure") {
@@ -51,6 +71,7 @@ const McpAuthentication = HttpRouter.middleware<{ provides: McpCaller }>()(Effec
           `Bearer realm="svc-gateway"`
         )
       }
+      yield* sessions.watch
       return yield* Effect.provideService(httpEffect, McpCaller, caller.success)
     })
 }))
@@ -177,4 +198,4 @@ export const McpEndpoint = McpServer.layerHttp({
   protocols: [McpProtocol.v2025_11_25, McpProtocol.v2025_06_18, McpProtocol.v2025_03_26],
   allowSessionTermination: true,
   registrations: SharedTools
-}).pipe(Layer.provide(McpAuthentication.layer))
+}).pipe(Layer.provide(McpAuthentication.layer), Layer.provide(McpIdleSessions.layer(MCP_PATH)))

@@ -13,6 +13,7 @@
  * - `circuit(target, state)` when a target's circuit breaker changes state.
  * - `setLogStats(read)` once, by whoever owns the request log: its queue depth and dropped rows are read
  *   at scrape time, so the log pays nothing per row.
+ * - `setMcpSessionStats(read)` once, by the `/mcp` endpoint's session sweep, read at scrape time too.
  *
  * Labels: `model` is the address the client used (`author/model`) once the request was routed to a
  * provider (`none` before that: auth failures, bad bodies, unknown models), `provider` the configured
@@ -49,6 +50,13 @@ export interface RequestObservation {
   readonly shadowTokensSavedAggressive: number | null
 }
 
+/** The sessions of the gateway's own `/mcp` on this instance. */
+export interface McpSessionStats {
+  readonly open: number
+  /** Ended for being idle since the start; only grows. */
+  readonly expired: number
+}
+
 /** What the request log reports about itself. */
 export interface LogStats {
   /** Rows waiting to be written. */
@@ -77,6 +85,8 @@ export interface MetricsShape {
   readonly balancedPick: (route: string, target: string) => void
   /** Where the log's queue depth and dropped rows are read from; the last call wins. */
   readonly setLogStats: (read: () => LogStats) => void
+  /** Where the `/mcp` endpoint's session counts are read from; the last call wins. */
+  readonly setMcpSessionStats: (read: () => McpSessionStats) => void
   /** Every series in the Prometheus text format 0.0.4. */
   readonly render: () => string
 }
@@ -247,6 +257,17 @@ export const makeMetrics = (options: MetricsOptions = {}): MetricsShape => {
     "Request-log rows dropped since the start.",
     () => readLogStats?.().rowsDropped ?? 0
   )
+  let readMcpSessions: (() => McpSessionStats) | undefined
+  registry.gauge(
+    "svc_gateway_mcp_sessions",
+    "Sessions of the gateway's own /mcp open on this instance.",
+    () => readMcpSessions?.().open ?? 0
+  )
+  registry.counterFrom(
+    "svc_gateway_mcp_sessions_expired_total",
+    "Sessions of the gateway's own /mcp ended for being idle (GATEWAY_MCP_SESSION_IDLE) since the start.",
+    () => readMcpSessions?.().expired ?? 0
+  )
   processMetrics(registry)
 
   /** The series one (model, provider) pair records into, looked up once: the usual request costs one map lookup. */
@@ -332,6 +353,9 @@ export const makeMetrics = (options: MetricsOptions = {}): MetricsShape => {
     balancedPick: (route, target) => balancedPicks.inc([route, target]),
     setLogStats: (read) => {
       readLogStats = read
+    },
+    setMcpSessionStats: (read) => {
+      readMcpSessions = read
     },
     render: () => registry.render()
   }

@@ -7,7 +7,7 @@
  * request log; a tool the key may not use cannot be called; no key is a 401 with the challenge.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { mcpRpc, openMcpSession } from "../utils/McpWire.ts"
+import { mcpDelete, mcpRpc, metricValue, openMcpSession } from "../utils/McpWire.ts"
 import { startGateway, type TestGateway } from "../utils/TestGateway.ts"
 import { bigTool, failingTool, hangingTool, recordingTool, type ToolInvocation } from "../utils/TestSvcTools.ts"
 
@@ -109,6 +109,20 @@ describe("POST /mcp: the org's shared tools over MCP", () => {
     const second = await session.call("svc_echo", { text: "second" })
     expect(second.result.isError).toBe(true)
     expect(second.result.content[0].text).toMatch(/limit/i)
+  })
+
+  it("ends a session on the client's DELETE, which needs a key; the session then answers 404", async () => {
+    const openSessions = () => metricValue(gw.metrics.render(), "svc_gateway_mcp_sessions")
+    const session = await open(keyA)
+    await session.list()
+    const before = openSessions()
+    expect(before).toBeGreaterThanOrEqual(1)
+    expect(await mcpDelete(gw.url, undefined, session.id)).toBe(401)
+    expect((await rpc(keyA, { jsonrpc: "2.0", id: 9, method: "tools/list", params: {} }, session.id)).status).toBe(200)
+    expect(await mcpDelete(gw.url, keyA, session.id)).toBe(204)
+    expect((await rpc(keyA, { jsonrpc: "2.0", id: 10, method: "tools/list", params: {} }, session.id)).status).toBe(404)
+    expect(openSessions()).toBe(before - 1)
+    expect(metricValue(gw.metrics.render(), "svc_gateway_mcp_sessions_expired_total")).toBe(0)
   })
 
   it("refuses a request without a valid key with 401 and a bearer challenge", async () => {

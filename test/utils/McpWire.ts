@@ -37,7 +37,26 @@ export const mcpRpc = async (
   return { status: response.status, headers: response.headers, body: json }
 }
 
+/** The client's DELETE of a session, which ends it. */
+export const mcpDelete = async (url: string, key: string | undefined, session: string): Promise<number> =>
+  (await fetch(`${url}/mcp`, {
+    method: "DELETE",
+    headers: {
+      "mcp-session-id": session,
+      "mcp-protocol-version": "2025-11-25",
+      ...(key === undefined ? {} : { authorization: `Bearer ${key}` })
+    }
+  })).status
+
+/** A series of the gateway's `/metrics` text, 0 when it is not there. */
+export const metricValue = (text: string, series: string): number => {
+  const line = text.split("\n").find((line) => line.startsWith(`${series} `))
+  return line === undefined ? 0 : Number(line.slice(series.length + 1))
+}
+
 export interface McpSession {
+  /** Its `Mcp-Session-Id`. */
+  readonly id: string
   readonly list: () => Promise<ReadonlyArray<{ name: string; inputSchema: unknown; description: string }>>
   readonly call: (name: string, args: unknown) => Promise<any>
 }
@@ -62,6 +81,7 @@ export const openMcpSession = async (url: string, key: string): Promise<McpSessi
   expect((await mcpRpc(url, key, { jsonrpc: "2.0", method: "notifications/initialized" }, session)).status).toBe(202)
   let id = 1
   return {
+    id: session,
     list: async () => {
       const answer = await mcpRpc(url, key, { jsonrpc: "2.0", id: id++, method: "tools/list", params: {} }, session)
       expect(answer.status).toBe(200)

@@ -1,0 +1,40 @@
+/**
+ * Sessions of the gateway's `/mcp` end after `GATEWAY_MCP_SESSION_IDLE` without a request (most
+ * clients never send the DELETE that would end them): the client's next request with the session gets
+ * the 404 that tells it to initialize again, and a new session works.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { mcpRpc, metricValue, openMcpSession } from "../utils/McpWire.ts"
+import { startGateway, type TestGateway } from "../utils/TestGateway.ts"
+import { recordingTool, type ToolInvocation } from "../utils/TestSvcTools.ts"
+
+describe("GATEWAY_MCP_SESSION_IDLE", () => {
+  let gw: TestGateway
+  let key: string
+  const runs: Array<ToolInvocation> = []
+  const expired = () => metricValue(gw.metrics.render(), "svc_gateway_mcp_sessions_expired_total")
+
+  beforeAll(async () => {
+    gw = await startGateway({ GATEWAY_MCP_SESSION_IDLE: "1 second" }, { tools: [recordingTool("svc_echo", runs)] })
+    const made = await gw.newKey()
+    expect((await gw.admin("PUT", `/orgs/${made.orgId}/svc-tools/svc_echo`, { activated: true })).status).toBe(200)
+    key = made.key
+  })
+  afterAll(() => gw?.close())
+
+  it("ends an idle session; its next request gets 404, and a new session works", async () => {
+    const idle = await openMcpSession(gw.url, key)
+    expect((await idle.list()).map((tool) => tool.name)).toEqual(["svc_echo"])
+    expect(metricValue(gw.metrics.render(), "svc_gateway_mcp_sessions")).toBe(1)
+    // reading the metrics is no request of the session's: it stays idle while this waits
+    await expect.poll(expired, { timeout: 10_000 }).toBe(1)
+    expect(metricValue(gw.metrics.render(), "svc_gateway_mcp_sessions")).toBe(0)
+
+    const stale = await mcpRpc(gw.url, key, { jsonrpc: "2.0", id: 5, method: "tools/list", params: {} }, idle.id)
+    expect(stale.status).toBe(404)
+    const fresh = await openMcpSession(gw.url, key)
+    expect(fresh.id).not.toBe(idle.id)
+    expect((await fresh.call("svc_echo", { text: "again" })).result.isError).toBe(false)
+    expect(runs.at(-1)!.args).toEqual({ text: "again" })
+  })
+})
