@@ -14,6 +14,7 @@
 import { Duration, Effect, Layer, Option } from "effect"
 import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { GatewayConfig } from "../Config.ts"
+import { describeError } from "../core/Problem.ts"
 import { randomBase62 } from "../Ids.ts"
 import { CSRF_HEADER, SESSION_COOKIE } from "../kernel/ConsoleCookie.ts"
 import { RequestError, RouteNotFound } from "../kernel/RequestError.ts"
@@ -91,7 +92,7 @@ const callback = Effect.gen(function*() {
     const user = yield* signInUser(setup, claims, {
       requestId: request.headers["x-request-id"] ?? null,
       address: Option.getOrNull(request.remoteAddress)
-    }).pipe(Effect.catchTag("AdminError", (error) => Effect.fail(SsoError.refused(adminMessage(error)))))
+    }).pipe(Effect.catchTag("AdminError", (error) => Effect.fail(SsoError.refused(describeError(error).message))))
     const opened = yield* sessions.open(user.id, config.consoleSessionTtl)
     return HttpServerResponse.redirect(CONSOLE).pipe(
       HttpServerResponse.expireCookieUnsafe(LOGIN_COOKIE, { path: LOGIN_PATH, httpOnly: true, secure }),
@@ -105,11 +106,6 @@ const callback = Effect.gen(function*() {
     )
   }).pipe(Effect.catchTag("SsoError", (error) => Effect.succeed(backWithError(error.reason.message, secure))))
 })
-
-const adminMessage = (error: { readonly reason: { readonly _tag: string } & object }) =>
-  "message" in error.reason && typeof error.reason.message === "string"
-    ? error.reason.message
-    : "The user could not be found or made; try again."
 
 const status = Effect.gen(function*() {
   const request = yield* HttpServerRequest.HttpServerRequest
