@@ -4,17 +4,24 @@
  * `local/echo`, and a day of request-log history so the analytics chart has something to draw. Writes
  * docs/screenshots/*.png. Nothing here outlives the run: the store is in memory, and so is every key.
  */
+import { createHash } from "node:crypto"
 import { mkdirSync } from "node:fs"
 import type { Page } from "playwright-core"
 import type { RequestRecord } from "../src/logs/RequestRecord.ts"
-import { startConsole } from "../test/browser/ConsoleBrowser.ts"
+import { signIn, startConsole } from "../test/browser/ConsoleBrowser.ts"
+import { searchTool, startFakeMcpServer } from "../test/utils/FakeMcpServer.ts"
 import { makeRecord } from "../test/utils/RequestLogHarness.ts"
 import { postChat } from "../test/utils/TestGateway.ts"
 
 const OUT = new URL("./screenshots/", import.meta.url).pathname
 mkdirSync(OUT, { recursive: true })
 
-const c = await startConsole({ GATEWAY_LOG_FLUSH_INTERVAL: "50 millis" })
+// an org's own MCP server, its tools shared through the gateway
+const docsServer = await startFakeMcpServer({ tools: [searchTool("Searches the team's engineering docs.")] })
+const c = await startConsole({
+  GATEWAY_LOG_FLUSH_INTERVAL: "50 millis",
+  GATEWAY_SECRET_KEY: "a throwaway key for the screenshots' store"
+})
 try {
   const { gw } = c
   const admin = async (method: string, path: string, body?: unknown) => {
@@ -36,6 +43,21 @@ try {
   await admin("DELETE", `/keys/${old.id}`)
   await admin("PUT", `/orgs/${org.id}/svc-tools/svc_current_time`, { activated: true, hydrate_org: true })
   await admin("PUT", `/orgs/${org.id}/svc-tools/svc_generate_uuid`, { activated: true, hydrate_key_ids: [alice.id] })
+  await admin("POST", `/orgs/${org.id}/mcp-servers`, { name: "docs", url: docsServer.url })
+
+  // the people who run it: an owner, an admin of Acme, a viewer, and one who left
+  const person = async (email: string, name: string, roles: ReadonlyArray<{ role: string; org_id?: string }>) => {
+    const user = await admin("POST", "/users", { email, name })
+    await admin("PUT", `/users/${user.id}/roles`, { roles })
+    return user
+  }
+  const dana = await person("dana@acme.example", "Dana Okafor", [{ role: "owner" }])
+  await person("lee@acme.example", "Lee Tanaka", [{ role: "admin", org_id: org.id }])
+  await person("sam@acme.example", "Sam Ruiz", [{ role: "viewer", org_id: org.id }])
+  const left = await person("kim@acme.example", "Kim Berg", [{ role: "admin", org_id: org.id }])
+  await admin("PATCH", `/users/${left.id}`, { disabled: true })
+  const danaToken = await admin("POST", `/users/${dana.id}/tokens`, { name: "console" })
+  await admin("POST", `/users/${dana.id}/tokens`, { name: "cli on the laptop", expires_at: nextYear })
 
   // real traffic: answers, a shared tool run, a stream and a refusal
   const ask = (key: string, content: string, tags: string, extra: Record<string, unknown> = {}) =>
@@ -52,19 +74,43 @@ try {
     headers: { "x-svc-tags": "ci" }
   })
 
-  // a day of history, as the gateway would have logged it, for the chart and the groupings
+  // four weeks of history, as the gateway would have logged it, for the charts and the groupings: the
+  // last day hour by hour, the days before at a quieter pace, weekends quieter still
   const models = ["openai/gpt-4o", "anthropic/claude-sonnet-4", "google/gemini-2.5-flash", "local/echo"]
+  // dollars per million tokens, input and output: micro-dollars per token
+  const prices: Record<string, readonly [number, number]> = {
+    "openai/gpt-4o": [2.5, 10],
+    "anthropic/claude-sonnet-4": [3, 15],
+    "google/gemini-2.5-flash": [0.3, 2.5],
+    "local/echo": [0, 0]
+  }
   const tags = [["prod", "team-search"], ["prod", "team-support"], ["staging"], ["batch"], []]
   const keys = [ci.id, alice.id, batch.id]
   const now = Date.now()
+  const hoursAgo: Array<number> = Array.from({ length: 600 }, (_, i) => 23 * (i / 600) ** 0.8)
+  for (let day = 1; day < 28; day++) {
+    const perDay = day % 7 === 2 || day % 7 === 3 ? 6 : 30
+    for (let j = 0; j < perDay; j++) hoursAgo.push(day * 24 + 8 + (10 * j) / perDay)
+  }
+  // a Claude Code session spans a couple of hours
+  const sessionOf = (hours: number) => {
+    const hex = createHash("sha256").update(String(Math.floor(hours / 2.5))).digest("hex")
+    return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-4${hex.slice(13, 16)}-a${hex.slice(17, 20)}-${hex.slice(20, 32)}`
+  }
   const history: Array<RequestRecord> = []
-  for (let i = 0; i < 600; i++) {
-    const hoursAgo = 23 * (i / 600) ** 0.8
-    const failed = i % 37 === 0 || (hoursAgo > 9 && hoursAgo < 10 && i % 5 === 0)
+  for (const [i, hours] of hoursAgo.entries()) {
+    const failed = i % 37 === 0 || (hours > 9 && hours < 10 && i % 5 === 0)
     const model = models[(i * 7) % models.length]!
+    // a quarter of the last day's traffic is Claude Code
+    const claudeCode = hours < 24 && i % 4 === 1
+    const promptTokens = failed ? 0 : 200 + ((i * 131) % 1800)
+    const completionTokens = failed ? 0 : 40 + ((i * 71) % 600)
+    const [inPrice, outPrice] = prices[model]!
+    const input = Math.round(promptTokens * inPrice)
+    const output = Math.round(completionTokens * outPrice)
     history.push(makeRecord({
       id: `req_demo_${i}`,
-      createdAt: new Date(now - hoursAgo * 3_600_000 - 300_000),
+      createdAt: new Date(now - hours * 3_600_000 - 300_000),
       orgId: org.id,
       keyId: keys[i % keys.length]!,
       requestedModel: model,
@@ -74,15 +120,17 @@ try {
       errorCode: failed ? (i % 2 === 0 ? "upstream_error" : "rate_limited") : null,
       stream: i % 3 === 0,
       tags: tags[i % tags.length]!,
-      promptTokens: failed ? 0 : 200 + ((i * 131) % 1800),
-      completionTokens: failed ? 0 : 40 + ((i * 71) % 600),
+      promptTokens,
+      completionTokens,
+      cost: failed ? null : { input, cachedInput: 0, cacheWrite: 0, output, total: input + output },
+      sessionId: claudeCode ? sessionOf(hours) : null,
       cachedTokens: i % 4 === 0 ? 128 : 0,
       reasoningTokens: 0,
       svcTools: i % 11 === 0 ? ["svc_current_time"] : [],
       attempts: failed ? 2 : 1,
       latencyMs: 180 + ((i * 97) % 2400),
       ttftMs: i % 3 === 0 ? 120 + ((i * 13) % 300) : null,
-      userAgent: i % 2 === 0 ? "OpenAI/Python 1.99.0" : "opencode/0.9"
+      userAgent: claudeCode ? "claude-cli/2.1.0 (external, cli)" : i % 2 === 0 ? "OpenAI/Python 1.99.0" : "opencode/0.9"
     }))
   }
   await gw.record(history)
@@ -123,13 +171,42 @@ try {
   await page.locator("dl.detail").waitFor()
   await shoot(page, "request-detail")
 
-  await go(`/orgs/${org.id}/analytics?group_by=model`)
+  // the last day: hour by hour
+  const dayAgo = new Date(now - 24 * 3_600_000).toISOString()
+  await go(`/orgs/${org.id}/analytics?group_by=model&from=${encodeURIComponent(dayAgo)}`)
   await page.locator(".chart svg").waitFor()
   await shoot(page, "analytics")
+
+  await go(`/orgs/${org.id}/mcp-servers`)
+  await page.locator("article.mcp-server summary").first().click()
+  await shoot(page, "mcp-servers")
+
+  await go(`/orgs/${org.id}/sessions`)
+  await page.locator("tr[data-session-id]").first().waitFor()
+  await shoot(page, "sessions")
+
+  await go(`/orgs/${org.id}/spend`)
+  await page.locator("main svg").first().waitFor()
+  await shoot(page, "spend")
+
+  await go(`/orgs/${org.id}/audit`)
+  await page.locator("main table tbody tr").first().waitFor()
+  await shoot(page, "audit")
+
+  await go("/people")
+  await page.locator("main table tbody tr").first().waitFor()
+  await shoot(page, "people")
 
   await go("/quick-start")
   await shoot(page, "quick-start")
   await page.context().close()
+
+  const own = await c.open({ signIn: false })
+  await signIn(own, danaToken.token)
+  await own.goto(`${gw.url}/console#/account`)
+  await own.locator("main table tbody tr").first().waitFor()
+  await shoot(own, "account")
+  await own.context().close()
 
   const narrow = await c.open({ width: 390 })
   await narrow.goto(`${gw.url}/console#/orgs/${org.id}/keys`)
@@ -138,4 +215,5 @@ try {
   await narrow.context().close()
 } finally {
   await c.close()
+  await docsServer.close()
 }
