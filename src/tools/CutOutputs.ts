@@ -37,75 +37,79 @@ export class CutOutputs extends Context.Service<CutOutputs, {
   /** Deletes expired cuts, a batch at a time (also done every minute); how many. */
   readonly sweep: Effect.Effect<number, SqlError.SqlError>
 }>()("svc-gateway/CutOutputs") {
-  static readonly layer = Layer.effect(
-    CutOutputs,
-    Effect.gen(function*() {
-      const sql = yield* SqlClient.SqlClient
-      const ttlMs = Duration.toMillis((yield* GatewayConfig).pendingTtl)
-      let waiting = new Map<string, Waiting>()
-      // the batch being written: still read from memory until its rows are there
-      let flushing = new Map<string, Waiting>()
-      const written = new Map<string, number>()
-      // one flush at a time: an explicit flush waits for the scheduled one already writing
-      const oneAtATime = yield* Semaphore.make(1)
+  /** Writes the waiting cuts every `flushEvery` (a test that flushes by itself sets it long). */
+  static readonly layerWith = (options: { readonly flushEvery: Duration.Input }) =>
+    Layer.effect(
+      CutOutputs,
+      Effect.gen(function*() {
+        const sql = yield* SqlClient.SqlClient
+        const ttlMs = Duration.toMillis((yield* GatewayConfig).pendingTtl)
+        let waiting = new Map<string, Waiting>()
+        // the batch being written: still read from memory until its rows are there
+        let flushing = new Map<string, Waiting>()
+        const written = new Map<string, number>()
+        // one flush at a time: an explicit flush waits for the scheduled one already writing
+        const oneAtATime = yield* Semaphore.make(1)
 
-      const remember = (owner: CutOwner, cuts: ReadonlyArray<Cut>) => {
-        const nowMs = Date.now()
-        for (const cut of cuts) {
-          const key = keyOf(owner, cut.id)
-          const at = written.get(key)
-          if (at !== undefined && nowMs - at < ttlMs / 2) continue
-          waiting.set(key, { orgId: owner.orgId, keyId: owner.keyId, id: cut.id, text: cut.text })
+        const remember = (owner: CutOwner, cuts: ReadonlyArray<Cut>) => {
+          const nowMs = Date.now()
+          for (const cut of cuts) {
+            const key = keyOf(owner, cut.id)
+            const at = written.get(key)
+            if (at !== undefined && nowMs - at < ttlMs / 2) continue
+            waiting.set(key, { orgId: owner.orgId, keyId: owner.keyId, id: cut.id, text: cut.text })
+          }
         }
-      }
 
-      const flush = Effect.gen(function*() {
-        if (waiting.size === 0) return
-        const batch = waiting
-        waiting = new Map()
-        flushing = batch
-        yield* sql.withTransaction(
-          Effect.forEach(batch.values(), (cut) =>
-            sql`INSERT INTO svc_cut_outputs (org_id, key_id, id, text, expires_at)
+        const flush = Effect.gen(function*() {
+          if (waiting.size === 0) return
+          const batch = waiting
+          waiting = new Map()
+          flushing = batch
+          yield* sql.withTransaction(
+            Effect.forEach(batch.values(), (cut) =>
+              sql`INSERT INTO svc_cut_outputs (org_id, key_id, id, text, expires_at)
           VALUES (${cut.orgId}, ${cut.keyId}, ${cut.id}, ${cut.text}, ${nowPlus(sql, ttlMs)})
           ON CONFLICT (org_id, key_id, id) DO UPDATE SET expires_at = EXCLUDED.expires_at`, { discard: true })
-        ).pipe(
-          Effect.tapError(() =>
-            Effect.sync(() => {
-              // kept for the next round rather than lost
-              for (const [key, cut] of batch) if (!waiting.has(key)) waiting.set(key, cut)
-            })
-          ),
-          Effect.ensuring(Effect.sync(() => {
-            flushing = new Map()
-          }))
-        )
-        const nowMs = Date.now()
-        for (const key of batch.keys()) {
-          written.delete(key)
-          written.set(key, nowMs)
-        }
-        while (written.size > RECENT) written.delete(written.keys().next().value!)
-      }).pipe(oneAtATime.withPermit, Effect.withSpan("CutOutputs.flush"))
+          ).pipe(
+            Effect.tapError(() =>
+              Effect.sync(() => {
+                // kept for the next round rather than lost
+                for (const [key, cut] of batch) if (!waiting.has(key)) waiting.set(key, cut)
+              })
+            ),
+            Effect.ensuring(Effect.sync(() => {
+              flushing = new Map()
+            }))
+          )
+          const nowMs = Date.now()
+          for (const key of batch.keys()) {
+            written.delete(key)
+            written.set(key, nowMs)
+          }
+          while (written.size > RECENT) written.delete(written.keys().next().value!)
+        }).pipe(oneAtATime.withPermit, Effect.withSpan("CutOutputs.flush"))
 
-      const get = Effect.fn("CutOutputs.get")(function*(owner: CutOwner, id: string) {
-        const held = waiting.get(keyOf(owner, id)) ?? flushing.get(keyOf(owner, id))
-        if (held !== undefined) return held.text
-        const rows = yield* sql<{ readonly text: string }>`SELECT text FROM svc_cut_outputs
+        const get = Effect.fn("CutOutputs.get")(function*(owner: CutOwner, id: string) {
+          const held = waiting.get(keyOf(owner, id)) ?? flushing.get(keyOf(owner, id))
+          if (held !== undefined) return held.text
+          const rows = yield* sql<{ readonly text: string }>`SELECT text FROM svc_cut_outputs
         WHERE org_id = ${owner.orgId} AND key_id = ${owner.keyId} AND id = ${id} AND expires_at > ${now(sql)}`
-        return rows[0]?.text
-      })
+          return rows[0]?.text
+        })
 
-      const sweep = sql<{ readonly id: string }>`DELETE FROM svc_cut_outputs WHERE (org_id, key_id, id) IN (
+        const sweep = sql<{ readonly id: string }>`DELETE FROM svc_cut_outputs WHERE (org_id, key_id, id) IN (
         SELECT org_id, key_id, id FROM svc_cut_outputs WHERE expires_at <= ${now(sql)} LIMIT 500) RETURNING id`.pipe(
-        Effect.map((rows) => rows.length)
-      )
+          Effect.map((rows) => rows.length)
+        )
 
-      yield* Effect.addFinalizer(() => flush.pipe(Effect.ignore))
-      yield* flush.pipe(Effect.ignore, Effect.repeat(Schedule.spaced("1 second")), Effect.forkScoped)
-      yield* sweep.pipe(Effect.ignore, Effect.repeat(Schedule.spaced("1 minute")), Effect.forkScoped)
+        yield* Effect.addFinalizer(() => flush.pipe(Effect.ignore))
+        yield* flush.pipe(Effect.ignore, Effect.repeat(Schedule.spaced(options.flushEvery)), Effect.forkScoped)
+        yield* sweep.pipe(Effect.ignore, Effect.repeat(Schedule.spaced("1 minute")), Effect.forkScoped)
 
-      return CutOutputs.of({ remember, get, flush, sweep })
-    })
-  )
+        return CutOutputs.of({ remember, get, flush, sweep })
+      })
+    )
+
+  static readonly layer = CutOutputs.layerWith({ flushEvery: "1 second" })
 }

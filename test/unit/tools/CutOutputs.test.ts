@@ -23,7 +23,10 @@ const storedRows = (owner: { readonly orgId: string }) =>
     return rows[0]?.n ?? 0
   })
 
-layer(CutOutputs.layer.pipe(Layer.provideMerge(FreshStore())))("CutOutputs", (it) => {
+// the tests flush by themselves: a scheduled flush between a remember and a count would write early
+const FlushedByTheTest = CutOutputs.layerWith({ flushEvery: "1 hour" })
+
+layer(FlushedByTheTest.pipe(Layer.provideMerge(FreshStore())))("CutOutputs", (it) => {
   it.effect("a cut is read back by its owner, before and after it is written; nobody else reads it", () =>
     Effect.gen(function*() {
       const cuts = yield* CutOutputs
