@@ -71,8 +71,10 @@ const McpAuthentication = HttpRouter.middleware<{ provides: McpCaller }>()(Effec
           `Bearer realm="svc-gateway"`
         )
       }
+      const response = yield* Effect.provideService(httpEffect, McpCaller, caller.success)
+      // after the MCP server's own pre-response handler, which puts a new session's id on the answer
       yield* sessions.watch
-      return yield* Effect.provideService(httpEffect, McpCaller, caller.success)
+      return response
     })
 }))
 

@@ -74,7 +74,13 @@ export class McpIdleSessions extends Context.Service<McpIdleSessions, McpIdleSes
             Effect.provideService(EndingIdleSession, true),
             Effect.scoped,
             Effect.matchCauseEffect({
-              onSuccess: () => Effect.sync(() => void expired++),
+              onSuccess: (response) => {
+                if (response.status < 300) return Effect.sync(() => void expired++)
+                // 404: ended meanwhile by other means; anything else is the server refusing its own route
+                return response.status === 404
+                  ? Effect.void
+                  : Effect.logWarning(`An idle MCP session could not be ended: its DELETE answered ${response.status}`)
+              },
               onFailure: (cause) => Effect.logWarning("An idle MCP session could not be ended", cause)
             })
           )

@@ -22,13 +22,15 @@ describe("GATEWAY_MCP_SESSION_IDLE", () => {
   })
   afterAll(() => gw?.close())
 
+  const open = () => metricValue(gw.metrics.render(), "svc_gateway_mcp_sessions")
+
   it("ends an idle session; its next request gets 404, and a new session works", async () => {
     const idle = await openMcpSession(gw.url, key)
     expect((await idle.list()).map((tool) => tool.name)).toEqual(["svc_echo"])
-    expect(metricValue(gw.metrics.render(), "svc_gateway_mcp_sessions")).toBe(1)
+    expect(open()).toBe(1)
     // reading the metrics is no request of the session's: it stays idle while this waits
     await expect.poll(expired, { timeout: 10_000 }).toBe(1)
-    expect(metricValue(gw.metrics.render(), "svc_gateway_mcp_sessions")).toBe(0)
+    expect(open()).toBe(0)
 
     const stale = await mcpRpc(gw.url, key, { jsonrpc: "2.0", id: 5, method: "tools/list", params: {} }, idle.id)
     expect(stale.status).toBe(404)
@@ -36,5 +38,24 @@ describe("GATEWAY_MCP_SESSION_IDLE", () => {
     expect(fresh.id).not.toBe(idle.id)
     expect((await fresh.call("svc_echo", { text: "again" })).result.isError).toBe(false)
     expect(runs.at(-1)!.args).toEqual({ text: "again" })
+  })
+
+  it("ends a session its client initialized and never used", async () => {
+    await expect.poll(open, { timeout: 10_000 }).toBe(0)
+    const before = expired()
+    const init = await mcpRpc(gw.url, key, {
+      jsonrpc: "2.0",
+      id: 0,
+      method: "initialize",
+      params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "gone", version: "1" } }
+    })
+    expect(init.status).toBe(200)
+    const session = init.headers.get("mcp-session-id")!
+    expect(open()).toBe(1)
+    await expect.poll(expired, { timeout: 10_000 }).toBe(before + 1)
+    expect(open()).toBe(0)
+    expect((await mcpRpc(gw.url, key, { jsonrpc: "2.0", method: "notifications/initialized" }, session)).status).toBe(
+      404
+    )
   })
 })
