@@ -136,10 +136,15 @@ describe("tracing a chat request end to end", () => {
     upstream.handle(() => reply.json(completion({ content: "hello" })))
     const response = await ask(false, { traceparent: traceparent(false) })
     await response.text()
-    await new Promise((resolve) => setTimeout(resolve, 50))
-    expect(exporter.getFinishedSpans()).toEqual([])
-    expect(response.headers.get(TRACE_ID_HEADER)).toBeNull()
     expect(upstream.last().headers["traceparent"]).toMatch(new RegExp(`^00-${CALLER_TRACE}-[0-9a-f]{16}-00$`))
+    // a sampled request after it: once its spans are exported, the unsampled one's would have been too
+    const next = await ask(false)
+    await next.text()
+    const spans = await settle(exporter)
+    const sampled = next.headers.get(TRACE_ID_HEADER)
+    expect(sampled).toMatch(/^[0-9a-f]{32}$/)
+    expect(spans.filter((span) => span.spanContext().traceId !== sampled)).toEqual([])
+    expect(response.headers.get(TRACE_ID_HEADER)).toBeNull()
   })
 
   it("a streamed attempt has its span in the trace", async () => {
