@@ -1,5 +1,5 @@
 /**
- * MCP sessions end after `GATEWAY_MCP_SESSION_IDLE` without a request. `effect/ai`'s `McpServer` keeps a
+ * MCP sessions end after `GATEWAY_MCP_SESSION_IDLE` without a request (`0 seconds`: never). `effect/ai`'s `McpServer` keeps a
  * session (its client's initialize payload and what it negotiated, a kilobyte or two) until the client
  * sends a DELETE, and most clients never do: Claude Code opens a session each time it starts and leaves
  * it when it quits, so an instance that ran for weeks held every session of every start.
@@ -89,9 +89,12 @@ export class McpIdleSessions extends Context.Service<McpIdleSessions, McpIdleSes
           Clock.currentTimeMillis,
           (now) => Effect.forEach(lastUsed.takeIdle(now - idleMillis), end, { discard: true })
         )
-        // a sweep a minute, or two an idle time when that is shorter (tests idle a fraction of a second)
-        const every = Duration.millis(Math.min(idleMillis / 2, 60_000))
-        yield* sweep.pipe(Effect.repeat(Schedule.spaced(every)), Effect.forkScoped)
+        // a sweep a minute, or two an idle time when that is shorter (tests idle a fraction of a second);
+        // none at `0 seconds`, which keeps every session
+        if (idleMillis > 0) {
+          const every = Duration.millis(Math.min(idleMillis / 2, 60_000))
+          yield* sweep.pipe(Effect.repeat(Schedule.spaced(every)), Effect.forkScoped)
+        }
 
         return { watch: HttpEffect.appendPreResponseHandler(noteAnswer) }
       })

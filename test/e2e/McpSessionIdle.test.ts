@@ -1,12 +1,20 @@
 /**
  * Sessions of the gateway's `/mcp` end after `GATEWAY_MCP_SESSION_IDLE` without a request (most
  * clients never send the DELETE that would end them): the client's next request with the session gets
- * the 404 that tells it to initialize again, and a new session works.
+ * the 404 that tells it to initialize again, and a new session works. `0 seconds` keeps every session.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { mcpRpc, metricValue, openMcpSession } from "../utils/McpWire.ts"
 import { startGateway, type TestGateway } from "../utils/TestGateway.ts"
 import { recordingTool, type ToolInvocation } from "../utils/TestSvcTools.ts"
+
+/** A gateway at `idle` whose key's org has `svc_echo` active; its runs land in `runs`. */
+const gatewayAt = async (idle: string, runs: Array<ToolInvocation>) => {
+  const gw = await startGateway({ GATEWAY_MCP_SESSION_IDLE: idle }, { tools: [recordingTool("svc_echo", runs)] })
+  const made = await gw.newKey()
+  expect((await gw.admin("PUT", `/orgs/${made.orgId}/svc-tools/svc_echo`, { activated: true })).status).toBe(200)
+  return { gw, key: made.key }
+}
 
 describe("GATEWAY_MCP_SESSION_IDLE", () => {
   let gw: TestGateway
@@ -15,10 +23,7 @@ describe("GATEWAY_MCP_SESSION_IDLE", () => {
   const expired = () => metricValue(gw.metrics.render(), "svc_gateway_mcp_sessions_expired_total")
 
   beforeAll(async () => {
-    gw = await startGateway({ GATEWAY_MCP_SESSION_IDLE: "1 second" }, { tools: [recordingTool("svc_echo", runs)] })
-    const made = await gw.newKey()
-    expect((await gw.admin("PUT", `/orgs/${made.orgId}/svc-tools/svc_echo`, { activated: true })).status).toBe(200)
-    key = made.key
+    ;({ gw, key } = await gatewayAt("1 second", runs))
   })
   afterAll(() => gw?.close())
 
@@ -57,5 +62,29 @@ describe("GATEWAY_MCP_SESSION_IDLE", () => {
     expect((await mcpRpc(gw.url, key, { jsonrpc: "2.0", method: "notifications/initialized" }, session)).status).toBe(
       404
     )
+  })
+})
+
+describe("GATEWAY_MCP_SESSION_IDLE=0 seconds", () => {
+  let gw: TestGateway
+  let key: string
+
+  beforeAll(async () => {
+    ;({ gw, key } = await gatewayAt("0 seconds", []))
+  })
+  afterAll(() => gw?.close())
+
+  // were 0 an idle time, every session would be idle the moment it was answered, and end at once
+  it("keeps every session", async () => {
+    const session = await openMcpSession(gw.url, key)
+    expect((await session.list()).map((tool) => tool.name)).toEqual(["svc_echo"])
+    expect((await session.call("svc_echo", { text: "kept" })).result.isError).toBe(false)
+    expect((await session.list()).map((tool) => tool.name)).toEqual(["svc_echo"])
+    const render = gw.metrics.render()
+    expect([
+      metricValue(render, "svc_gateway_mcp_sessions"),
+      metricValue(render, "svc_gateway_mcp_sessions_expired_total")
+    ])
+      .toEqual([1, 0])
   })
 })
