@@ -22,7 +22,16 @@ export interface GatewayVariant {
   readonly entry?: string
   /** The Anthropic and OpenAI providers too, for a build given as `entry` that has them (`bench/cpu.ts`). */
   readonly everyProvider?: boolean
+  /** Left out of a run unless `BENCH_TARGETS` names it. */
+  readonly onlyWhenNamed?: boolean
 }
+
+/** The variants a run measures: those `only` (`BENCH_TARGETS`) names, or when it names none, all but the named-only. */
+export const chosenVariants = (
+  variants: ReadonlyArray<GatewayVariant>,
+  only: ReadonlyArray<string>
+): ReadonlyArray<GatewayVariant> =>
+  variants.filter((v) => only.includes(v.name) || (only.length === 0 && v.onlyWhenNamed !== true))
 
 export const ADMIN_TOKEN = "bench-admin-token"
 const READY_TIMEOUT_MS = 60_000

@@ -9,13 +9,15 @@ import { type Figures, fmt, type Mode, textTable } from "./report.ts"
 import { cellName, median } from "./verdict.ts"
 
 /**
- * Which targets are compared, when a run measured both: the gateway against the baseline, and what the
- * log and compression at `safe` (on the bench's requests, which have nothing to compress) cost.
+ * Which targets are compared, when a run measured both: the gateway against the baseline, what the
+ * log and compression at `safe` (on the bench's requests, which have nothing to compress) cost, and
+ * against its twin, the same build in a second process: how far apart two identical gateways land.
  */
 export const COMPARISONS: ReadonlyArray<{ readonly current: string; readonly reference: string }> = [
   { current: "gateway", reference: "baseline" },
   { current: "gateway", reference: "gateway-log-off" },
-  { current: "gateway", reference: "gateway-compression-off" }
+  { current: "gateway", reference: "gateway-compression-off" },
+  { current: "gateway", reference: "gateway-twin" }
 ]
 
 export interface PairedFigure {

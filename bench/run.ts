@@ -11,7 +11,7 @@
  * missed. Env: BENCH_SECONDS (measured seconds per cell, default 3), BENCH_ROUNDS (3),
  * BENCH_WARMUP_SECONDS (per round, 0.5), BENCH_MAX_REQUESTS (per cell, 200000), BENCH_CONCURRENCY
  * ("1,16,64"), BENCH_MODES ("non-stream,stream"), BENCH_TARGETS (comma list of target names; default
- * all), BENCH_GATEWAY_ENTRY (gateway entry relative to the repo root; default the start script's),
+ * all but `gateway-twin`, a second process of the gateway measured only when named), BENCH_GATEWAY_ENTRY (gateway entry relative to the repo root; default the start script's),
  * BENCH_BASELINE_ENTRY (another build's entry, measured as the variant "baseline" in the same rounds, with a
  * database of its own like every gateway).
  */
@@ -22,6 +22,7 @@ import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { benchStore } from "./database.ts"
 import {
+  chosenVariants,
   gatewayAvailable,
   gatewayEntry,
   type GatewayVariant,
@@ -67,6 +68,9 @@ const gatewayVariants = (postgres: boolean): ReadonlyArray<GatewayVariant> => {
     { name: "gateway", env: {} },
     // the same gateway without its request log: what logging costs
     { name: "gateway-log-off", env: { GATEWAY_REQUEST_LOG: "off" } },
+    // a second process of the same build and settings, only when BENCH_TARGETS names it: what two
+    // identical gateways differ by in these rounds, the floor under every other comparison
+    { name: "gateway-twin", env: {}, onlyWhenNamed: true },
     // the same gateway with compression off (the default is safe): what the compression stage costs
     { name: "gateway-compression-off", env: { GATEWAY_COMPRESSION: "off" } },
     // two processes behind one port (GATEWAY_WORKERS needs a shared store: PostgreSQL only)
@@ -111,6 +115,7 @@ const settings = () => {
     maxRequests: Math.floor(envNumber("BENCH_MAX_REQUESTS", 200_000, 1)),
     concurrency,
     modes: modes.filter((m): m is Mode => m === "non-stream" || m === "stream"),
+    only,
     wanted: (name: string): boolean => only.length === 0 || only.includes(name)
   }
 }
@@ -141,7 +146,7 @@ const main = async (): Promise<number> => {
   console.log(
     `gateway store: ${store.postgres ? "PostgreSQL (DATABASE_URL, a database per gateway)" : "embedded (SQLite)"}`
   )
-  const variants = gatewayVariants(store.postgres).filter((v) => config.wanted(v.name))
+  const variants = chosenVariants(gatewayVariants(store.postgres), config.only)
   const withGateway = variants.some((v) => v.name === "gateway")
   const messageTargets = [
     "passthrough-msg",
