@@ -7,6 +7,7 @@
  * $0.5 / $1, local free; `unpriced` has no price for groq), null when a price is unknown.
  */
 import { assert, describe, it } from "@effect/vitest"
+import * as catalogue from "@pydantic/genai-prices"
 import { Effect, Layer, Stream } from "effect"
 import { GatewayConfig } from "../../../src/Config.ts"
 import { type ChatContext, GatewayCore, toProviderCall } from "../../../src/core/GatewayCore.ts"
@@ -84,7 +85,8 @@ const pricesLayer = (priced: "all" | "unpriced") =>
       {
         openai: { "*": { input: 2, cached_input: 1, output: 8 } },
         ...(priced === "all" ? { groq: { "*": { input: 0.5, output: 1 } } } : {})
-      }
+      },
+      catalogue
     ))
   )
 

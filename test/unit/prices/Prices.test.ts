@@ -4,8 +4,9 @@
  * or API address, else unknown (null, never 0). The catalogue's figures are those of the pinned package.
  */
 import { assert, describe, it } from "@effect/vitest"
+import * as catalogue from "@pydantic/genai-prices"
 import { Redacted } from "effect"
-import { pricesOf } from "../../../src/prices/Prices.ts"
+import { needsCatalogue, pricesOf } from "../../../src/prices/Prices.ts"
 import type { AdapterName, ProviderSpec } from "../../../src/providers/Adapters.ts"
 
 const spec = (name: string, adapter: AdapterName, baseUrl = ""): ProviderSpec => ({
@@ -33,7 +34,7 @@ describe("pricesOf", () => {
   const prices = pricesOf(providers, {
     lab: { "qwen-7b": { input: 0.1, output: 0.3, cached_input: 0.01 }, "*": { input: 0.2, output: 0.6 } },
     openai: { "ft:*": { input: 3, output: 12 } }
-  })
+  }, catalogue)
 
   it("OpenAI's catalogue price, cached input apart; a dated model id finds its model", () => {
     const gpt = prices.of("openai", "gpt-4o")
@@ -91,7 +92,22 @@ describe("pricesOf", () => {
     for (const [provider, model] of [["openai", "no-such-model"], ["nobody", "gpt-4o"]] as const) {
       assert.deepStrictEqual(prices.of(provider, model), { price: null, source: null, catalogueModel: null })
     }
-    const unpriced = pricesOf([spec("lab", "openai-compatible", "http://10.0.0.7:8000/v1")], {})
+    const unpriced = pricesOf([spec("lab", "openai-compatible", "http://10.0.0.7:8000/v1")], {}, catalogue)
     assert.isNull(unpriced.of("lab", "qwen-7b").price)
+  })
+
+  it("without the catalogue, only routing prices and local are known", () => {
+    const bare = pricesOf(providers, { lab: { "*": { input: 0.2, output: 0.6 } } }, undefined)
+    assert.deepStrictEqual(bare.of("openai", "gpt-4o"), { price: null, source: null, catalogueModel: null })
+    assert.strictEqual(bare.of("lab", "anything").source, "routing")
+    assert.strictEqual(bare.of("local", "echo").source, "free")
+  })
+})
+
+describe("needsCatalogue", () => {
+  it("a gateway serving local alone does not load the catalogue; any other provider does", () => {
+    assert.isFalse(needsCatalogue([spec("local", "local")]))
+    assert.isFalse(needsCatalogue([]))
+    assert.isTrue(needsCatalogue([spec("local", "local"), spec("lab", "openai-compatible", "http://10.0.0.7:8000/v1")]))
   })
 })
