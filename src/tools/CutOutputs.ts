@@ -104,7 +104,13 @@ export class CutOutputs extends Context.Service<CutOutputs, {
         )
 
         yield* Effect.addFinalizer(() => flush.pipe(Effect.ignore))
-        yield* flush.pipe(Effect.ignore, Effect.repeat(Schedule.spaced(options.flushEvery)), Effect.forkScoped)
+        // the first flush a period after start, not at it: a fiber forked here starts when the scheduler
+        // next runs its tasks, which can be after the first cut was remembered and a read began
+        yield* Effect.sleep(options.flushEvery).pipe(
+          Effect.andThen(flush.pipe(Effect.ignore)),
+          Effect.forever,
+          Effect.forkScoped
+        )
         yield* sweep.pipe(Effect.ignore, Effect.repeat(Schedule.spaced("1 minute")), Effect.forkScoped)
 
         return CutOutputs.of({ remember, get, flush, sweep })

@@ -5,7 +5,7 @@
  * expired and only those.
  */
 import { assert, layer } from "@effect/vitest"
-import { Effect, Layer } from "effect"
+import { Context, Effect, Layer } from "effect"
 import { SqlClient } from "effect/sql"
 import { cutId } from "../../../src/compression/Aggressive.ts"
 import { CutOutputs } from "../../../src/tools/CutOutputs.ts"
@@ -42,6 +42,19 @@ layer(FlushedByTheTest.pipe(Layer.provideMerge(FreshStore())))("CutOutputs", (it
       assert.isUndefined(yield* cuts.get(owner(), cut.id))
       assert.isUndefined(yield* cuts.get(mine, "cut_unknown"))
     }))
+
+  it.effect("nothing is written before the first period, even a cut remembered as the layer starts", () =>
+    Effect.gen(function*() {
+      // a CutOutputs of its own, built here, so the cut is remembered before anything it forked has run
+      const cuts = Context.get(yield* Layer.build(FlushedByTheTest), CutOutputs)
+      const mine = owner()
+      cuts.remember(mine, [cutOf("remembered at start")])
+      // what the layer forked at start runs now
+      yield* Effect.yieldNow
+      assert.strictEqual(yield* storedRows(mine), 0)
+      yield* cuts.flush
+      assert.strictEqual(yield* storedRows(mine), 1)
+    }).pipe(Effect.scoped))
 
   it.effect("remembered again on the next turn, it is not written again", () =>
     Effect.gen(function*() {
