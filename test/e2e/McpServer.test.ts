@@ -7,7 +7,8 @@
  * request log; a tool the key may not use cannot be called; no key is a 401 with the challenge.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { mcpDelete, mcpRpc, metricValue, openMcpSession } from "../utils/McpWire.ts"
+import { metricValue } from "../observability/PromText.ts"
+import { mcpDelete, mcpRpc, openMcpSession } from "../utils/McpWire.ts"
 import { startGateway, type TestGateway } from "../utils/TestGateway.ts"
 import { bigTool, failingTool, hangingTool, recordingTool, type ToolInvocation } from "../utils/TestSvcTools.ts"
 

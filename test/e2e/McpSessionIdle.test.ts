@@ -4,7 +4,8 @@
  * the 404 that tells it to initialize again, and a new session works. `0 seconds` keeps every session.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { mcpRpc, metricValue, openMcpSession } from "../utils/McpWire.ts"
+import { metricValue } from "../observability/PromText.ts"
+import { mcpRpc, openMcpSession } from "../utils/McpWire.ts"
 import { startGateway, type TestGateway } from "../utils/TestGateway.ts"
 import { recordingTool, type ToolInvocation } from "../utils/TestSvcTools.ts"
 

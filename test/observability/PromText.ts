@@ -115,3 +115,10 @@ export const sampleValue = (
   if (matches.length > 1) throw new Error(`${matches.length} samples of ${name} match ${JSON.stringify(labels)}`)
   return matches[0]?.value
 }
+
+/** The one unlabelled sample of `family` in a whole `/metrics` text, read strictly; throws when absent. */
+export const metricValue = (text: string, family: string): number => {
+  const value = sampleValue(parsePrometheus(text), family)
+  if (value === undefined) throw new Error(`no sample of ${family} in the metrics`)
+  return value
+}

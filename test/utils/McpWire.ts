@@ -48,12 +48,6 @@ export const mcpDelete = async (url: string, key: string | undefined, session: s
     }
   })).status
 
-/** A series of the gateway's `/metrics` text, 0 when it is not there. */
-export const metricValue = (text: string, series: string): number => {
-  const line = text.split("\n").find((line) => line.startsWith(`${series} `))
-  return line === undefined ? 0 : Number(line.slice(series.length + 1))
-}
-
 export interface McpSession {
   /** Its `Mcp-Session-Id`. */
   readonly id: string
