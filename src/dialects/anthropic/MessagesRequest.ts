@@ -11,6 +11,7 @@ import { Effect, Schema } from "effect"
 import type { Headers } from "../../core/Dialect.ts"
 import type { ChatCall, NativeRequest } from "../../kernel/ChatCall.ts"
 import { decodeInput } from "../../kernel/DecodeInput.ts"
+import { GATEWAY_FIELDS, withoutGatewayFields } from "../../kernel/GatewayFields.ts"
 import { RequestError } from "../../kernel/RequestError.ts"
 import { decodeToolChoice, decodeTools } from "./MessagesTools.ts"
 import { decodeTurns, type Turns } from "./MessagesTurns.ts"
@@ -50,9 +51,6 @@ export const MessagesRequestBody = Schema.Struct({
   tags: Optional(Schema.Array(Schema.String))
 })
 
-/** The gateway's own fields: acted on here, never sent to an upstream. */
-const GATEWAY_FIELDS: ReadonlySet<string> = new Set(["svc_tool_ids", "svc_pending_id", "tags"])
-
 /** Fields the gateway's model carries (mapped below); any other key is Anthropic's alone. */
 const MAPPED: ReadonlySet<string> = new Set([
   "model",
@@ -71,27 +69,13 @@ const MAPPED: ReadonlySet<string> = new Set([
 /** Headers an Anthropic upstream gets as the client sent them. */
 const FORWARDED_HEADERS = ["anthropic-version", "anthropic-beta"] as const
 
-/**
- * The body an Anthropic upstream starts from: the object as received when it holds none of the
- * gateway's own fields (nearly always), else a copy without them, since the adapter sends the body's
- * keys as they are and the Messages API refuses keys it does not know.
- */
-const nativeBody = (raw: Readonly<Record<string, unknown>>): Readonly<Record<string, unknown>> => {
-  let own = false
-  for (const key in raw) own ||= GATEWAY_FIELDS.has(key)
-  if (!own) return raw
-  const body: Record<string, unknown> = {}
-  for (const key in raw) if (!GATEWAY_FIELDS.has(key)) body[key] = raw[key]
-  return body
-}
-
 const nativeRequest = (raw: Readonly<Record<string, unknown>>, headers: Headers): NativeRequest => {
   const forwarded: Record<string, string> = {}
   for (const name of FORWARDED_HEADERS) {
     const value = headers[name]
     if (value !== undefined) forwarded[name] = value
   }
-  return { format: "anthropic", body: nativeBody(raw), headers: forwarded }
+  return { format: "anthropic", body: withoutGatewayFields(raw), headers: forwarded }
 }
 
 const decodeBody = decodeInput(MessagesRequestBody)

@@ -8,6 +8,7 @@ import { Effect, Schema } from "effect"
 import { ChatMessage, ToolDefinition } from "../../kernel/Canonical.ts"
 import type { ChatCall } from "../../kernel/ChatCall.ts"
 import { decodeInput } from "../../kernel/DecodeInput.ts"
+import { GATEWAY_FIELDS } from "../../kernel/GatewayFields.ts"
 import { isRecord } from "../../kernel/Json.ts"
 import { RequestError } from "../../kernel/RequestError.ts"
 
@@ -48,9 +49,7 @@ const OWN_FIELDS = new Set([
   "stream_options",
   "tools",
   "tool_choice",
-  "svc_tool_ids",
-  "svc_pending_id",
-  "tags"
+  ...GATEWAY_FIELDS
 ])
 
 const decodeBody = decodeInput(ChatRequestBody)

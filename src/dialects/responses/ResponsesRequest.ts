@@ -17,6 +17,7 @@ import type { Headers } from "../../core/Dialect.ts"
 import type { ToolDefinition } from "../../kernel/Canonical.ts"
 import type { ChatCall, NativeRequest, ToolChoice } from "../../kernel/ChatCall.ts"
 import { decodeInput } from "../../kernel/DecodeInput.ts"
+import { GATEWAY_FIELDS, withoutGatewayFields } from "../../kernel/GatewayFields.ts"
 import { isRecord } from "../../kernel/Json.ts"
 import { RequestError } from "../../kernel/RequestError.ts"
 import { decodeInputItems } from "./ResponsesItems.ts"
@@ -53,9 +54,6 @@ export const ResponsesRequestBody = Schema.Struct({
 })
 export type ResponsesRequestBody = typeof ResponsesRequestBody.Type
 
-/** The gateway's own fields: acted on here, never sent to an upstream. */
-const GATEWAY_FIELDS: ReadonlySet<string> = new Set(["svc_tool_ids", "svc_pending_id", "tags"])
-
 /** Fields the gateway's model carries (below), or that mean nothing to it (`stream_options`). */
 const MAPPED: ReadonlySet<string> = new Set([
   "model",
@@ -80,16 +78,6 @@ const MAPPED: ReadonlySet<string> = new Set([
 
 /** Server-side state the gateway does not keep. */
 const STATEFUL = ["previous_response_id", "conversation"] as const
-
-/** The body a Responses upstream starts from: the object as received unless it holds the gateway's fields. */
-const nativeBody = (raw: Readonly<Record<string, unknown>>): Readonly<Record<string, unknown>> => {
-  let own = false
-  for (const key in raw) own ||= GATEWAY_FIELDS.has(key)
-  if (!own) return raw
-  const body: Record<string, unknown> = {}
-  for (const key in raw) if (!GATEWAY_FIELDS.has(key)) body[key] = raw[key]
-  return body
-}
 
 const reserved = (param: string): RequestError =>
   RequestError.invalidField(
@@ -224,7 +212,7 @@ export const parseResponsesCall = Effect.fnUntraced(function*(json: unknown, _he
   const format = body.text?.format
   if (format !== undefined && format !== null) pass("response_format", responseFormat(format))
 
-  const native: NativeRequest = { format: "openai-responses", body: nativeBody(raw), headers: {} }
+  const native: NativeRequest = { format: "openai-responses", body: withoutGatewayFields(raw), headers: {} }
   const call: ChatCall = {
     model: body.model,
     messages,
