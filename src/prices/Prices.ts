@@ -40,7 +40,7 @@ const VENDOR: Partial<Record<AdapterName, string>> = {
 export type Catalogue = Pick<typeof GenaiPrices, "calcPrice" | "findProvider">
 type CatalogueProvider = GenaiPrices.Provider
 
-/** True when some provider could be priced from the catalogue: any but the free `local`. */
+/** True when some provider other than the free `local` could be priced from the catalogue. */
 export const needsCatalogue = (providers: ReadonlyArray<ProviderSpec>): boolean =>
   providers.some((spec) => spec.adapter !== "local")
 
