@@ -3,7 +3,7 @@
  * hash that authentication uses. Last-used times are recorded in memory and written in one batched
  * statement every few seconds, never per request.
  */
-import { Context, Effect, Layer, Schedule } from "effect"
+import { Context, Duration, Effect, Layer, Semaphore } from "effect"
 import { SqlClient, type SqlError } from "effect/sql"
 import { newId } from "../Ids.ts"
 import { AdminError } from "../kernel/AdminError.ts"
@@ -119,141 +119,151 @@ export class ApiKeys extends Context.Service<ApiKeys, {
   /** Writes the pending last-used times now (also done on a schedule and at shutdown). */
   readonly flushLastUsed: Effect.Effect<void, SqlError.SqlError>
 }>()("svc-gateway/ApiKeys") {
-  static readonly layer = Layer.effect(
-    ApiKeys,
-    Effect.gen(function*() {
-      const sql = yield* SqlClient.SqlClient
-      const orgs = yield* Orgs
-      const feed = yield* ChangeFeed
-      let pendingUse = new Map<string, number>()
+  /** Writes the pending last-used times every `flushEvery` (a test that flushes by itself sets it long). */
+  static readonly layerWith = (options: { readonly flushEvery: Duration.Input }) =>
+    Layer.effect(
+      ApiKeys,
+      Effect.gen(function*() {
+        const sql = yield* SqlClient.SqlClient
+        const orgs = yield* Orgs
+        const feed = yield* ChangeFeed
+        let pendingUse = new Map<string, number>()
 
-      const selectKey = (keyId: string) =>
-        sql<KeyRow>`SELECT ${sql.literal(COLUMNS)} FROM api_keys WHERE id = ${keyId}`.pipe(
-          Effect.flatMap((rows) =>
-            rows[0] === undefined ? Effect.fail(AdminError.notFound("API key", keyId)) : Effect.succeed(rows[0])
+        const selectKey = (keyId: string) =>
+          sql<KeyRow>`SELECT ${sql.literal(COLUMNS)} FROM api_keys WHERE id = ${keyId}`.pipe(
+            Effect.flatMap((rows) =>
+              rows[0] === undefined ? Effect.fail(AdminError.notFound("API key", keyId)) : Effect.succeed(rows[0])
+            )
           )
-        )
 
-      const create = Effect.fn("ApiKeys.create")(function*(orgId: string, input: NewKey) {
-        yield* orgs.get(orgId)
-        const secret = generateSecret()
-        const rows = yield* sql<KeyRow>`INSERT INTO api_keys
+        const create = Effect.fn("ApiKeys.create")(function*(orgId: string, input: NewKey) {
+          yield* orgs.get(orgId)
+          const secret = generateSecret()
+          const rows = yield* sql<KeyRow>`INSERT INTO api_keys
         (id, org_id, name, description, key_hash, prefix, expires_at, allowed_svc_tool_ids, limits)
         VALUES (${newId("key")}, ${orgId}, ${input.name}, ${
-          input.description ?? null
-        }, ${secret.hash}, ${secret.prefix},
+            input.description ?? null
+          }, ${secret.hash}, ${secret.prefix},
           ${input.expiresAt},
           ${json(sql, input.allowedSvcToolIds ?? null)}, ${storedLimits(applyLimits(NO_LIMITS, input.limits ?? null))})
         RETURNING ${sql.literal(COLUMNS)}`
-        return { ...toInfo(rows[0]!), key: secret.key }
-      })
+          return { ...toInfo(rows[0]!), key: secret.key }
+        })
 
-      const list = Effect.fn("ApiKeys.list")(function*(orgId: string) {
-        yield* orgs.get(orgId)
-        const rows = yield* sql<KeyRow>`SELECT ${sql.literal(COLUMNS)} FROM api_keys
+        const list = Effect.fn("ApiKeys.list")(function*(orgId: string) {
+          yield* orgs.get(orgId)
+          const rows = yield* sql<KeyRow>`SELECT ${sql.literal(COLUMNS)} FROM api_keys
         WHERE org_id = ${orgId} ORDER BY created_at, id`
-        return rows.map(toInfo)
-      })
+          return rows.map(toInfo)
+        })
 
-      const get = Effect.fn("ApiKeys.get")(function*(keyId: string) {
-        return toInfo(yield* selectKey(keyId))
-      })
+        const get = Effect.fn("ApiKeys.get")(function*(keyId: string) {
+          return toInfo(yield* selectKey(keyId))
+        })
 
-      const update = Effect.fn("ApiKeys.update")(function*(keyId: string, changes: KeyChanges) {
-        const current = yield* selectKey(keyId)
-        const limits = changes.limits === undefined
-          ? undefined
-          : storedLimits(applyLimits(limitsOf(current.limits), changes.limits))
-        yield* sql`UPDATE api_keys SET
+        const update = Effect.fn("ApiKeys.update")(function*(keyId: string, changes: KeyChanges) {
+          const current = yield* selectKey(keyId)
+          const limits = changes.limits === undefined
+            ? undefined
+            : storedLimits(applyLimits(limitsOf(current.limits), changes.limits))
+          yield* sql`UPDATE api_keys SET
         limits = ${limits === undefined ? sql`limits` : sql`${limits}`},
         name = ${changes.name === undefined ? sql`name` : sql`${changes.name}`},
         description = ${changes.description === undefined ? sql`description` : sql`${changes.description}`},
         expires_at = ${changes.expiresAt === undefined ? sql`expires_at` : sql`${changes.expiresAt}`},
         allowed_svc_tool_ids = ${
-          changes.allowedSvcToolIds === undefined
-            ? sql`allowed_svc_tool_ids`
-            : json(sql, changes.allowedSvcToolIds)
-        }
-        WHERE id = ${keyId}`
-        yield* feed.publish(`key:${keyId}`)
-        return toInfo(yield* selectKey(keyId))
-      })
-
-      const revoke = Effect.fn("ApiKeys.revoke")(function*(keyId: string) {
-        yield* sql`UPDATE api_keys SET revoked_at = COALESCE(revoked_at, ${now(sql)}) WHERE id = ${keyId}`
-        yield* feed.publish(`key:${keyId}`)
-        return toInfo(yield* selectKey(keyId))
-      })
-
-      const findByHash = Effect.fn("ApiKeys.findByHash")(function*(hash: string) {
-        // the org's log and compression settings ride along, so they are cached with the key
-        const rows = yield* sql<
-          Omit<KeyRow, "prefix" | "created_at" | "last_used_at"> & {
-            readonly log_content: boolean | number
-            readonly compression: string | null
-            readonly org_limits: string | null
-            readonly org_alerts: string | null
+            changes.allowedSvcToolIds === undefined
+              ? sql`allowed_svc_tool_ids`
+              : json(sql, changes.allowedSvcToolIds)
           }
-        >`
+        WHERE id = ${keyId}`
+          yield* feed.publish(`key:${keyId}`)
+          return toInfo(yield* selectKey(keyId))
+        })
+
+        const revoke = Effect.fn("ApiKeys.revoke")(function*(keyId: string) {
+          yield* sql`UPDATE api_keys SET revoked_at = COALESCE(revoked_at, ${now(sql)}) WHERE id = ${keyId}`
+          yield* feed.publish(`key:${keyId}`)
+          return toInfo(yield* selectKey(keyId))
+        })
+
+        const findByHash = Effect.fn("ApiKeys.findByHash")(function*(hash: string) {
+          // the org's log and compression settings ride along, so they are cached with the key
+          const rows = yield* sql<
+            Omit<KeyRow, "prefix" | "created_at" | "last_used_at"> & {
+              readonly log_content: boolean | number
+              readonly compression: string | null
+              readonly org_limits: string | null
+              readonly org_alerts: string | null
+            }
+          >`
         SELECT k.id, k.org_id, k.name, k.expires_at, k.revoked_at, k.allowed_svc_tool_ids, k.limits, o.log_content, o.compression,
           o.limits AS org_limits, o.alerts AS org_alerts
         FROM api_keys k JOIN orgs o ON o.id = k.org_id WHERE k.key_hash = ${hash}`
-        const row = rows[0]
-        if (row === undefined) return undefined
-        return {
-          id: row.id,
-          orgId: row.org_id,
-          name: row.name,
-          expiresAt: toDateOrNull(row.expires_at),
-          revokedAt: toDateOrNull(row.revoked_at),
-          allowedSvcToolIds: row.allowed_svc_tool_ids === null ? null : fromJson(row.allowed_svc_tool_ids),
-          logContent: toBool(row.log_content),
-          // a value this version does not know is as good as none: the gateway's default applies
-          compression: isCompressionLevel(row.compression) ? row.compression : null,
-          limits: { key: limitsOf(row.limits), org: limitsOf(row.org_limits) },
-          alertThresholds: alertsOf(row.org_alerts)?.thresholds ?? null
+          const row = rows[0]
+          if (row === undefined) return undefined
+          return {
+            id: row.id,
+            orgId: row.org_id,
+            name: row.name,
+            expiresAt: toDateOrNull(row.expires_at),
+            revokedAt: toDateOrNull(row.revoked_at),
+            allowedSvcToolIds: row.allowed_svc_tool_ids === null ? null : fromJson(row.allowed_svc_tool_ids),
+            logContent: toBool(row.log_content),
+            // a value this version does not know is as good as none: the gateway's default applies
+            compression: isCompressionLevel(row.compression) ? row.compression : null,
+            limits: { key: limitsOf(row.limits), org: limitsOf(row.org_limits) },
+            alertThresholds: alertsOf(row.org_alerts)?.thresholds ?? null
+          }
+        })
+
+        const markUsed = (keyId: string) => {
+          pendingUse.set(keyId, Date.now())
         }
-      })
 
-      const markUsed = (keyId: string) => {
-        pendingUse.set(keyId, Date.now())
-      }
+        // one flush at a time: an explicit flush waits for the scheduled one already writing
+        const oneAtATime = yield* Semaphore.make(1)
 
-      const flushLastUsed = Effect.gen(function*() {
-        if (pendingUse.size === 0) return
-        const batch = pendingUse
-        pendingUse = new Map()
-        const ids = [...batch.keys()]
-        const times = ids.map((id) => toStoredTime(new Date(batch.get(id)!)))
-        // one statement for the whole batch: arrays unnested on PostgreSQL, a JSON list of pairs on SQLite
-        const statement = sql.onDialectOrElse({
-          sqlite: () =>
-            sql`UPDATE api_keys AS k SET last_used_at = u.value ->> 1
+        const flushLastUsed = Effect.gen(function*() {
+          if (pendingUse.size === 0) return
+          const batch = pendingUse
+          pendingUse = new Map()
+          const ids = [...batch.keys()]
+          const times = ids.map((id) => toStoredTime(new Date(batch.get(id)!)))
+          // one statement for the whole batch: arrays unnested on PostgreSQL, a JSON list of pairs on SQLite
+          const statement = sql.onDialectOrElse({
+            sqlite: () =>
+              sql`UPDATE api_keys AS k SET last_used_at = u.value ->> 1
             FROM json_each(${JSON.stringify(ids.map((id, i) => [id, times[i]]))}) AS u
             WHERE k.id = u.value ->> 0 AND (k.last_used_at IS NULL OR k.last_used_at < u.value ->> 1)`,
-          orElse: () =>
-            sql`UPDATE api_keys AS k SET last_used_at = u.used_at::timestamptz
+            orElse: () =>
+              sql`UPDATE api_keys AS k SET last_used_at = u.used_at::timestamptz
             FROM unnest(${ids}::text[], ${times}::text[]) AS u(id, used_at)
             WHERE k.id = u.id AND (k.last_used_at IS NULL OR k.last_used_at < u.used_at::timestamptz)`
-        })
-        yield* statement.pipe(
-          // keep the times for the next round rather than lose them
-          Effect.tapError(() =>
-            Effect.sync(() => {
-              for (const [id, at] of batch) if (!pendingUse.has(id)) pendingUse.set(id, at)
-            })
+          })
+          yield* statement.pipe(
+            // keep the times for the next round rather than lose them, also when interrupted at shutdown
+            // (the finalizer's flush then writes them)
+            Effect.onError(() =>
+              Effect.sync(() => {
+                for (const [id, at] of batch) if (!pendingUse.has(id)) pendingUse.set(id, at)
+              })
+            )
           )
+        }).pipe(oneAtATime.withPermit, Effect.withSpan("ApiKeys.flushLastUsed"))
+
+        yield* Effect.addFinalizer(() => flushLastUsed.pipe(Effect.ignore))
+        // the first flush a period after start, not at it: a fiber forked here starts when the scheduler
+        // next runs its tasks, which can be after the first use was marked and a read began
+        yield* Effect.sleep(options.flushEvery).pipe(
+          Effect.andThen(flushLastUsed.pipe(Effect.ignore)),
+          Effect.forever,
+          Effect.forkScoped
         )
-      }).pipe(Effect.withSpan("ApiKeys.flushLastUsed"))
 
-      yield* Effect.addFinalizer(() => flushLastUsed.pipe(Effect.ignore))
-      yield* flushLastUsed.pipe(
-        Effect.ignore,
-        Effect.repeat(Schedule.spaced("5 seconds")),
-        Effect.forkScoped
-      )
+        return ApiKeys.of({ create, list, get, update, revoke, findByHash, markUsed, flushLastUsed })
+      })
+    )
 
-      return ApiKeys.of({ create, list, get, update, revoke, findByHash, markUsed, flushLastUsed })
-    })
-  )
+  static readonly layer = ApiKeys.layerWith({ flushEvery: "5 seconds" })
 }

@@ -3,16 +3,24 @@
  * secrets, revocation, the lookup by hash, NotFound cases, and the batched last-used writes.
  */
 import { assert, layer } from "@effect/vitest"
-import { Effect } from "effect"
+import { Context, Effect, Fiber, Latch, Layer } from "effect"
 import { SqlClient, Statement } from "effect/sql"
+import { TestClock } from "effect/testing"
 import { createHash } from "node:crypto"
 import { ApiKeys } from "../../src/keys/ApiKeys.ts"
 import { Orgs } from "../../src/orgs/Orgs.ts"
 import { toDateOrNull } from "../../src/store/Rows.ts"
-import { notFoundOf, RepositoriesLive, unique } from "../utils/TestStore.ts"
+import { notFoundOf, StoreLive, unique } from "../utils/TestStore.ts"
 
 const SECRET = /^sk-svc-[0-9A-Za-z]{40}$/
-const pause = Effect.promise(() => new Promise<void>((resolve) => setTimeout(resolve, 20)))
+/** Waits until the clock has moved on by a millisecond (the coarsest resolution the stores keep times at). */
+const pause = Effect.promise(() => {
+  const start = Date.now()
+  return new Promise<void>((resolve) => {
+    const check = () => Date.now() > start ? resolve() : setImmediate(check)
+    check()
+  })
+})
 const sha256 = (text: string) => createHash("sha256").update(text).digest("hex")
 
 /** A new org of the test's own, and the key service. */
@@ -50,7 +58,10 @@ const statementsOf = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
     return seen
   })
 
-layer(RepositoriesLive)("ApiKeys", (it) => {
+// the tests flush by themselves: a scheduled flush between a use and a read would write early
+const FlushedByTheTest = ApiKeys.layerWith({ flushEvery: "1 hour" })
+
+layer(FlushedByTheTest.pipe(Layer.provideMerge(Orgs.layer), Layer.provideMerge(StoreLive)))("ApiKeys", (it) => {
   it.effect("create returns the secret once; the store keeps only its SHA-256 and a 13-character prefix", () =>
     Effect.gen(function*() {
       const { keys, org } = yield* setup
@@ -203,6 +214,39 @@ layer(RepositoriesLive)("ApiKeys", (it) => {
       assert.isNull(after.get(c.id) ?? null)
       assert.strictEqual((yield* keys.get(a.id)).last_used_at, after.get(a.id)?.toISOString())
     }))
+
+  it.effect("the scheduled flush writes a period after start, and an explicit flush waits for it", () =>
+    Effect.gen(function*() {
+      const { keys, org } = yield* setup
+      const key = yield* keys.create(org.id, { name: "scheduled", expiresAt: null })
+      // the scheduled write is held at the store until the test lets it go
+      const entered = yield* Latch.make()
+      const release = yield* Latch.make()
+      const holdWrites: Statement.Transformer = (statement) =>
+        statement.compile()[0].trimStart().startsWith("UPDATE api_keys")
+          ? Effect.andThen(entered.open, release.await).pipe(Effect.as(statement))
+          : Effect.succeed(statement)
+      // an ApiKeys of its own on the test clock, built here, so the use is marked as it starts
+      const scheduled = Context.get(
+        yield* Layer.build(ApiKeys.layerWith({ flushEvery: "5 seconds" })).pipe(
+          Effect.provideService(Statement.CurrentTransformer, holdWrites)
+        ),
+        ApiKeys
+      )
+      scheduled.markUsed(key.id)
+      // what the layer forked at start runs now, and writes nothing before the period
+      yield* Effect.yieldNow
+      assert.isFalse(Latch.isOpen(entered), "a write began before the period")
+      yield* TestClock.adjust("5 seconds")
+      yield* entered.await
+      // the scheduled flush holds the use; an explicit flush finds nothing left, yet returns only after it
+      const explicit = yield* Effect.forkChild(scheduled.flushLastUsed)
+      yield* Effect.yieldNow
+      assert.isUndefined(explicit.pollUnsafe(), "the explicit flush returned while the write was in flight")
+      yield* release.open
+      yield* Fiber.join(explicit)
+      assert.instanceOf((yield* lastUsedOf([key.id])).get(key.id), Date)
+    }).pipe(Effect.scoped))
 
   it.effect("flushLastUsed with nothing pending runs no statement; a later use moves last_used_at forward", () =>
     Effect.gen(function*() {
