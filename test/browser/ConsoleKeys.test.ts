@@ -129,6 +129,26 @@ describe("console: sign-in and API keys, in Chromium", () => {
     await expect.poll(() => row.textContent()).toContain(`${secret.slice(0, 12)}`)
     expect(await row.textContent()).not.toContain(secret)
     expect(await row.textContent()).toContain("Ana's work machine")
+    // the table as a screen reader reads it: a caption naming the org, and the buttons' column named
+    // though not shown
+    expect(
+      await inPage(
+        page,
+        `(() => {
+          const table = document.querySelector("[role=region][aria-label='API keys'] table")
+          return {
+            caption: table.caption.textContent,
+            headings: [...table.tHead.rows[0].cells].map((cell) => cell.scope + ":" + cell.textContent),
+            unseen: [...table.tHead.querySelectorAll(".visually-hidden")].map((span) => span.textContent)
+          }
+        })()`
+      )
+    ).toEqual({
+      caption: `API keys of ${name}`,
+      headings: ["Name", "Key", "Status", "Created", "Last used", "Expires", "Shared tools", "Limits", "Actions"]
+        .map((heading) => `col:${heading}`),
+      unseen: ["Actions"]
+    })
 
     await page.getByRole("button", { name: "I have copied the key" }).click()
     await expect.poll(() => page.getByLabel("The new API key").count()).toBe(0)

@@ -162,6 +162,23 @@ describe("console: the sessions pages, in Chromium", () => {
     const rows = page.getByRole("region", { name: "Timeline" }).locator("tbody tr")
     expect(await rows.evaluateAll((all) => all.map((row) => row.getAttribute("data-request-id")))).toEqual(ids)
     const column = (n: number) => rows.locator(`td:nth-child(${n})`).allTextContents()
+    // the headings of the figures' columns are right-aligned, as their cells are
+    const numeric = await page.getByRole("region", { name: "Timeline" }).locator("thead th").evaluateAll((all) =>
+      all.map((th) => `${th.classList.contains("num") ? "num:" : ""}${th.textContent}`)
+    )
+    expect(numeric).toEqual([
+      "num:#",
+      "Time",
+      "num:After",
+      "Model",
+      "Status",
+      "num:Tokens in",
+      "num:Tokens out",
+      "num:Cached",
+      "num:Cost",
+      "num:Latency",
+      "Detail"
+    ])
     expect(await column(1)).toEqual(["1", "2", "3"])
     expect(await column(3)).toEqual(["start", expect.stringMatching(/^\+/), expect.stringMatching(/^\+/)])
     expect(await column(4)).toEqual(["fake/coder", "fake/haiku", "fake/broken"])

@@ -7,11 +7,11 @@ import { useState } from "preact/hooks"
 import { grantsText, useAccess } from "../Access.ts"
 import { api, keyStatus, type Org, type User, type UserToken } from "../Api.ts"
 import { ConfirmDialog } from "../parts/ConfirmDialog.tsx"
+import { DataTable, unseen } from "../parts/DataTable.tsx"
 import { ExpiryField } from "../parts/ExpiryField.tsx"
 import { endOfDay, time } from "../parts/Format.ts"
 import { Empty, type Message, Notice } from "../parts/Notice.tsx"
 import { SecretReveal } from "../parts/SecretReveal.tsx"
-import { TableFrame } from "../parts/TableFrame.tsx"
 import { useAction, useLoad } from "../parts/useLoad.ts"
 
 export const AccountPage = (props: { readonly orgs: ReadonlyArray<Org> }) => {
@@ -113,53 +113,40 @@ const Tokens = (props: { readonly user: User; readonly current: string | null })
       {list.length === 0
         ? tokens.loading ? <p aria-busy="true">Loading…</p> : <Empty>You have no personal access tokens yet.</Empty>
         : (
-          <TableFrame label="Personal access tokens">
-            <table>
-              <caption class="visually-hidden">Your personal access tokens</caption>
-              <thead>
-                <tr>
-                  <th scope="col">Name</th>
-                  <th scope="col">Token</th>
-                  <th scope="col">Status</th>
-                  <th scope="col">Made</th>
-                  <th scope="col">Expires</th>
-                  <th scope="col">
-                    <span class="visually-hidden">Actions</span>
-                  </th>
+          <DataTable
+            label="Personal access tokens"
+            caption="Your personal access tokens"
+            columns={["Name", "Token", "Status", "Made", "Expires", unseen("Actions")]}
+          >
+            {list.map((token) => {
+              const status = keyStatus(token)
+              return (
+                <tr key={token.id} data-token-id={token.id}>
+                  <td>
+                    {token.name}
+                    {token.id === props.current ? <div class="muted">this session's token</div> : null}
+                  </td>
+                  <td>
+                    <code>{token.prefix}…</code>
+                  </td>
+                  <td>
+                    <span class={`badge badge-${status}`}>{status}</span>
+                  </td>
+                  <td title={token.created_at}>{time(token.created_at)}</td>
+                  <td title={token.expires_at ?? ""}>{time(token.expires_at)}</td>
+                  <td class="links">
+                    {status === "revoked" ?
+                      null :
+                      (
+                        <button type="button" class="link danger" onClick={() => setRevoking(token)}>
+                          Revoke<span class="visually-hidden">{token.name}</span>
+                        </button>
+                      )}
+                  </td>
                 </tr>
-              </thead>
-              <tbody>
-                {list.map((token) => {
-                  const status = keyStatus(token)
-                  return (
-                    <tr key={token.id} data-token-id={token.id}>
-                      <td>
-                        {token.name}
-                        {token.id === props.current ? <div class="muted">this session's token</div> : null}
-                      </td>
-                      <td>
-                        <code>{token.prefix}…</code>
-                      </td>
-                      <td>
-                        <span class={`badge badge-${status}`}>{status}</span>
-                      </td>
-                      <td title={token.created_at}>{time(token.created_at)}</td>
-                      <td title={token.expires_at ?? ""}>{time(token.expires_at)}</td>
-                      <td class="links">
-                        {status === "revoked" ?
-                          null :
-                          (
-                            <button type="button" class="link danger" onClick={() => setRevoking(token)}>
-                              Revoke<span class="visually-hidden">{token.name}</span>
-                            </button>
-                          )}
-                      </td>
-                    </tr>
-                  )
-                })}
-              </tbody>
-            </table>
-          </TableFrame>
+              )
+            })}
+          </DataTable>
         )}
       <ConfirmDialog
         open={revoking !== null}

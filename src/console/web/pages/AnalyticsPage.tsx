@@ -4,10 +4,10 @@
  */
 import { type AnalyticsGroup, api, type Org } from "../Api.ts"
 import { type Bucket, Chart } from "../parts/Chart.tsx"
+import { DataTable, num } from "../parts/DataTable.tsx"
 import { count, ms, percent } from "../parts/Format.ts"
 import { filterOf, LogFilters } from "../parts/LogFilters.tsx"
 import { Empty, Notice } from "../parts/Notice.tsx"
-import { TableFrame } from "../parts/TableFrame.tsx"
 import { useLoad } from "../parts/useLoad.ts"
 import { href, navigate, type Route } from "../Route.ts"
 
@@ -157,39 +157,35 @@ export const AnalyticsPage = (props: { readonly org: Org; readonly route: Route 
         grouped.data.length === 0 ?
         <Empty>No requests match these filters.</Empty> :
         (
-          <TableFrame label="Figures by group">
-            <table>
-              <thead>
-                <tr>
-                  <th scope="col">{GROUPINGS.find(([g]) => g === groupBy)?.[1]}</th>
-                  <th scope="col" class="num">Requests</th>
-                  <th scope="col" class="num">Errors</th>
-                  <th scope="col" class="num">Prompt tokens</th>
-                  <th scope="col" class="num">Completion tokens</th>
-                  <th scope="col" class="num">Total tokens</th>
-                  <th scope="col" class="num">p50</th>
-                  <th scope="col" class="num">p95</th>
-                </tr>
-              </thead>
-              <tbody>
-                {grouped.data.map((g) => (
-                  <tr key={g.group ?? ""}>
-                    <td>{groupName(g.group)}</td>
-                    <td class="num">{count(g.requests)}</td>
-                    <td class="num">{count(g.errors)}</td>
-                    <td class="num">{count(g.prompt_tokens)}</td>
-                    <td class="num">{count(g.completion_tokens)}</td>
-                    <td class="num">{count(g.total_tokens)}</td>
-                    <td class="num">{ms(g.p50_latency_ms)}</td>
-                    <td class="num">{ms(g.p95_latency_ms)}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-            {grouped.has_more
+          <DataTable
+            label="Figures by group"
+            columns={[
+              GROUPINGS.find(([g]) => g === groupBy)?.[1] ?? "",
+              num("Requests"),
+              num("Errors"),
+              num("Prompt tokens"),
+              num("Completion tokens"),
+              num("Total tokens"),
+              num("p50"),
+              num("p95")
+            ]}
+            after={grouped.has_more
               ? <p class="hint">Only the first 1,000 groups are shown: narrow the filters to see the rest.</p>
               : null}
-          </TableFrame>
+          >
+            {grouped.data.map((g) => (
+              <tr key={g.group ?? ""}>
+                <td>{groupName(g.group)}</td>
+                <td class="num">{count(g.requests)}</td>
+                <td class="num">{count(g.errors)}</td>
+                <td class="num">{count(g.prompt_tokens)}</td>
+                <td class="num">{count(g.completion_tokens)}</td>
+                <td class="num">{count(g.total_tokens)}</td>
+                <td class="num">{ms(g.p50_latency_ms)}</td>
+                <td class="num">{ms(g.p95_latency_ms)}</td>
+              </tr>
+            ))}
+          </DataTable>
         )}
     </section>
   )

@@ -7,13 +7,13 @@ import { useEffect, useRef, useState } from "preact/hooks"
 import { useAccess } from "../Access.ts"
 import { api, type ApiKey, type CreatedKey, keyStatus, type Limits, limitsText, type Org } from "../Api.ts"
 import { ConfirmDialog } from "../parts/ConfirmDialog.tsx"
+import { DataTable, unseen } from "../parts/DataTable.tsx"
 import { ExpiryField } from "../parts/ExpiryField.tsx"
 import { endOfDay, time } from "../parts/Format.ts"
 import { LimitsEditor } from "../parts/LimitsEditor.tsx"
 import { Empty, type Message, Notice } from "../parts/Notice.tsx"
 import { ReadOnlyNote } from "../parts/ReadOnlyNote.tsx"
 import { SecretReveal } from "../parts/SecretReveal.tsx"
-import { TableFrame } from "../parts/TableFrame.tsx"
 import { ToolChoice, toolsText } from "../parts/ToolChoice.tsx"
 import { useAction, useLoad } from "../parts/useLoad.ts"
 
@@ -148,80 +148,72 @@ export const KeysPage = (props: { readonly org: Org }) => {
       {list.length === 0
         ? keys.loading ? <p aria-busy="true">Loading…</p> : <Empty>This organization has no keys yet.</Empty>
         : (
-          <TableFrame label="API keys">
-            <table>
-              <caption class="visually-hidden">API keys of {props.org.name}</caption>
-              <thead>
-                <tr>
-                  <th scope="col">Name</th>
-                  <th scope="col">Key</th>
-                  <th scope="col">Status</th>
-                  <th scope="col">Created</th>
-                  <th scope="col">Last used</th>
-                  <th scope="col">Expires</th>
-                  <th scope="col">Shared tools</th>
-                  <th scope="col">Limits</th>
+          <DataTable
+            label="API keys"
+            caption={`API keys of ${props.org.name}`}
+            columns={[
+              "Name",
+              "Key",
+              "Status",
+              "Created",
+              "Last used",
+              "Expires",
+              "Shared tools",
+              "Limits",
+              changes && unseen("Actions")
+            ]}
+          >
+            {list.map((key) => {
+              const status = keyStatus(key)
+              return (
+                <tr key={key.id} data-key-id={key.id}>
+                  <td>
+                    {key.name}
+                    {key.description === null ? null : <div class="muted">{key.description}</div>}
+                  </td>
+                  <td>
+                    <code>{key.prefix}…</code>
+                  </td>
+                  <td>
+                    <span class={`badge badge-${status}`}>{status}</span>
+                  </td>
+                  <td title={key.created_at}>{time(key.created_at)}</td>
+                  <td title={key.last_used_at ?? ""}>{time(key.last_used_at)}</td>
+                  <td title={key.expires_at ?? ""}>{time(key.expires_at)}</td>
+                  <td>{toolsText(key.allowed_svc_tool_ids)}</td>
+                  <td>
+                    {!changes ? limitsText(key.limits) : (
+                      <LimitsEditor
+                        owner={`key ${key.name}`}
+                        id={key.id}
+                        limits={key.limits}
+                        busy={busy}
+                        save={(limits) => saveLimits(key, limits)}
+                      />
+                    )}
+                  </td>
                   {!changes ? null : (
-                    <th scope="col">
-                      <span class="visually-hidden">Actions</span>
-                    </th>
+                    <td class="links">
+                      {status === "revoked" ? null : (
+                        <>
+                          <button
+                            type="button"
+                            class="link"
+                            onClick={() => setEditing({ key, tools: key.allowed_svc_tool_ids })}
+                          >
+                            Edit tools<span class="visually-hidden">of {key.name}</span>
+                          </button>
+                          <button type="button" class="link danger" onClick={() => setRevoking(key)}>
+                            Revoke<span class="visually-hidden">{key.name}</span>
+                          </button>
+                        </>
+                      )}
+                    </td>
                   )}
                 </tr>
-              </thead>
-              <tbody>
-                {list.map((key) => {
-                  const status = keyStatus(key)
-                  return (
-                    <tr key={key.id} data-key-id={key.id}>
-                      <td>
-                        {key.name}
-                        {key.description === null ? null : <div class="muted">{key.description}</div>}
-                      </td>
-                      <td>
-                        <code>{key.prefix}…</code>
-                      </td>
-                      <td>
-                        <span class={`badge badge-${status}`}>{status}</span>
-                      </td>
-                      <td title={key.created_at}>{time(key.created_at)}</td>
-                      <td title={key.last_used_at ?? ""}>{time(key.last_used_at)}</td>
-                      <td title={key.expires_at ?? ""}>{time(key.expires_at)}</td>
-                      <td>{toolsText(key.allowed_svc_tool_ids)}</td>
-                      <td>
-                        {!changes ? limitsText(key.limits) : (
-                          <LimitsEditor
-                            owner={`key ${key.name}`}
-                            id={key.id}
-                            limits={key.limits}
-                            busy={busy}
-                            save={(limits) => saveLimits(key, limits)}
-                          />
-                        )}
-                      </td>
-                      {!changes ? null : (
-                        <td class="links">
-                          {status === "revoked" ? null : (
-                            <>
-                              <button
-                                type="button"
-                                class="link"
-                                onClick={() => setEditing({ key, tools: key.allowed_svc_tool_ids })}
-                              >
-                                Edit tools<span class="visually-hidden">of {key.name}</span>
-                              </button>
-                              <button type="button" class="link danger" onClick={() => setRevoking(key)}>
-                                Revoke<span class="visually-hidden">{key.name}</span>
-                              </button>
-                            </>
-                          )}
-                        </td>
-                      )}
-                    </tr>
-                  )
-                })}
-              </tbody>
-            </table>
-          </TableFrame>
+              )
+            })}
+          </DataTable>
         )}
 
       {editing === null ? null : (

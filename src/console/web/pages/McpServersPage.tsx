@@ -9,11 +9,11 @@ import { useState } from "preact/hooks"
 import { useAccess } from "../Access.ts"
 import { call, type McpServer, type Org } from "../Api.ts"
 import { ConfirmDialog } from "../parts/ConfirmDialog.tsx"
+import { DataTable } from "../parts/DataTable.tsx"
 import { time } from "../parts/Format.ts"
 import { type HeaderRow, HeaderRows, headersOf, headersProblem, newHeaderRow } from "../parts/McpHeaderRows.tsx"
 import { Empty, type Message, Notice } from "../parts/Notice.tsx"
 import { ReadOnlyNote } from "../parts/ReadOnlyNote.tsx"
-import { TableFrame } from "../parts/TableFrame.tsx"
 import { useAction, useLoad } from "../parts/useLoad.ts"
 import { href } from "../Route.ts"
 
@@ -263,26 +263,16 @@ const ServerCard = (props: {
         {server.tools.length === 0 ?
           <p class="muted">It offers no tools{server.last_error === null ? "." : " that the gateway could list."}</p> :
           (
-            <TableFrame label={`Tools of ${server.name}`}>
-              <table>
-                <thead>
-                  <tr>
-                    <th scope="col">Shared tool</th>
-                    <th scope="col">Description</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {server.tools.map((tool) => (
-                    <tr key={tool.id} data-tool-id={tool.id}>
-                      <td>
-                        <code>{tool.id}</code>
-                      </td>
-                      <td class="wrap">{tool.description}</td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </TableFrame>
+            <DataTable label={`Tools of ${server.name}`} columns={["Shared tool", "Description"]}>
+              {server.tools.map((tool) => (
+                <tr key={tool.id} data-tool-id={tool.id}>
+                  <td>
+                    <code>{tool.id}</code>
+                  </td>
+                  <td class="wrap">{tool.description}</td>
+                </tr>
+              ))}
+            </DataTable>
           )}
       </details>
       {server.rejected_tools.length === 0 ? null : (

@@ -8,10 +8,10 @@ import { useState } from "preact/hooks"
 import { useAccess } from "../Access.ts"
 import { api, COMPRESSION_LEVELS, type CompressionLevel, type Limits, limitsText, type Org } from "../Api.ts"
 import { CircuitBreakers } from "../parts/CircuitBreakers.tsx"
+import { DataTable, unseen } from "../parts/DataTable.tsx"
 import { time } from "../parts/Format.ts"
 import { LimitsEditor } from "../parts/LimitsEditor.tsx"
 import { Empty, type Message, Notice } from "../parts/Notice.tsx"
-import { TableFrame } from "../parts/TableFrame.tsx"
 import { useAction } from "../parts/useLoad.ts"
 import { href } from "../Route.ts"
 
@@ -102,82 +102,68 @@ export const OrgsPage = (props: {
             </Empty>
           )
         : (
-          <TableFrame label="Organizations">
-            <table>
-              <caption class="visually-hidden">Organizations</caption>
-              <thead>
-                <tr>
-                  <th scope="col">Name</th>
-                  <th scope="col">ID</th>
-                  <th scope="col">Created</th>
-                  <th scope="col">Stores prompts</th>
-                  <th scope="col">Compression</th>
-                  <th scope="col">Limits</th>
-                  <th scope="col">
-                    <span class="visually-hidden">Pages</span>
-                  </th>
-                </tr>
-              </thead>
-              <tbody>
-                {props.orgs.map((org) =>
-                  access.administers(org.id)
-                    ? (
-                      <tr key={org.id}>
-                        <OrgHead org={org} />
-                        <td>
-                          <label class="check">
-                            <input
-                              type="checkbox"
-                              checked={saving[org.id] ?? org.log_content}
-                              disabled={busy}
-                              onChange={(event) => setLogContent(org, event.currentTarget.checked)}
-                            />
-                            <span class="visually-hidden">Store prompt and completion text for {org.name}</span>
-                            {saving[org.id] ?? org.log_content ? "yes" : "no"}
-                          </label>
-                        </td>
-                        <td>
-                          <label>
-                            <span class="visually-hidden">Compression for {org.name}</span>
-                            <select
-                              value={org.compression ?? ""}
-                              disabled={busy}
-                              onChange={(event) => {
-                                const value = event.currentTarget.value
-                                void setCompression(org, value === "" ? null : value as CompressionLevel)
-                              }}
-                            >
-                              <option value="">gateway default</option>
-                              {COMPRESSION_LEVELS.map((level) => <option key={level} value={level}>{level}</option>)}
-                            </select>
-                          </label>
-                        </td>
-                        <td>
-                          <LimitsEditor
-                            owner={org.name}
-                            id={org.id}
-                            limits={org.limits}
-                            busy={busy}
-                            save={(limits) => setLimits(org, limits)}
-                          />
-                        </td>
-                        <OrgLinks org={org} />
-                      </tr>
-                    )
-                    : (
-                      // a viewer reads the settings; her role does not change them
-                      <tr key={org.id}>
-                        <OrgHead org={org} />
-                        <td>{org.log_content ? "yes" : "no"}</td>
-                        <td>{org.compression ?? "gateway default"}</td>
-                        <td>{limitsText(org.limits)}</td>
-                        <OrgLinks org={org} />
-                      </tr>
-                    )
-                )}
-              </tbody>
-            </table>
-          </TableFrame>
+          <DataTable
+            label="Organizations"
+            caption="Organizations"
+            columns={["Name", "ID", "Created", "Stores prompts", "Compression", "Limits", unseen("Pages")]}
+          >
+            {props.orgs.map((org) =>
+              access.administers(org.id)
+                ? (
+                  <tr key={org.id}>
+                    <OrgHead org={org} />
+                    <td>
+                      <label class="check">
+                        <input
+                          type="checkbox"
+                          checked={saving[org.id] ?? org.log_content}
+                          disabled={busy}
+                          onChange={(event) => setLogContent(org, event.currentTarget.checked)}
+                        />
+                        <span class="visually-hidden">Store prompt and completion text for {org.name}</span>
+                        {saving[org.id] ?? org.log_content ? "yes" : "no"}
+                      </label>
+                    </td>
+                    <td>
+                      <label>
+                        <span class="visually-hidden">Compression for {org.name}</span>
+                        <select
+                          value={org.compression ?? ""}
+                          disabled={busy}
+                          onChange={(event) => {
+                            const value = event.currentTarget.value
+                            void setCompression(org, value === "" ? null : value as CompressionLevel)
+                          }}
+                        >
+                          <option value="">gateway default</option>
+                          {COMPRESSION_LEVELS.map((level) => <option key={level} value={level}>{level}</option>)}
+                        </select>
+                      </label>
+                    </td>
+                    <td>
+                      <LimitsEditor
+                        owner={org.name}
+                        id={org.id}
+                        limits={org.limits}
+                        busy={busy}
+                        save={(limits) => setLimits(org, limits)}
+                      />
+                    </td>
+                    <OrgLinks org={org} />
+                  </tr>
+                )
+                : (
+                  // a viewer reads the settings; her role does not change them
+                  <tr key={org.id}>
+                    <OrgHead org={org} />
+                    <td>{org.log_content ? "yes" : "no"}</td>
+                    <td>{org.compression ?? "gateway default"}</td>
+                    <td>{limitsText(org.limits)}</td>
+                    <OrgLinks org={org} />
+                  </tr>
+                )
+            )}
+          </DataTable>
         )}
       {access.owner ? <CircuitBreakers /> : null}
     </section>

@@ -9,10 +9,10 @@ import { useState } from "preact/hooks"
 import { grantsText, useAccess } from "../Access.ts"
 import { api, type Org, type RoleGrant, type User } from "../Api.ts"
 import { ConfirmDialog } from "../parts/ConfirmDialog.tsx"
+import { DataTable, unseen } from "../parts/DataTable.tsx"
 import { time } from "../parts/Format.ts"
 import { Empty, type Message, Notice } from "../parts/Notice.tsx"
 import { RolesEditor } from "../parts/RolesEditor.tsx"
-import { TableFrame } from "../parts/TableFrame.tsx"
 import { useAction, useLoad } from "../parts/useLoad.ts"
 
 export const PeoplePage = (props: { readonly orgs: ReadonlyArray<Org> }) => {
@@ -118,54 +118,41 @@ const People = (props: { readonly orgs: ReadonlyArray<Org> }) => {
           ? <p aria-busy="true">Loading…</p>
           : <Empty>No people yet: the admin token is the only way in.</Empty>
         : (
-          <TableFrame label="People">
-            <table>
-              <caption class="visually-hidden">People</caption>
-              <thead>
-                <tr>
-                  <th scope="col">Name</th>
-                  <th scope="col">Email</th>
-                  <th scope="col">Roles</th>
-                  <th scope="col">Status</th>
-                  <th scope="col">Added</th>
-                  <th scope="col">
-                    <span class="visually-hidden">Actions</span>
-                  </th>
-                </tr>
-              </thead>
-              <tbody>
-                {list.map((user) => (
-                  <tr key={user.id} data-user-id={user.id}>
-                    <td>{user.name}</td>
-                    <td>{user.email}</td>
-                    <td data-cell="roles">{grantsText(user.roles, props.orgs)}</td>
-                    <td>
-                      <span class={`badge badge-${user.disabled_at === null ? "active" : "revoked"}`}>
-                        {user.disabled_at === null ? "active" : "disabled"}
-                      </span>
-                    </td>
-                    <td title={user.created_at}>{time(user.created_at)}</td>
-                    <td class="links">
-                      <button type="button" class="link" onClick={() => setEditing(user)}>
-                        Edit roles<span class="visually-hidden">of {user.name}</span>
+          <DataTable
+            label="People"
+            caption="People"
+            columns={["Name", "Email", "Roles", "Status", "Added", unseen("Actions")]}
+          >
+            {list.map((user) => (
+              <tr key={user.id} data-user-id={user.id}>
+                <td>{user.name}</td>
+                <td>{user.email}</td>
+                <td data-cell="roles">{grantsText(user.roles, props.orgs)}</td>
+                <td>
+                  <span class={`badge badge-${user.disabled_at === null ? "active" : "revoked"}`}>
+                    {user.disabled_at === null ? "active" : "disabled"}
+                  </span>
+                </td>
+                <td title={user.created_at}>{time(user.created_at)}</td>
+                <td class="links">
+                  <button type="button" class="link" onClick={() => setEditing(user)}>
+                    Edit roles<span class="visually-hidden">of {user.name}</span>
+                  </button>
+                  {!access.owner || user.id === access.me?.user?.id ? null : user.disabled_at === null
+                    ? (
+                      <button type="button" class="link danger" onClick={() => setDisabling(user)}>
+                        Disable<span class="visually-hidden">{user.name}</span>
                       </button>
-                      {!access.owner || user.id === access.me?.user?.id ? null : user.disabled_at === null
-                        ? (
-                          <button type="button" class="link danger" onClick={() => setDisabling(user)}>
-                            Disable<span class="visually-hidden">{user.name}</span>
-                          </button>
-                        )
-                        : (
-                          <button type="button" class="link" disabled={busy} onClick={() => setDisabled(user, false)}>
-                            Enable<span class="visually-hidden">{user.name}</span>
-                          </button>
-                        )}
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </TableFrame>
+                    )
+                    : (
+                      <button type="button" class="link" disabled={busy} onClick={() => setDisabled(user, false)}>
+                        Enable<span class="visually-hidden">{user.name}</span>
+                      </button>
+                    )}
+                </td>
+              </tr>
+            ))}
+          </DataTable>
         )}
 
       {editing === null ? null : (

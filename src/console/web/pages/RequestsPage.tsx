@@ -1,11 +1,11 @@
 /** The request log of an organization: filtered pages, newest first, and one request's detail. */
 import { useState } from "preact/hooks"
 import { api, type LoggedRequest, type Org } from "../Api.ts"
+import { DataTable, num, unseen } from "../parts/DataTable.tsx"
 import { count, ms, time } from "../parts/Format.ts"
 import { filterOf, LogFilters } from "../parts/LogFilters.tsx"
 import { Empty, Notice } from "../parts/Notice.tsx"
 import { StatusBadge } from "../parts/StatusBadge.tsx"
-import { TableFrame } from "../parts/TableFrame.tsx"
 import { useAction, useLoad } from "../parts/useLoad.ts"
 import { href, navigate, type Route } from "../Route.ts"
 import { RequestDetail } from "./RequestDetail.tsx"
@@ -62,45 +62,31 @@ export const RequestsPage = (props: { readonly org: Org; readonly route: Route }
       {rows.length === 0
         ? first.loading ? <p aria-busy="true">Loading…</p> : <Empty>No requests match these filters.</Empty>
         : (
-          <TableFrame label="Requests">
-            <table class="requests">
-              <caption class="visually-hidden">Requests, newest first</caption>
-              <thead>
-                <tr>
-                  <th scope="col">Time</th>
-                  <th scope="col">Model</th>
-                  <th scope="col">Key</th>
-                  <th scope="col">Status</th>
-                  <th scope="col">Tags</th>
-                  <th scope="col" class="num">Tokens</th>
-                  <th scope="col" class="num">Latency</th>
-                  <th scope="col">
-                    <span class="visually-hidden">Detail</span>
-                  </th>
-                </tr>
-              </thead>
-              <tbody>
-                {rows.map((row) => (
-                  <tr key={row.id} data-request-id={row.id}>
-                    <td title={row.created_at}>{time(row.created_at)}</td>
-                    <td>{row.requested_model ?? row.model ?? "–"}</td>
-                    <td>{keyName(row.key_id)}</td>
-                    <td>
-                      <StatusBadge status={row.status} />
-                    </td>
-                    <td>{row.tags.map((tag) => <span class="tag" key={tag}>{tag}</span>)}</td>
-                    <td class="num">{count(row.total_tokens)}</td>
-                    <td class="num">{ms(row.latency_ms)}</td>
-                    <td>
-                      <a href={href("requests", orgId, { requestId: row.id, params: props.route.params })}>
-                        Detail<span class="visually-hidden">of {row.id}</span>
-                      </a>
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </TableFrame>
+          <DataTable
+            label="Requests"
+            class="requests"
+            caption="Requests, newest first"
+            columns={["Time", "Model", "Key", "Status", "Tags", num("Tokens"), num("Latency"), unseen("Detail")]}
+          >
+            {rows.map((row) => (
+              <tr key={row.id} data-request-id={row.id}>
+                <td title={row.created_at}>{time(row.created_at)}</td>
+                <td>{row.requested_model ?? row.model ?? "–"}</td>
+                <td>{keyName(row.key_id)}</td>
+                <td>
+                  <StatusBadge status={row.status} />
+                </td>
+                <td>{row.tags.map((tag) => <span class="tag" key={tag}>{tag}</span>)}</td>
+                <td class="num">{count(row.total_tokens)}</td>
+                <td class="num">{ms(row.latency_ms)}</td>
+                <td>
+                  <a href={href("requests", orgId, { requestId: row.id, params: props.route.params })}>
+                    Detail<span class="visually-hidden">of {row.id}</span>
+                  </a>
+                </td>
+              </tr>
+            ))}
+          </DataTable>
         )}
       {moreError === null ? null : <Notice message={{ kind: "error", text: moreError }} />}
       {cursor === null ?

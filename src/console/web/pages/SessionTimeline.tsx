@@ -5,12 +5,12 @@
  */
 import { api, type ApiKey, type LoggedRequest, type Org, type SessionDetail } from "../Api.ts"
 import { clientName } from "../parts/ClientName.ts"
+import { DataTable, num, unseen } from "../parts/DataTable.tsx"
 import { count, duration, ms, percent, time, timeToSecond } from "../parts/Format.ts"
 import { microsOf } from "../parts/Money.ts"
 import { Notice } from "../parts/Notice.tsx"
 import { SessionCost, SessionSaved } from "../parts/SessionFigures.tsx"
 import { StatusBadge } from "../parts/StatusBadge.tsx"
-import { TableFrame } from "../parts/TableFrame.tsx"
 import { Usd } from "../parts/UsdFigure.tsx"
 import { useLoad } from "../parts/useLoad.ts"
 import { href } from "../Route.ts"
@@ -137,58 +137,53 @@ const Timeline = (props: { readonly orgId: string; readonly session: SessionDeta
       params: new URLSearchParams({ session_id: props.session.session_id })
     })
   return (
-    <TableFrame label="Timeline">
-      <table class="timeline">
-        <caption class="visually-hidden">The session's requests, oldest first</caption>
-        <thead>
-          <tr>
-            <th scope="col" class="num">#</th>
-            <th scope="col">Time</th>
-            <th scope="col" class="num">After</th>
-            <th scope="col">Model</th>
-            <th scope="col">Status</th>
-            <th scope="col" class="num">Tokens in</th>
-            <th scope="col" class="num">Tokens out</th>
-            <th scope="col" class="num">Cached</th>
-            <th scope="col" class="num">Cost</th>
-            <th scope="col" class="num">Latency</th>
-            <th scope="col">
-              <span class="visually-hidden">Detail</span>
-            </th>
+    <DataTable
+      label="Timeline"
+      class="timeline"
+      caption="The session's requests, oldest first"
+      columns={[
+        num("#"),
+        "Time",
+        num("After"),
+        "Model",
+        "Status",
+        num("Tokens in"),
+        num("Tokens out"),
+        num("Cached"),
+        num("Cost"),
+        num("Latency"),
+        unseen("Detail")
+      ]}
+    >
+      {rows.map((r, i) => {
+        const previous = rows[i - 1]
+        const gap = previous === undefined
+          ? null
+          : new Date(r.created_at).getTime() - new Date(previous.created_at).getTime()
+        return (
+          <tr key={r.id} data-request-id={r.id}>
+            <td class="num">{i + 1}</td>
+            <td title={r.created_at}>{timeToSecond(r.created_at)}</td>
+            <td class="num">{gap === null ? <span class="muted">start</span> : `+${duration(gap)}`}</td>
+            <td>{r.requested_model ?? r.model ?? "–"}</td>
+            <td>
+              <StatusBadge status={r.status} />
+            </td>
+            <td class="num">{count(r.prompt_tokens)}</td>
+            <td class="num">{count(r.completion_tokens)}</td>
+            <td class="num">{count(r.cached_tokens)}</td>
+            <td class="num">
+              <Cost request={r} />
+            </td>
+            <td class="num">{ms(r.latency_ms)}</td>
+            <td>
+              <a href={detailOf(r.id)}>
+                Detail<span class="visually-hidden">of {r.id}</span>
+              </a>
+            </td>
           </tr>
-        </thead>
-        <tbody>
-          {rows.map((r, i) => {
-            const previous = rows[i - 1]
-            const gap = previous === undefined
-              ? null
-              : new Date(r.created_at).getTime() - new Date(previous.created_at).getTime()
-            return (
-              <tr key={r.id} data-request-id={r.id}>
-                <td class="num">{i + 1}</td>
-                <td title={r.created_at}>{timeToSecond(r.created_at)}</td>
-                <td class="num">{gap === null ? <span class="muted">start</span> : `+${duration(gap)}`}</td>
-                <td>{r.requested_model ?? r.model ?? "–"}</td>
-                <td>
-                  <StatusBadge status={r.status} />
-                </td>
-                <td class="num">{count(r.prompt_tokens)}</td>
-                <td class="num">{count(r.completion_tokens)}</td>
-                <td class="num">{count(r.cached_tokens)}</td>
-                <td class="num">
-                  <Cost request={r} />
-                </td>
-                <td class="num">{ms(r.latency_ms)}</td>
-                <td>
-                  <a href={detailOf(r.id)}>
-                    Detail<span class="visually-hidden">of {r.id}</span>
-                  </a>
-                </td>
-              </tr>
-            )
-          })}
-        </tbody>
-      </table>
-    </TableFrame>
+        )
+      })}
+    </DataTable>
   )
 }

@@ -5,12 +5,12 @@
  */
 import { api, type Org, type SessionSummary } from "../Api.ts"
 import { clientName } from "../parts/ClientName.ts"
+import { DataTable, num } from "../parts/DataTable.tsx"
 import { count, percent, time } from "../parts/Format.ts"
 import { Empty, Notice } from "../parts/Notice.tsx"
 import { describePeriod } from "../parts/Period.ts"
 import { PeriodControls, useRoutePeriod } from "../parts/RoutePeriod.tsx"
 import { SessionCost, SessionSaved } from "../parts/SessionFigures.tsx"
-import { TableFrame } from "../parts/TableFrame.tsx"
 import { useLoad } from "../parts/useLoad.ts"
 import { href, type Route } from "../Route.ts"
 import { SessionTimeline } from "./SessionTimeline.tsx"
@@ -65,60 +65,57 @@ const SessionList = (props: { readonly org: Org; readonly route: Route }) => {
 const SessionTable = (
   props: { readonly orgId: string; readonly rows: ReadonlyArray<SessionSummary>; readonly params: URLSearchParams }
 ) => (
-  <TableFrame label="Sessions">
-    <table class="sessions">
-      <caption class="visually-hidden">Sessions, newest activity first</caption>
-      <thead>
-        <tr>
-          <th scope="col">Session</th>
-          <th scope="col">Client</th>
-          <th scope="col">Developer</th>
-          <th scope="col">First request</th>
-          <th scope="col">Last request</th>
-          <th scope="col" class="num">Requests</th>
-          <th scope="col" class="num">Errors</th>
-          <th scope="col" class="num">Tokens in</th>
-          <th scope="col" class="num">Tokens out</th>
-          <th scope="col" class="num">Cache hits</th>
-          <th scope="col" class="num">Cost</th>
-          <th scope="col" class="num">Saved</th>
-          <th scope="col" class="num">Tool runs</th>
-          <th scope="col">Models</th>
-        </tr>
-      </thead>
-      <tbody>
-        {props.rows.map((s) => (
-          <tr key={s.session_id} data-session-id={s.session_id}>
-            <th scope="row">
-              <a href={href("sessions", props.orgId, { sessionId: s.session_id, params: props.params })}>
-                <code>{s.session_id}</code>
-              </a>
-            </th>
-            <td title={s.client ?? undefined}>{clientName(s.client)}</td>
-            <td>{s.developer ?? "–"}</td>
-            <td title={s.first_request_at}>{time(s.first_request_at)}</td>
-            <td title={s.last_request_at}>{time(s.last_request_at)}</td>
-            <td class="num">{count(s.requests)}</td>
-            <td class="num">{count(s.errors)}</td>
-            <td class="num">{count(s.prompt_tokens)}</td>
-            <td class="num">{count(s.completion_tokens)}</td>
-            <td
-              class="num"
-              title={`${count(s.cached_tokens)} of ${count(s.prompt_tokens)} prompt tokens from the cache`}
-            >
-              {percent(s.cached_tokens, s.prompt_tokens)}
-            </td>
-            <td class="num" data-cell="cost">
-              <SessionCost usd={s.cost_usd} unpriced={s.unpriced_requests} />
-            </td>
-            <td class="num" title={`${count(s.prompt_tokens_saved)} prompt tokens saved by compression`}>
-              <SessionSaved usd={s.compression_saved_usd} tokens={s.prompt_tokens_saved} />
-            </td>
-            <td class="num">{count(s.svc_tool_runs)}</td>
-            <td>{s.models.length === 0 ? "–" : s.models.join(", ")}</td>
-          </tr>
-        ))}
-      </tbody>
-    </table>
-  </TableFrame>
+  <DataTable
+    label="Sessions"
+    class="sessions"
+    caption="Sessions, newest activity first"
+    columns={[
+      "Session",
+      "Client",
+      "Developer",
+      "First request",
+      "Last request",
+      num("Requests"),
+      num("Errors"),
+      num("Tokens in"),
+      num("Tokens out"),
+      num("Cache hits"),
+      num("Cost"),
+      num("Saved"),
+      num("Tool runs"),
+      "Models"
+    ]}
+  >
+    {props.rows.map((s) => (
+      <tr key={s.session_id} data-session-id={s.session_id}>
+        <th scope="row">
+          <a href={href("sessions", props.orgId, { sessionId: s.session_id, params: props.params })}>
+            <code>{s.session_id}</code>
+          </a>
+        </th>
+        <td title={s.client ?? undefined}>{clientName(s.client)}</td>
+        <td>{s.developer ?? "–"}</td>
+        <td title={s.first_request_at}>{time(s.first_request_at)}</td>
+        <td title={s.last_request_at}>{time(s.last_request_at)}</td>
+        <td class="num">{count(s.requests)}</td>
+        <td class="num">{count(s.errors)}</td>
+        <td class="num">{count(s.prompt_tokens)}</td>
+        <td class="num">{count(s.completion_tokens)}</td>
+        <td
+          class="num"
+          title={`${count(s.cached_tokens)} of ${count(s.prompt_tokens)} prompt tokens from the cache`}
+        >
+          {percent(s.cached_tokens, s.prompt_tokens)}
+        </td>
+        <td class="num" data-cell="cost">
+          <SessionCost usd={s.cost_usd} unpriced={s.unpriced_requests} />
+        </td>
+        <td class="num" title={`${count(s.prompt_tokens_saved)} prompt tokens saved by compression`}>
+          <SessionSaved usd={s.compression_saved_usd} tokens={s.prompt_tokens_saved} />
+        </td>
+        <td class="num">{count(s.svc_tool_runs)}</td>
+        <td>{s.models.length === 0 ? "–" : s.models.join(", ")}</td>
+      </tr>
+    ))}
+  </DataTable>
 )

@@ -6,9 +6,9 @@
 import { useState } from "preact/hooks"
 import { useAccess } from "../Access.ts"
 import { api, type ApiKey, type JsonSchema, keyStatus, type Org, type SvcTool, type ToolSetting } from "../Api.ts"
+import { DataTable } from "../parts/DataTable.tsx"
 import { Empty, type Message, Notice } from "../parts/Notice.tsx"
 import { ReadOnlyNote } from "../parts/ReadOnlyNote.tsx"
-import { TableFrame } from "../parts/TableFrame.tsx"
 import { useAction, useLoad } from "../parts/useLoad.ts"
 
 export const ToolsPage = (props: { readonly org: Org }) => {
@@ -164,32 +164,22 @@ const Parameters = (props: { readonly schema: JsonSchema }) => {
   return (
     <details class="parameters">
       <summary>Parameters ({properties.length})</summary>
-      {properties.length === 0 ? <p class="muted">This tool takes no parameters.</p> : (
-        <TableFrame label="Parameters">
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                <th scope="col">Type</th>
-                <th scope="col">Required</th>
-                <th scope="col">Description</th>
+      {properties.length === 0 ?
+        <p class="muted">This tool takes no parameters.</p> :
+        (
+          <DataTable label="Parameters" columns={["Name", "Type", "Required", "Description"]}>
+            {properties.map(([name, schema]) => (
+              <tr key={name}>
+                <td>
+                  <code>{name}</code>
+                </td>
+                <td>{typeOf(schema)}</td>
+                <td>{required.has(name) ? "yes" : "no"}</td>
+                <td class="wrap">{schema.description ?? ""}</td>
               </tr>
-            </thead>
-            <tbody>
-              {properties.map(([name, schema]) => (
-                <tr key={name}>
-                  <td>
-                    <code>{name}</code>
-                  </td>
-                  <td>{typeOf(schema)}</td>
-                  <td>{required.has(name) ? "yes" : "no"}</td>
-                  <td class="wrap">{schema.description ?? ""}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </TableFrame>
-      )}
+            ))}
+          </DataTable>
+        )}
       <pre class="schema">{JSON.stringify(props.schema, null, 2)}</pre>
     </details>
   )

@@ -6,8 +6,8 @@
 import { useState } from "preact/hooks"
 import type { AuditRecord } from "../Api.ts"
 import { actorText, changedFields, changeSummary, targetName } from "./AuditChange.ts"
+import { DataTable, unseen } from "./DataTable.tsx"
 import { timeToSecond } from "./Format.ts"
-import { TableFrame } from "./TableFrame.tsx"
 
 const COLUMNS = 6
 
@@ -19,62 +19,50 @@ export const AuditTable = (props: { readonly caption: string; readonly records: 
     setOpen(next)
   }
   return (
-    <TableFrame label="Audit log">
-      <table class="audit">
-        <caption class="visually-hidden">{props.caption}</caption>
-        <thead>
-          <tr>
-            <th scope="col">Time</th>
-            <th scope="col">Actor</th>
-            <th scope="col">Action</th>
-            <th scope="col">Target</th>
-            <th scope="col">Change</th>
-            <th scope="col">
-              <span class="visually-hidden">Detail</span>
-            </th>
+    <DataTable
+      label="Audit log"
+      class="audit"
+      caption={props.caption}
+      columns={["Time", "Actor", "Action", "Target", "Change", unseen("Detail")]}
+    >
+      {props.records.flatMap((record) => {
+        const expanded = open.has(record.id)
+        const detailId = `audit-detail-${record.id}`
+        const name = targetName(record)
+        const row = (
+          <tr key={record.id} data-audit-id={record.id} data-action={record.action}>
+            <td title={record.created_at}>{timeToSecond(record.created_at)}</td>
+            <td data-cell="actor">{actorText(record)}</td>
+            <td>
+              <code>{record.action}</code>
+            </td>
+            <td>
+              {record.target.kind}
+              {name === undefined ? null : ` '${name}'`}
+              {record.target.id === null ? null : (
+                <div class="muted">
+                  <code>{record.target.id}</code>
+                </div>
+              )}
+            </td>
+            <td class="wrap" data-cell="change">{changeSummary(record)}</td>
+            <td>
+              <button
+                type="button"
+                class="link"
+                aria-expanded={expanded}
+                aria-controls={expanded ? detailId : undefined}
+                onClick={() => toggle(record.id)}
+              >
+                {expanded ? "Hide" : "Detail"}
+                <span class="visually-hidden">of {record.action} at {timeToSecond(record.created_at)}</span>
+              </button>
+            </td>
           </tr>
-        </thead>
-        <tbody>
-          {props.records.flatMap((record) => {
-            const expanded = open.has(record.id)
-            const detailId = `audit-detail-${record.id}`
-            const name = targetName(record)
-            const row = (
-              <tr key={record.id} data-audit-id={record.id} data-action={record.action}>
-                <td title={record.created_at}>{timeToSecond(record.created_at)}</td>
-                <td data-cell="actor">{actorText(record)}</td>
-                <td>
-                  <code>{record.action}</code>
-                </td>
-                <td>
-                  {record.target.kind}
-                  {name === undefined ? null : ` '${name}'`}
-                  {record.target.id === null ? null : (
-                    <div class="muted">
-                      <code>{record.target.id}</code>
-                    </div>
-                  )}
-                </td>
-                <td class="wrap" data-cell="change">{changeSummary(record)}</td>
-                <td>
-                  <button
-                    type="button"
-                    class="link"
-                    aria-expanded={expanded}
-                    aria-controls={expanded ? detailId : undefined}
-                    onClick={() => toggle(record.id)}
-                  >
-                    {expanded ? "Hide" : "Detail"}
-                    <span class="visually-hidden">of {record.action} at {timeToSecond(record.created_at)}</span>
-                  </button>
-                </td>
-              </tr>
-            )
-            return expanded ? [row, <AuditDetail key={detailId} id={detailId} record={record} />] : [row]
-          })}
-        </tbody>
-      </table>
-    </TableFrame>
+        )
+        return expanded ? [row, <AuditDetail key={detailId} id={detailId} record={record} />] : [row]
+      })}
+    </DataTable>
   )
 }
 

@@ -6,10 +6,10 @@
 import { useState } from "preact/hooks"
 import { useAccess } from "../Access.ts"
 import { type AlertSettings, api, type BudgetAlert, type Org } from "../Api.ts"
+import { DataTable } from "./DataTable.tsx"
 import { time } from "./Format.ts"
 import { microsOf } from "./Money.ts"
 import { type Message, Notice } from "./Notice.tsx"
-import { TableFrame } from "./TableFrame.tsx"
 import { Usd } from "./UsdFigure.tsx"
 import { useAction, useLoad } from "./useLoad.ts"
 
@@ -112,39 +112,27 @@ export const BudgetAlertsPanel = (props: { readonly org: Org; readonly reload: (
         : (events.data ?? []).length === 0
         ? <p>{events.loading ? "Loading…" : "No budget alert yet."}</p>
         : (
-          <TableFrame label="Budget alerts">
-            <table>
-              <caption class="visually-hidden">Budget alerts</caption>
-              <thead>
-                <tr>
-                  <th scope="col">When</th>
-                  <th scope="col">Budget of</th>
-                  <th scope="col">Period</th>
-                  <th scope="col">Crossed</th>
-                  <th scope="col">Spent</th>
-                  <th scope="col">Limit</th>
-                  <th scope="col">Delivery</th>
-                </tr>
-              </thead>
-              <tbody>
-                {(events.data ?? []).map((alert) => (
-                  <tr key={alert.id}>
-                    <td title={alert.at}>{time(alert.at)}</td>
-                    <td>{whose(alert)}</td>
-                    <td>{alert.period}</td>
-                    <td class="num">{percent(alert.threshold)}</td>
-                    <td class="num">
-                      <Usd micros={microsOf(alert.spent_usd)} />
-                    </td>
-                    <td class="num">
-                      <Usd micros={microsOf(alert.limit_usd)} />
-                    </td>
-                    <td>{delivery(alert)}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </TableFrame>
+          <DataTable
+            label="Budget alerts"
+            caption="Budget alerts"
+            columns={["When", "Budget of", "Period", "Crossed", "Spent", "Limit", "Delivery"]}
+          >
+            {(events.data ?? []).map((alert) => (
+              <tr key={alert.id}>
+                <td title={alert.at}>{time(alert.at)}</td>
+                <td>{whose(alert)}</td>
+                <td>{alert.period}</td>
+                <td class="num">{percent(alert.threshold)}</td>
+                <td class="num">
+                  <Usd micros={microsOf(alert.spent_usd)} />
+                </td>
+                <td class="num">
+                  <Usd micros={microsOf(alert.limit_usd)} />
+                </td>
+                <td>{delivery(alert)}</td>
+              </tr>
+            ))}
+          </DataTable>
         )}
     </div>
   )

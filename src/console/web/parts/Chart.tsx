@@ -4,8 +4,8 @@
  * and the same figures are in a table for screen readers and copying.
  */
 import type { AnalyticsGroup } from "../Api.ts"
+import { DataTable, num } from "./DataTable.tsx"
 import { count } from "./Format.ts"
-import { TableFrame } from "./TableFrame.tsx"
 
 export type Bucket = "hour" | "day"
 
@@ -90,26 +90,18 @@ export const Chart = (props: { readonly groups: ReadonlyArray<AnalyticsGroup>; r
       </figcaption>
       <details>
         <summary>As a table</summary>
-        <TableFrame label="Requests and errors per bucket">
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">{props.bucket === "day" ? "Day" : "Hour"}</th>
-                <th scope="col" class="num">Requests</th>
-                <th scope="col" class="num">Errors</th>
-              </tr>
-            </thead>
-            <tbody>
-              {points.map((p) => (
-                <tr key={p.label}>
-                  <td>{label(p.label, props.bucket)}</td>
-                  <td class="num">{count(p.requests)}</td>
-                  <td class="num">{count(p.errors)}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </TableFrame>
+        <DataTable
+          label="Requests and errors per bucket"
+          columns={[props.bucket === "day" ? "Day" : "Hour", num("Requests"), num("Errors")]}
+        >
+          {points.map((p) => (
+            <tr key={p.label}>
+              <td>{label(p.label, props.bucket)}</td>
+              <td class="num">{count(p.requests)}</td>
+              <td class="num">{count(p.errors)}</td>
+            </tr>
+          ))}
+        </DataTable>
       </details>
     </figure>
   )

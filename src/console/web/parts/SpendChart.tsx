@@ -4,9 +4,9 @@
  * are in a table, for screen readers and copying. Bar heights are the only arithmetic on dollars here,
  * and only for drawing.
  */
+import { DataTable, num } from "./DataTable.tsx"
 import { count } from "./Format.ts"
 import { usd } from "./Money.ts"
-import { TableFrame } from "./TableFrame.tsx"
 import { UsdCell } from "./UsdFigure.tsx"
 
 export interface SpendDay {
@@ -63,28 +63,16 @@ export const SpendChart = (props: { readonly days: ReadonlyArray<SpendDay> }) =>
       </figcaption>
       <details>
         <summary>As a table</summary>
-        <TableFrame label="Spend per day">
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">Day (UTC)</th>
-                <th scope="col" class="num">Cost</th>
-                <th scope="col" class="num">Requests</th>
-                <th scope="col" class="num">Unpriced</th>
-              </tr>
-            </thead>
-            <tbody>
-              {days.map((d) => (
-                <tr key={d.day}>
-                  <td>{d.day}</td>
-                  <UsdCell micros={d.micros} unpriced={d.unpriced} />
-                  <td class="num">{count(d.requests)}</td>
-                  <td class="num">{count(d.unpriced)}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </TableFrame>
+        <DataTable label="Spend per day" columns={["Day (UTC)", num("Cost"), num("Requests"), num("Unpriced")]}>
+          {days.map((d) => (
+            <tr key={d.day}>
+              <td>{d.day}</td>
+              <UsdCell micros={d.micros} unpriced={d.unpriced} />
+              <td class="num">{count(d.requests)}</td>
+              <td class="num">{count(d.unpriced)}</td>
+            </tr>
+          ))}
+        </DataTable>
       </details>
     </figure>
   )

@@ -3,9 +3,9 @@
  * requests and how many of those were of models without a price (which the cost leaves out).
  */
 import type { ComponentChildren } from "preact"
+import { DataTable, num } from "./DataTable.tsx"
 import { count } from "./Format.ts"
 import { Empty } from "./Notice.tsx"
-import { TableFrame } from "./TableFrame.tsx"
 import { UsdCell } from "./UsdFigure.tsx"
 
 /** One group's money and requests: a key, model or tag, or everything when `group` is null. */
@@ -42,28 +42,10 @@ export const TopSpend = (props: {
         rows.length === 0 ?
         <Empty>No requests in this period.</Empty> :
         (
-          <TableFrame label={props.title}>
-            <table>
-              <thead>
-                <tr>
-                  <th scope="col">{props.column}</th>
-                  <th scope="col" class="num">Cost</th>
-                  <th scope="col" class="num">Requests</th>
-                  <th scope="col" class="num">Unpriced</th>
-                </tr>
-              </thead>
-              <tbody>
-                {rows.map((row: Figures) => (
-                  <tr key={row.group ?? ""}>
-                    <th scope="row">{props.nameOf(row.group)}</th>
-                    <UsdCell micros={row.micros} unpriced={row.unpriced} />
-                    <td class="num">{count(row.requests)}</td>
-                    <td class="num">{count(row.unpriced)}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-            {props.top?.partial
+          <DataTable
+            label={props.title}
+            columns={[props.column, num("Cost"), num("Requests"), num("Unpriced")]}
+            after={props.top?.partial
               ? (
                 <p class="hint">
                   Ranked among the 1,000 busiest only: a costlier one with fewer requests may be missing. Shorten the
@@ -71,7 +53,16 @@ export const TopSpend = (props: {
                 </p>
               )
               : null}
-          </TableFrame>
+          >
+            {rows.map((row: Figures) => (
+              <tr key={row.group ?? ""}>
+                <th scope="row">{props.nameOf(row.group)}</th>
+                <UsdCell micros={row.micros} unpriced={row.unpriced} />
+                <td class="num">{count(row.requests)}</td>
+                <td class="num">{count(row.unpriced)}</td>
+              </tr>
+            ))}
+          </DataTable>
         )}
     </div>
   )
