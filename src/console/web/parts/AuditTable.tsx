@@ -9,7 +9,7 @@ import { actorText, changedFields, changeSummary, targetName } from "./AuditChan
 import { DataTable, unseen } from "./DataTable.tsx"
 import { timeToSecond } from "./Format.ts"
 
-const COLUMNS = 6
+const COLUMNS = ["Time", "Actor", "Action", "Target", "Change", unseen("Detail")]
 
 export const AuditTable = (props: { readonly caption: string; readonly records: ReadonlyArray<AuditRecord> }) => {
   const [open, setOpen] = useState<ReadonlySet<string>>(new Set())
@@ -23,7 +23,7 @@ export const AuditTable = (props: { readonly caption: string; readonly records: 
       label="Audit log"
       class="audit"
       caption={props.caption}
-      columns={["Time", "Actor", "Action", "Target", "Change", unseen("Detail")]}
+      columns={COLUMNS}
     >
       {props.records.flatMap((record) => {
         const expanded = open.has(record.id)
@@ -73,7 +73,7 @@ const AuditDetail = (props: { readonly id: string; readonly record: AuditRecord 
   const changes = changedFields(record.before, record.after)
   return (
     <tr id={props.id} class="audit-detail">
-      <td colSpan={COLUMNS}>
+      <td colSpan={COLUMNS.length}>
         <div class="audit-detail-body">
           <dl class="detail">
             <dt>Record</dt>
