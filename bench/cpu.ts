@@ -18,9 +18,10 @@
  * request count the event-loop turns an answer took (at c=1; under load one turn serves several).
  */
 import { readFileSync } from "node:fs"
-import { join, resolve } from "node:path"
+import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { benchStore } from "./database.ts"
+import { envInt, parseEntries } from "./entries.ts"
 import { type RunningGateway, startGateway, startNodeFlags } from "./gateway.ts"
 import type { LoadSpec } from "./load.ts"
 import { startLoader } from "./loader.ts"
@@ -31,12 +32,6 @@ import { median } from "./verdict.ts"
 
 const repoRoot = fileURLToPath(new URL("..", import.meta.url))
 const benchDir = join(repoRoot, "bench")
-
-const envInt = (name: string, fallback: number): number => {
-  const value = Number(process.env[name] ?? fallback)
-  if (!Number.isInteger(value) || value < 1) throw new Error(`${name} must be a positive integer`)
-  return value
-}
 
 /**
  * `CPU_FORMAT`: the inbound format measured, as `npm run bench`'s targets of the same names measure it:
@@ -87,14 +82,7 @@ const startedAtMs = (pid: number): number => {
 }
 
 const main = async (): Promise<void> => {
-  // `<entry>` or `<entry>::NAME=value,NAME=value` (that build with those settings)
-  const specs = process.argv.slice(2).map((arg) => {
-    const [entry = "", settings = ""] = arg.split("::")
-    const env = Object.fromEntries(
-      settings.split(",").filter((s) => s !== "").map((s) => [s.slice(0, s.indexOf("=")), s.slice(s.indexOf("=") + 1)])
-    )
-    return { entry: resolve(entry), env, label: arg }
-  })
+  const specs = parseEntries(process.argv.slice(2))
   const entries = specs.map((s) => s.entry)
   if (entries.length === 0) {
     throw new Error("usage: node bench/cpu.ts <dist/main.js> [<other build's dist/main.js> ...]")

@@ -24,6 +24,10 @@ export interface GatewayVariant {
   readonly everyProvider?: boolean
   /** Left out of a run unless `BENCH_TARGETS` names it. */
   readonly onlyWhenNamed?: boolean
+  /** A program and its arguments to run `node` under (`bench/instructions.ts`: valgrind). */
+  readonly command?: ReadonlyArray<string>
+  /** How long the start may take (default a minute; a process under valgrind needs several). */
+  readonly readyTimeoutMs?: number
 }
 
 /** The variants a run measures: those `only` (`BENCH_TARGETS`) names, or when it names none, all but the named-only. */
@@ -117,8 +121,13 @@ const adminPost = async (
   return parsed
 }
 
-export const waitReady = async (child: ChildProcess, baseUrl: string, logFile: string): Promise<void> => {
-  const deadline = Date.now() + READY_TIMEOUT_MS
+export const waitReady = async (
+  child: ChildProcess,
+  baseUrl: string,
+  logFile: string,
+  timeoutMs = READY_TIMEOUT_MS
+): Promise<void> => {
+  const deadline = Date.now() + timeoutMs
   let last = "no answer yet"
   while (Date.now() < deadline) {
     if (!isRunning(child)) {
@@ -138,7 +147,7 @@ export const waitReady = async (child: ChildProcess, baseUrl: string, logFile: s
     await sleep(200)
   }
   throw new Error(
-    `gateway not ready within ${READY_TIMEOUT_MS / 1000} s (last: ${last}); log tail:\n${logTail(logFile)}`
+    `gateway not ready within ${timeoutMs / 1000} s (last: ${last}); log tail:\n${logTail(logFile)}`
   )
 }
 
@@ -177,8 +186,10 @@ export const startGateway = async (options: {
   mkdirSync(resultsDir, { recursive: true })
   const logFile = join(resultsDir, `${variant.name}.log`)
   const logFd = openSync(logFile, "w")
+  const entry = variant.entry ?? gatewayEntry()
+  const command = [...(variant.command ?? []), process.execPath]
   const child = track(
-    spawn(process.execPath, [...(variant.nodeFlags ?? startNodeFlags()), variant.entry ?? gatewayEntry()], {
+    spawn(command[0]!, [...command.slice(1), ...(variant.nodeFlags ?? startNodeFlags()), entry], {
       cwd: repoRoot,
       env: {
         ...process.env,
@@ -199,7 +210,7 @@ export const startGateway = async (options: {
     removeTemp()
   }
   try {
-    await waitReady(child, baseUrl, logFile)
+    await waitReady(child, baseUrl, logFile, variant.readyTimeoutMs)
     const org = await adminPost(baseUrl, "/admin/v1/orgs", { name: "bench" }, ["id", "name", "created_at"])
     const key = await adminPost(
       baseUrl,

@@ -1,0 +1,151 @@
+/**
+ * `node bench/instructions.ts <entry> [<entry>::NAME=value,...] ...`: the instructions each build executes
+ * a request, counted by valgrind's callgrind. What else runs on the machine does not move the count, as
+ * it moves time here (rounds of one `bench/cpu.ts` run spread by a third); what does move it is the
+ * process's own state, what V8 compiled and what the collector keeps: processes of one build counted
+ * 684-745 k instructions a whole answer (docs/performance.md). Give each build two or three times and
+ * compare the spread. It answers "does this build do more work a request than that one" on a noisy
+ * machine; what the work costs in time (cache misses, the kernel's share, PostgreSQL's process) stays
+ * `bench/cpu.ts`'s and `npm run bench`'s to measure. Needs valgrind (Debian's package), and time: a
+ * process under callgrind runs 30-60 times slower, so each build takes minutes.
+ *
+ * Each entry (`bench/entries.ts`) runs as the bench runs it (`npm start`'s flags, a database of its
+ * own on PostgreSQL, or the embedded store with `BENCH_DATABASE_URL=off`), under callgrind, two at a
+ * time (valgrind runs one thread at a time, so two use the machine's two cores). Per mode: a warm-up
+ * of `INSTR_WARMUP` requests (4,000: after 1,500, V8 was still compiling and two processes of one build
+ * counted 840 and 975 k a whole answer), the counters zeroed, `INSTR_REQUESTS` (4,000) at
+ * `INSTR_CONCURRENCY` (1), a wait for the request log's rows to be written, and the counters read.
+ *
+ * The request log writes a batch every `GATEWAY_LOG_FLUSH_INTERVAL` (200 ms): under callgrind that
+ * is a batch of a dozen rows where the real process writes hundreds, and a batch has a fixed cost, so
+ * the log would count several times what it costs (main 790-798 k instructions a whole answer so, 665-745
+ * k with 10 s). Every entry runs with 10 seconds instead unless it
+ * sets its own, which gives batches of the real size.
+ */
+import { mkdtempSync, rmSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { fileURLToPath } from "node:url"
+import { callgrind } from "./callgrind.ts"
+import { benchStore } from "./database.ts"
+import { envInt, parseEntries } from "./entries.ts"
+import { type RunningGateway, startGateway } from "./gateway.ts"
+import { runLoad } from "./load.ts"
+import { atCleanup, sleep, startServerChild, stopAll } from "./proc.ts"
+import type { Mode } from "./report.ts"
+import { requestBody, sanityCheck, streamEnd, type Target } from "./sanity.ts"
+
+const repoRoot = fileURLToPath(new URL("..", import.meta.url))
+const benchDir = join(repoRoot, "bench")
+
+const FLUSH_INTERVAL = "10 seconds"
+/** After the measured requests: the flush interval, and a second for the batch to be written. */
+const FLUSH_WAIT_MS = 11_000
+/** A start under callgrind takes 20-60 s on these machines. */
+const READY_TIMEOUT_MS = 300_000
+/** Builds measured at once. */
+const AT_ONCE = 2
+
+const main = async (): Promise<void> => {
+  const entries = parseEntries(process.argv.slice(2))
+  if (entries.length === 0) {
+    throw new Error("usage: node bench/instructions.ts <dist/main.js> [<other build's dist/main.js> ...]")
+  }
+  const warmup = envInt("INSTR_WARMUP", 4_000)
+  const requests = envInt("INSTR_REQUESTS", 4_000)
+  const concurrency = envInt("INSTR_CONCURRENCY", 1)
+  const modes = (process.env["INSTR_MODES"] ?? "non-stream,stream").split(",") as Array<Mode>
+  for (const mode of modes) {
+    if (mode !== "non-stream" && mode !== "stream") throw new Error(`INSTR_MODES: ${mode} is not non-stream or stream`)
+  }
+  // the fake upstream stops itself after 15 minutes by default (`child.ts`); a run here takes longer
+  process.env["BENCH_CHILD_MAX_SECONDS"] ??= String(4 * 3_600)
+  const store = await benchStore()
+  const upstream = await startServerChild(join(benchDir, "fake-upstream.ts"), [], repoRoot)
+  const counted = new Map<string, number>()
+
+  const measure = async (index: number): Promise<void> => {
+    const { entry, env, label } = entries[index]!
+    const dir = mkdtempSync(join(tmpdir(), "svc-gateway-instructions-"))
+    atCleanup(() => rmSync(dir, { recursive: true, force: true }))
+    const name = `instructions-${index}`
+    const counters = callgrind(dir, "127.0.0.1")
+    const gateway: RunningGateway = await startGateway({
+      repoRoot,
+      resultsDir: join(benchDir, "results"),
+      upstreamPort: upstream.port,
+      variant: {
+        name,
+        env: { ...(await store.envFor(name)), GATEWAY_LOG_FLUSH_INTERVAL: FLUSH_INTERVAL, ...env },
+        entry,
+        command: counters.command,
+        readyTimeoutMs: READY_TIMEOUT_MS
+      }
+    })
+    try {
+      const target: Target = {
+        name,
+        url: `${gateway.baseUrl}/v1/chat/completions`,
+        headers: { authorization: `Bearer ${gateway.apiKey}` },
+        model: "bench/fake-model"
+      }
+      await sanityCheck(target)
+      const pid = gateway.child.pid!
+      for (const mode of modes) {
+        const load = (count: number) =>
+          runLoad({
+            url: target.url,
+            headers: target.headers,
+            body: requestBody(target.model, mode),
+            concurrency,
+            warmupSeconds: 0,
+            // bounded by the count; an hour only stops a build that hangs
+            seconds: 3_600,
+            maxRequests: count,
+            ...(mode === "stream" ? streamEnd(target) : {})
+          })
+        await load(warmup)
+        counters.zero(pid)
+        const run = await load(requests)
+        if (run.errors > 0) throw new Error(`${label} ${mode}: ${run.errors} errors, first: ${run.firstError}`)
+        await sleep(FLUSH_WAIT_MS)
+        const instructions = await counters.read(pid)
+        counted.set(`${index} ${mode}`, instructions / run.latencies.length)
+        console.log(
+          `${label} ${mode}: ${(instructions / run.latencies.length / 1e3).toFixed(1)} k instructions a request`
+        )
+      }
+    } finally {
+      await gateway.stop()
+    }
+  }
+
+  let next = 0
+  await Promise.all(Array.from({ length: Math.min(AT_ONCE, entries.length) }, async () => {
+    while (next < entries.length) await measure(next++)
+  }))
+  await store.drop()
+
+  console.log(
+    `\ninstructions a request, after ${warmup} requests of warm-up, over ${requests} at c=${concurrency} (${
+      store.postgres ? "PostgreSQL" : "embedded store"
+    }; the gateway's process only)`
+  )
+  for (const mode of modes) {
+    const first = counted.get(`0 ${mode}`)!
+    for (const [index, { label }] of entries.entries()) {
+      const count = counted.get(`${index} ${mode}`)!
+      console.log(
+        `${mode.padEnd(10)} ${(count / 1e3).toFixed(1).padStart(8)} k (${(count / first).toFixed(3)}x)  ${label}`
+      )
+    }
+  }
+}
+
+main().then(
+  () => stopAll().then(() => process.exit(0)),
+  (error: unknown) => {
+    console.error(error)
+    void stopAll().then(() => process.exit(1))
+  }
+)

@@ -1,0 +1,74 @@
+/**
+ * `bench/instructions.ts`' reading of callgrind: a dump's count of instructions, which dumps of the
+ * output file are numbered ones, and the builds and counts it is given (shared with `bench/cpu.ts`).
+ */
+import { resolve } from "node:path"
+import { afterEach, assert, describe, it } from "vitest"
+import { dumpTotal, numberedDumps } from "../../../bench/callgrind.ts"
+import { envInt, parseEntries } from "../../../bench/entries.ts"
+
+const dump = (summary: string) =>
+  `# callgrind format\nversion: 1\ncreator: callgrind-3.19.0\npid: 9189\n\ndesc: Trigger: dump\n\npositions: line\nevents: Ir\n${summary}\n\nfl=(1) ???\nfn=(1) 0x0000000000108090\n0 3\n\ntotals: 1\n`
+
+describe("callgrind's dumps", () => {
+  it("counts a dump's summary, not its last cost line", () => {
+    assert.strictEqual(dumpTotal(dump("summary: 6545856818")), 6_545_856_818)
+  })
+
+  it("reads an older dump by its totals line", () => {
+    assert.strictEqual(dumpTotal("events: Ir\ntotals: 42\n"), 42)
+  })
+
+  it("refuses a file that is not a dump, where zero would be a wrong figure", () => {
+    assert.throws(() => dumpTotal(""), /not a callgrind dump/)
+    assert.throws(() => dumpTotal("# callgrind format\nversion: 1\n"), /not a callgrind dump/)
+  })
+
+  it("lists the numbered dumps of the output file in their order, and nothing else", () => {
+    assert.deepStrictEqual(
+      numberedDumps(
+        ["callgrind.out", "callgrind.out.10", "callgrind.out.2", "callgrind.out.1", "callgrind.out.x", "other.out.3"],
+        "/tmp/run/callgrind.out"
+      ),
+      ["callgrind.out.1", "callgrind.out.2", "callgrind.out.10"]
+    )
+  })
+})
+
+describe("the builds on the command line", () => {
+  it("a bundle alone, and a bundle with settings after '::'", () => {
+    assert.deepStrictEqual(parseEntries(["dist/main.js", "dist/main.js::GATEWAY_REQUEST_LOG=off,A=b=c"]), [
+      { entry: resolve("dist/main.js"), env: {}, label: "dist/main.js" },
+      {
+        entry: resolve("dist/main.js"),
+        env: { GATEWAY_REQUEST_LOG: "off", A: "b=c" },
+        label: "dist/main.js::GATEWAY_REQUEST_LOG=off,A=b=c"
+      }
+    ])
+  })
+
+  it("refuses a setting without a name and a value", () => {
+    assert.throws(() => parseEntries(["dist/main.js::GATEWAY_REQUEST_LOG"]), /a setting is NAME=value/)
+    assert.throws(() => parseEntries(["dist/main.js::=off"]), /a setting is NAME=value/)
+  })
+})
+
+describe("a count from the environment", () => {
+  const NAME = "SVC_GATEWAY_TEST_COUNT"
+  afterEach(() => {
+    delete process.env[NAME]
+  })
+
+  it("is the default when unset, else the value given", () => {
+    assert.strictEqual(envInt(NAME, 4_000), 4_000)
+    process.env[NAME] = "250"
+    assert.strictEqual(envInt(NAME, 4_000), 250)
+  })
+
+  it("refuses what is not a positive whole number", () => {
+    for (const bad of ["0", "-3", "1.5", "many"]) {
+      process.env[NAME] = bad
+      assert.throws(() => envInt(NAME, 4_000), /SVC_GATEWAY_TEST_COUNT must be a positive integer/)
+    }
+  })
+})
