@@ -18,9 +18,9 @@
  *
  * The request log writes a batch every `GATEWAY_LOG_FLUSH_INTERVAL` (200 ms): under callgrind that
  * is a batch of a dozen rows where the real process writes hundreds, and a batch has a fixed cost, so
- * the log would count several times what it costs (main 790-798 k instructions a whole answer so, 665-745
- * k with 10 s). Every entry runs with 10 seconds instead unless it
- * sets its own, which gives batches of the real size.
+ * the log would count several times what it costs (main 790-798 k instructions a whole answer so,
+ * 665-745 k with 10 s). Every entry runs with 10 seconds instead unless it sets its own, which gives
+ * batches of the real size.
  */
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
@@ -38,9 +38,9 @@ import { requestBody, sanityCheck, streamEnd, type Target } from "./sanity.ts"
 const repoRoot = fileURLToPath(new URL("..", import.meta.url))
 const benchDir = join(repoRoot, "bench")
 
-const FLUSH_INTERVAL = "10 seconds"
+const FLUSH_INTERVAL_MS = 10_000
 /** After the measured requests: the flush interval, and a second for the batch to be written. */
-const FLUSH_WAIT_MS = 11_000
+const FLUSH_WAIT_MS = FLUSH_INTERVAL_MS + 1_000
 /** A start under callgrind takes 20-60 s on these machines. */
 const READY_TIMEOUT_MS = 300_000
 /** Builds measured at once. */
@@ -76,7 +76,7 @@ const main = async (): Promise<void> => {
       upstreamPort: upstream.port,
       variant: {
         name,
-        env: { ...(await store.envFor(name)), GATEWAY_LOG_FLUSH_INTERVAL: FLUSH_INTERVAL, ...env },
+        env: { ...(await store.envFor(name)), GATEWAY_LOG_FLUSH_INTERVAL: `${FLUSH_INTERVAL_MS} millis`, ...env },
         entry,
         command: counters.command,
         readyTimeoutMs: READY_TIMEOUT_MS
@@ -109,11 +109,9 @@ const main = async (): Promise<void> => {
         const run = await load(requests)
         if (run.errors > 0) throw new Error(`${label} ${mode}: ${run.errors} errors, first: ${run.firstError}`)
         await sleep(FLUSH_WAIT_MS)
-        const instructions = await counters.read(pid)
-        counted.set(`${index} ${mode}`, instructions / run.latencies.length)
-        console.log(
-          `${label} ${mode}: ${(instructions / run.latencies.length / 1e3).toFixed(1)} k instructions a request`
-        )
+        const perRequest = (await counters.read(pid)) / run.latencies.length
+        counted.set(`${index} ${mode}`, perRequest)
+        console.log(`${label} ${mode}: ${(perRequest / 1e3).toFixed(1)} k instructions a request`)
       }
     } finally {
       await gateway.stop()
