@@ -10,13 +10,47 @@ import { readdirSync, readFileSync } from "node:fs"
 import { basename, join } from "node:path"
 
 /**
- * The instructions a callgrind dump counted: its `summary:` line (the `totals:` line of an older
- * format). A file that has neither is not a dump, which is an error, not zero.
+ * What a callgrind dump counted, by event: the names of its `events:` line against the figures of its
+ * `summary:` line (the `totals:` line of an older format). `Ir` is instructions; with the cache
+ * simulated there are misses too (`I1mr`, `D1mr`, `D1mw` in the first level, `ILmr`, `DLmr`, `DLmw` in
+ * the last). A file without both lines is not a dump, which is an error, not zero.
  */
-export const dumpTotal = (text: string): number => {
-  const line = /^summary: (\d+)/m.exec(text) ?? /^totals: (\d+)/m.exec(text)
-  if (line === null) throw new Error("not a callgrind dump: no 'summary:' or 'totals:' line")
-  return Number(line[1])
+export const dumpEvents = (text: string): Readonly<Record<string, number>> => {
+  const names = /^events: (.+)$/m.exec(text)
+  const line = /^summary: ([\d ]+)$/m.exec(text) ?? /^totals: ([\d ]+)$/m.exec(text)
+  if (names === null || line === null) throw new Error("not a callgrind dump: no 'events:' and 'summary:' lines")
+  const figures = line[1]!.trim().split(/ +/).map(Number)
+  // a missing trailing figure is zero, as in callgrind's cost lines
+  return Object.fromEntries(names[1]!.trim().split(/ +/).map((name, i) => [name, figures[i] ?? 0]))
+}
+
+/** What a request cost, by a dump's counts over `requests` requests. */
+export interface Cost {
+  readonly instructions: number
+  /** Misses in the first-level caches, of code and of data. */
+  readonly firstLevel: number
+  /** Misses in the last level simulated. */
+  readonly lastLevel: number
+  /** Of the misses, those fetching code: a long path through much code misses here, not in its data. */
+  readonly firstLevelCode: number
+  readonly lastLevelCode: number
+  /** Instructions + 10 a first-level miss + 100 a last-level one: KCachegrind's cycle estimate. */
+  readonly cycles: number
+}
+
+/** A dump's counts a request; without a simulated cache, its misses are zero. */
+export const costPerRequest = (events: Readonly<Record<string, number>>, requests: number): Cost => {
+  const event = (name: string) => (events[name] ?? 0) / requests
+  const firstLevel = event("I1mr") + event("D1mr") + event("D1mw")
+  const lastLevel = event("ILmr") + event("DLmr") + event("DLmw")
+  return {
+    instructions: event("Ir"),
+    firstLevel,
+    lastLevel,
+    firstLevelCode: event("I1mr"),
+    lastLevelCode: event("ILmr"),
+    cycles: event("Ir") + 10 * firstLevel + 100 * lastLevel
+  }
 }
 
 /** The numbered dumps of `outFile` (`<outFile>.1`, `.2`, ...), by number. */
@@ -32,8 +66,8 @@ export interface Callgrind {
   readonly command: ReadonlyArray<string>
   /** Zeroes the counters of the process `pid`. */
   readonly zero: (pid: number) => void
-  /** Dumps the counters of the process `pid` and returns the instructions counted since `zero`. */
-  readonly read: (pid: number) => Promise<number>
+  /** Dumps the counters of the process `pid` and returns what they counted since `zero`, by event. */
+  readonly read: (pid: number) => Promise<Readonly<Record<string, number>>>
 }
 
 /** How long a dump may take to appear after `callgrind_control` said OK. */
@@ -42,9 +76,10 @@ const DUMP_WAIT_MS = 30_000
 /**
  * Callgrind writing into `dir`. `host` is the HOST the process runs with: valgrind's gdbserver names
  * its pipes after the USER and HOST variables, and the gateway's own HOST is its listening address, so
- * `callgrind_control` must be given the same to find them.
+ * `callgrind_control` must be given the same to find them. `flags` are callgrind's own options, such
+ * as `--cache-sim=yes`.
  */
-export const callgrind = (dir: string, host: string): Callgrind => {
+export const callgrind = (dir: string, host: string, flags: ReadonlyArray<string> = []): Callgrind => {
   const outFile = join(dir, "callgrind.out")
   const prefix = join(dir, "vgdb")
   const control = (pid: number, action: string) =>
@@ -53,7 +88,13 @@ export const callgrind = (dir: string, host: string): Callgrind => {
       stdio: ["ignore", "pipe", "pipe"]
     })
   return {
-    command: ["valgrind", "--tool=callgrind", `--callgrind-out-file=${outFile}`, `--vgdb-prefix=${prefix}`],
+    command: [
+      "valgrind",
+      "--tool=callgrind",
+      `--callgrind-out-file=${outFile}`,
+      `--vgdb-prefix=${prefix}`,
+      ...flags
+    ],
     zero: (pid) => void control(pid, "--zero"),
     read: async (pid) => {
       const dumps = () => numberedDumps(readdirSync(dir), outFile)
@@ -65,7 +106,7 @@ export const callgrind = (dir: string, host: string): Callgrind => {
         const written = dumps()
         if (written.length > before) {
           try {
-            return dumpTotal(readFileSync(join(dir, written.at(-1)!), "utf8"))
+            return dumpEvents(readFileSync(join(dir, written.at(-1)!), "utf8"))
           } catch (error) {
             if (Date.now() > deadline) throw error
           }

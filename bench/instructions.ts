@@ -5,9 +5,10 @@
  * process's own state, what V8 compiled and what the collector keeps: processes of one build counted
  * 684-745 k instructions a whole answer (docs/performance.md). Give each build two or three times and
  * compare the spread. It answers "does this build do more work a request than that one" on a noisy
- * machine; what the work costs in time (cache misses, the kernel's share, PostgreSQL's process) stays
- * `bench/cpu.ts`'s and `npm run bench`'s to measure. Needs valgrind (Debian's package), and time: a
- * process under callgrind runs 30-60 times slower, so each build takes minutes.
+ * machine; what the work costs in time (the kernel's share, PostgreSQL's process, real caches) stays
+ * `bench/cpu.ts`'s and `npm run bench`'s to measure, simulated caches aside (below). Needs valgrind
+ * (Debian's package), and time: a process under callgrind runs 30-60 times slower, so each build takes
+ * minutes.
  *
  * Each entry (`bench/entries.ts`) runs as the bench runs it (`npm start`'s flags, a database of its
  * own on PostgreSQL, or the embedded store with `BENCH_DATABASE_URL=off`), under callgrind, two at a
@@ -15,6 +16,14 @@
  * of `INSTR_WARMUP` requests (4,000: after 1,500, V8 was still compiling and two processes of one build
  * counted 840 and 975 k a whole answer), the counters zeroed, `INSTR_REQUESTS` (4,000) at
  * `INSTR_CONCURRENCY` (1), a wait for the request log's rows to be written, and the counters read.
+ *
+ * With `INSTR_CACHE=on`, callgrind also simulates the processor's caches (`--cache-sim=yes`, about
+ * half again as slow) and each build gets its misses a request, in the first-level caches and in the
+ * last level, and a cycle estimate from them (instructions + 10 a first-level miss + 100 a last-level
+ * one, KCachegrind's weights): what a larger heap or more code costs where the instructions are equal.
+ * Callgrind simulates two levels, the first and the last (on these machines a 32 MiB L3 of its own,
+ * where the real one is shared); `INSTR_CACHE=<size>,<ways>,<line>` (`524288,8,64`, say: an L2 of
+ * 512 KiB) simulates that as the last level instead (`--LL`).
  *
  * The request log writes a batch every `GATEWAY_LOG_FLUSH_INTERVAL` (200 ms): under callgrind that
  * is a batch of a dozen rows where the real process writes hundreds, and a batch has a fixed cost, so
@@ -26,7 +35,7 @@ import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
-import { callgrind } from "./callgrind.ts"
+import { callgrind, type Cost, costPerRequest } from "./callgrind.ts"
 import { benchStore } from "./database.ts"
 import { envInt, parseEntries } from "./entries.ts"
 import { type RunningGateway, startGateway } from "./gateway.ts"
@@ -46,6 +55,15 @@ const READY_TIMEOUT_MS = 300_000
 /** Builds measured at once. */
 const AT_ONCE = 2
 
+const describeCost = (cost: Cost, cacheSim: boolean): string =>
+  `${(cost.instructions / 1e3).toFixed(1)} k instructions` + (cacheSim
+    ? `, ${(cost.firstLevel / 1e3).toFixed(2)} k first-level misses (${
+      (cost.firstLevelCode / 1e3).toFixed(2)
+    } k code), ${cost.lastLevel.toFixed(0)} last-level (${cost.lastLevelCode.toFixed(0)} code), ${
+      (cost.cycles / 1e3).toFixed(1)
+    } k cycles estimated`
+    : "")
+
 const main = async (): Promise<void> => {
   const entries = parseEntries(process.argv.slice(2))
   if (entries.length === 0) {
@@ -55,6 +73,12 @@ const main = async (): Promise<void> => {
   const requests = envInt("INSTR_REQUESTS", 4_000)
   const concurrency = envInt("INSTR_CONCURRENCY", 1)
   const modes = (process.env["INSTR_MODES"] ?? "non-stream,stream").split(",") as Array<Mode>
+  const cache = process.env["INSTR_CACHE"] ?? "off"
+  if (cache !== "on" && cache !== "off" && !/^\d+,\d+,\d+$/.test(cache)) {
+    throw new Error(`INSTR_CACHE: ${cache} is not on, off or <size>,<ways>,<line> (bytes, ways, bytes)`)
+  }
+  const cacheSim = cache !== "off"
+  const flags = cacheSim ? ["--cache-sim=yes", ...(cache === "on" ? [] : [`--LL=${cache}`])] : []
   for (const mode of modes) {
     if (mode !== "non-stream" && mode !== "stream") throw new Error(`INSTR_MODES: ${mode} is not non-stream or stream`)
   }
@@ -62,14 +86,14 @@ const main = async (): Promise<void> => {
   process.env["BENCH_CHILD_MAX_SECONDS"] ??= String(4 * 3_600)
   const store = await benchStore()
   const upstream = await startServerChild(join(benchDir, "fake-upstream.ts"), [], repoRoot)
-  const counted = new Map<string, number>()
+  const counted = new Map<string, Cost>()
 
   const measure = async (index: number): Promise<void> => {
     const { entry, env, label } = entries[index]!
     const dir = mkdtempSync(join(tmpdir(), "svc-gateway-instructions-"))
     atCleanup(() => rmSync(dir, { recursive: true, force: true }))
     const name = `instructions-${index}`
-    const counters = callgrind(dir, "127.0.0.1")
+    const counters = callgrind(dir, "127.0.0.1", flags)
     const gateway: RunningGateway = await startGateway({
       repoRoot,
       resultsDir: join(benchDir, "results"),
@@ -109,9 +133,9 @@ const main = async (): Promise<void> => {
         const run = await load(requests)
         if (run.errors > 0) throw new Error(`${label} ${mode}: ${run.errors} errors, first: ${run.firstError}`)
         await sleep(FLUSH_WAIT_MS)
-        const perRequest = (await counters.read(pid)) / run.latencies.length
-        counted.set(`${index} ${mode}`, perRequest)
-        console.log(`${label} ${mode}: ${(perRequest / 1e3).toFixed(1)} k instructions a request`)
+        const cost = costPerRequest(await counters.read(pid), run.latencies.length)
+        counted.set(`${index} ${mode}`, cost)
+        console.log(`${label} ${mode}: ${describeCost(cost, cacheSim)} a request`)
       }
     } finally {
       await gateway.stop()
@@ -132,9 +156,16 @@ const main = async (): Promise<void> => {
   for (const mode of modes) {
     const first = counted.get(`0 ${mode}`)!
     for (const [index, { label }] of entries.entries()) {
-      const count = counted.get(`${index} ${mode}`)!
+      const cost = counted.get(`${index} ${mode}`)!
+      const ratio = (key: keyof Cost) => `${(cost[key] / first[key]).toFixed(3)}x`
       console.log(
-        `${mode.padEnd(10)} ${(count / 1e3).toFixed(1).padStart(8)} k (${(count / first).toFixed(3)}x)  ${label}`
+        `${mode.padEnd(10)} ${(cost.instructions / 1e3).toFixed(1).padStart(8)} k (${ratio("instructions")})` +
+          (cacheSim
+            ? `  misses ${(cost.firstLevel / 1e3).toFixed(2)} k (${ratio("firstLevel")}) / ${
+              cost.lastLevel.toFixed(0)
+            } (${ratio("lastLevel")})  cycles ${(cost.cycles / 1e3).toFixed(1)} k (${ratio("cycles")})`
+            : "") +
+          `  ${label}`
       )
     }
   }

@@ -1,10 +1,10 @@
 /**
- * `bench/instructions.ts`' reading of callgrind: a dump's count of instructions, which dumps of the
+ * `bench/instructions.ts`' reading of callgrind: a dump's counts by event, which dumps of the
  * output file are numbered ones, and the builds and counts it is given (shared with `bench/cpu.ts`).
  */
 import { resolve } from "node:path"
 import { afterEach, assert, describe, it } from "vitest"
-import { dumpTotal, numberedDumps } from "../../../bench/callgrind.ts"
+import { costPerRequest, dumpEvents, numberedDumps } from "../../../bench/callgrind.ts"
 import { envInt, parseEntries } from "../../../bench/entries.ts"
 
 const dump = (summary: string) =>
@@ -12,16 +12,49 @@ const dump = (summary: string) =>
 
 describe("callgrind's dumps", () => {
   it("counts a dump's summary, not its last cost line", () => {
-    assert.strictEqual(dumpTotal(dump("summary: 6545856818")), 6_545_856_818)
+    assert.deepStrictEqual(dumpEvents(dump("summary: 6545856818")), { Ir: 6_545_856_818 })
   })
 
   it("reads an older dump by its totals line", () => {
-    assert.strictEqual(dumpTotal("events: Ir\ntotals: 42\n"), 42)
+    assert.deepStrictEqual(dumpEvents("events: Ir\ntotals: 42\n"), { Ir: 42 })
+  })
+
+  it("names each figure of a simulated cache's summary by its event, a missing trailing one zero", () => {
+    assert.deepStrictEqual(
+      dumpEvents("events: Ir Dr Dw I1mr D1mr D1mw ILmr DLmr DLmw\nsummary: 900 400 200 30 50 20 3 7\n"),
+      { Ir: 900, Dr: 400, Dw: 200, I1mr: 30, D1mr: 50, D1mw: 20, ILmr: 3, DLmr: 7, DLmw: 0 }
+    )
   })
 
   it("refuses a file that is not a dump, where zero would be a wrong figure", () => {
-    assert.throws(() => dumpTotal(""), /not a callgrind dump/)
-    assert.throws(() => dumpTotal("# callgrind format\nversion: 1\n"), /not a callgrind dump/)
+    assert.throws(() => dumpEvents(""), /not a callgrind dump/)
+    assert.throws(() => dumpEvents("# callgrind format\nversion: 1\n"), /not a callgrind dump/)
+    assert.throws(() => dumpEvents("events: Ir\n"), /not a callgrind dump/)
+  })
+
+  it("gives a request's share of each count, misses weighed into the cycle estimate", () => {
+    const events = dumpEvents(
+      "events: Ir Dr Dw I1mr D1mr D1mw ILmr DLmr DLmw\nsummary: 9000 0 0 300 200 100 40 20 10\n"
+    )
+    assert.deepStrictEqual(costPerRequest(events, 10), {
+      instructions: 900,
+      firstLevel: 60,
+      lastLevel: 7,
+      firstLevelCode: 30,
+      lastLevelCode: 4,
+      cycles: 900 + 10 * 60 + 100 * 7
+    })
+  })
+
+  it("counts no misses where no cache was simulated", () => {
+    assert.deepStrictEqual(costPerRequest(dumpEvents("events: Ir\nsummary: 500\n"), 4), {
+      instructions: 125,
+      firstLevel: 0,
+      lastLevel: 0,
+      firstLevelCode: 0,
+      lastLevelCode: 0,
+      cycles: 125
+    })
   })
 
   it("lists the numbered dumps of the output file in their order, and nothing else", () => {
