@@ -358,9 +358,13 @@ const main = async (): Promise<number> => {
       const live = benches.filter((b) => !dropped.has(b.target.name))
       const runs = new Map<string, Array<LoadRun>>(live.map((b) => [b.target.name, []]))
       for (let round = 0; round < config.rounds; round++) {
-        // Rotate the order each round so no target always follows the same neighbour.
-        for (let i = 0; i < live.length; i++) {
-          const bench = live[(i + round) % live.length]
+        // Rotate the order each round so no target is always first, and run it backwards every other
+        // round: a rotation alone keeps the cycle, so each target would always follow the same one (the
+        // gateway the pass-through) and take what that one's window leaves behind (the request log's
+        // last batch, written after the window ends; a collection) in every round.
+        const cycle = round % 2 === 0 ? live : [...live].reverse()
+        for (let i = 0; i < cycle.length; i++) {
+          const bench = cycle[(i + round) % cycle.length]
           if (bench === undefined || dropped.has(bench.target.name)) continue
           const run = await loader.run(spec(bench.target, mode, concurrency))
           runs.get(bench.target.name)?.push(run)
