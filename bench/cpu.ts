@@ -21,7 +21,7 @@ import { readFileSync } from "node:fs"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { benchStore } from "./database.ts"
-import { envInt, parseEntries } from "./entries.ts"
+import { envInt, extraNodeFlags, parseEntries } from "./entries.ts"
 import { type RunningGateway, startGateway, startNodeFlags } from "./gateway.ts"
 import type { LoadSpec } from "./load.ts"
 import { startLoader } from "./loader.ts"
@@ -148,10 +148,7 @@ const main = async (): Promise<void> => {
           everyProvider: format.model !== FORMATS.chat.model,
           // CPU_NODE_FLAGS: more Node flags for every build, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof";
           // an entry's own NODE_FLAGS setting (space-separated) for that one
-          nodeFlags: [
-            ...startNodeFlags(),
-            ...`${process.env["CPU_NODE_FLAGS"] ?? ""} ${env["NODE_FLAGS"] ?? ""}`.split(" ").filter((f) => f !== "")
-          ]
+          nodeFlags: [...startNodeFlags(), ...extraNodeFlags(env, process.env["CPU_NODE_FLAGS"])]
         }
       })
     ))

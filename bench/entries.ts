@@ -27,6 +27,13 @@ export const parseEntries = (args: ReadonlyArray<string>): ReadonlyArray<Entry> 
     return { entry: resolve(entry), env, label: arg }
   })
 
+/**
+ * Node flags for an entry beyond the start script's: `more` (flags every build gets, space-separated),
+ * then its own `NODE_FLAGS` setting (`dist/main.js::NODE_FLAGS=--no-maglev --cpu-prof`).
+ */
+export const extraNodeFlags = (env: Entry["env"], more = ""): ReadonlyArray<string> =>
+  `${more} ${env["NODE_FLAGS"] ?? ""}`.split(" ").filter((f) => f !== "")
+
 /** A count from the environment variable `name`, else `fallback`; anything but a positive integer is refused. */
 export const envInt = (name: string, fallback: number): number => {
   const value = Number(process.env[name] ?? fallback)

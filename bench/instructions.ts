@@ -10,12 +10,13 @@
  * (Debian's package), and time: a process under callgrind runs 30-60 times slower, so each build takes
  * minutes.
  *
- * Each entry (`bench/entries.ts`) runs as the bench runs it (`npm start`'s flags, a database of its
- * own on PostgreSQL, or the embedded store with `BENCH_DATABASE_URL=off`), under callgrind, two at a
- * time (valgrind runs one thread at a time, so two use the machine's two cores). Per mode: a warm-up
- * of `INSTR_WARMUP` requests (4,000: after 1,500, V8 was still compiling and two processes of one build
- * counted 840 and 975 k a whole answer), the counters zeroed, `INSTR_REQUESTS` (4,000) at
- * `INSTR_CONCURRENCY` (1), a wait for the request log's rows to be written, and the counters read.
+ * Each entry (`bench/entries.ts`) runs as the bench runs it (`npm start`'s flags and its own
+ * `NODE_FLAGS` setting, a database of its own on PostgreSQL, or the embedded store with
+ * `BENCH_DATABASE_URL=off`), under callgrind, two at a time (valgrind runs one thread at a time, so
+ * two use the machine's two cores). Per mode: a warm-up of `INSTR_WARMUP` requests (4,000: after 1,500,
+ * V8 was still compiling and two processes of one build counted 840 and 975 k a whole answer), the
+ * counters zeroed, `INSTR_REQUESTS` (4,000) at `INSTR_CONCURRENCY` (1), a wait for the request log's
+ * rows to be written, and the counters read.
  *
  * With `INSTR_CACHE=on`, callgrind also simulates the processor's caches (`--cache-sim=yes`, about
  * half again as slow) and each build gets its misses a request, in the first-level caches and in the
@@ -37,8 +38,8 @@ import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { callgrind, type Cost, costPerRequest } from "./callgrind.ts"
 import { benchStore } from "./database.ts"
-import { envInt, parseEntries } from "./entries.ts"
-import { type RunningGateway, startGateway } from "./gateway.ts"
+import { envInt, extraNodeFlags, parseEntries } from "./entries.ts"
+import { type RunningGateway, startGateway, startNodeFlags } from "./gateway.ts"
 import { runLoad } from "./load.ts"
 import { atCleanup, sleep, startServerChild, stopAll } from "./proc.ts"
 import type { Mode } from "./report.ts"
@@ -102,6 +103,7 @@ const main = async (): Promise<void> => {
         name,
         env: { ...(await store.envFor(name)), GATEWAY_LOG_FLUSH_INTERVAL: `${FLUSH_INTERVAL_MS} millis`, ...env },
         entry,
+        nodeFlags: [...startNodeFlags(), ...extraNodeFlags(env)],
         command: counters.command,
         readyTimeoutMs: READY_TIMEOUT_MS
       }

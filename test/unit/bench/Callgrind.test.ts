@@ -5,7 +5,7 @@
 import { resolve } from "node:path"
 import { afterEach, assert, describe, it } from "vitest"
 import { costPerRequest, dumpEvents, numberedDumps } from "../../../bench/callgrind.ts"
-import { envInt, parseEntries } from "../../../bench/entries.ts"
+import { envInt, extraNodeFlags, parseEntries } from "../../../bench/entries.ts"
 
 const dump = (summary: string) =>
   `# callgrind format\nversion: 1\ncreator: callgrind-3.19.0\npid: 9189\n\ndesc: Trigger: dump\n\npositions: line\nevents: Ir\n${summary}\n\nfl=(1) ???\nfn=(1) 0x0000000000108090\n0 3\n\ntotals: 1\n`
@@ -83,6 +83,17 @@ describe("the builds on the command line", () => {
   it("refuses a setting without a name and a value", () => {
     assert.throws(() => parseEntries(["dist/main.js::GATEWAY_REQUEST_LOG"]), /a setting is NAME=value/)
     assert.throws(() => parseEntries(["dist/main.js::=off"]), /a setting is NAME=value/)
+  })
+
+  it("gives a build the flags for every build, then its own NODE_FLAGS, blanks dropped", () => {
+    const [plain, flagged] = parseEntries(["dist/main.js", "dist/main.js::NODE_FLAGS=--no-maglev  --cpu-prof"])
+    assert.deepStrictEqual(extraNodeFlags(plain!.env), [])
+    assert.deepStrictEqual(extraNodeFlags(plain!.env, "--trace-gc-nvp"), ["--trace-gc-nvp"])
+    assert.deepStrictEqual(extraNodeFlags(flagged!.env, " --trace-gc-nvp "), [
+      "--trace-gc-nvp",
+      "--no-maglev",
+      "--cpu-prof"
+    ])
   })
 })
 
