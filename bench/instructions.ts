@@ -13,8 +13,9 @@
  * Each entry (`bench/entries.ts`) runs as the bench runs it (`npm start`'s flags and its own
  * `NODE_FLAGS` setting, a database of its own on PostgreSQL, or the embedded store with
  * `BENCH_DATABASE_URL=off`), under callgrind, two at a time (valgrind runs one thread at a time, so
- * two use the machine's two cores). Per mode: a warm-up of `INSTR_WARMUP` requests (4,000: after 1,500,
- * V8 was still compiling and two processes of one build counted 840 and 975 k a whole answer), the
+ * two use the machine's two cores). Per mode: a warm-up of `INSTR_WARMUP` requests (12,000: V8 is
+ * still moving the path to its optimizing compiler long after the first thousands; a whole answer
+ * counted 840-975 k after 1,500, 665-762 k after 4,000, 565-582 k after 12,000), the
  * counters zeroed, `INSTR_REQUESTS` (4,000) at `INSTR_CONCURRENCY` (1), a wait for the request log's
  * rows to be written, and the counters read.
  *
@@ -70,7 +71,7 @@ const main = async (): Promise<void> => {
   if (entries.length === 0) {
     throw new Error("usage: node bench/instructions.ts <dist/main.js> [<other build's dist/main.js> ...]")
   }
-  const warmup = envInt("INSTR_WARMUP", 4_000)
+  const warmup = envInt("INSTR_WARMUP", 12_000)
   const requests = envInt("INSTR_REQUESTS", 4_000)
   const concurrency = envInt("INSTR_CONCURRENCY", 1)
   const modes = (process.env["INSTR_MODES"] ?? "non-stream,stream").split(",") as Array<Mode>
