@@ -5,7 +5,7 @@
  * figures would drift from one run to the next. Each gateway of a run gets a database of its own: an older
  * build (a baseline) cannot write its log to tables a newer build migrated, and gateways sharing one table
  * would each pay for the other's index growth. Databases left by a run that was killed are dropped by the
- * next one.
+ * next one; those of a run still going (two benches at once) are left alone.
  */
 import { PgClient } from "@effect/sql-pg"
 import { Effect, Redacted } from "effect"
@@ -13,6 +13,26 @@ import { SqlClient } from "effect/sql"
 import { connect } from "node:net"
 
 const PREFIX = "svc_gateway_bench_"
+
+/** Whether `pid` names a live process (one owned by another user counts: it is alive). */
+const processAlive = (pid: number): boolean => {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "EPERM"
+  }
+}
+
+/**
+ * Whether a bench database was left by a run that is gone: its name carries the pid of the run that made
+ * it, and a name without one is from an older bench, never still in use.
+ */
+export const isStale = (datname: string, alive: (pid: number) => boolean = processAlive): boolean => {
+  if (!datname.startsWith(PREFIX)) return false
+  const pid = /^(\d+)_/.exec(datname.slice(PREFIX.length))?.[1]
+  return pid === undefined || !alive(Number(pid))
+}
 
 const onServer = <A>(url: string, use: (sql: SqlClient.SqlClient) => Effect.Effect<A, unknown>): Promise<A> =>
   Effect.runPromise(
@@ -50,7 +70,9 @@ export const benchDatabases = async (url: string): Promise<BenchDatabases> => {
       const stale = yield* sql<
         { readonly datname: string }
       >`SELECT datname FROM pg_database WHERE datname LIKE ${`${PREFIX}%`}`
-      for (const { datname } of stale) yield* sql.unsafe(`DROP DATABASE IF EXISTS "${datname}" WITH (FORCE)`)
+      for (const { datname } of stale.filter(({ datname }) => isStale(datname))) {
+        yield* sql.unsafe(`DROP DATABASE IF EXISTS "${datname}" WITH (FORCE)`)
+      }
     }))
   const made: Array<string> = []
   return {
