@@ -228,6 +228,8 @@ export interface Meta {
   readonly secondsPerCell: number
   readonly rounds: number
   readonly warmupSecondsPerRound: number
+  /** Unrecorded load on each target per mode at c=16 before the first round. */
+  readonly targetWarmupSeconds: number
   readonly maxRequestsPerCell: number
   readonly passthroughPeakRssMiB: number | null
 }
@@ -251,7 +253,8 @@ export const markdown = (
     "# svc-gateway bench",
     "",
     `${meta.date} · Node ${meta.node} · ${meta.cpus} · ${meta.secondsPerCell} s per cell in ${meta.rounds} alternating rounds,` +
-    ` each after ${meta.warmupSecondsPerRound} s warm-up (max ${meta.maxRequestsPerCell} requests per cell)`,
+    ` each after ${meta.warmupSecondsPerRound} s warm-up, each target first warmed ${meta.targetWarmupSeconds} s a mode` +
+    ` (max ${meta.maxRequestsPerCell} requests per cell)`,
     "",
     mdTable(HEADERS, cells.map(cellRow)),
     "",

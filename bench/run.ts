@@ -9,7 +9,8 @@
  * paired round by round (`paired.ts`).
  * Exits non-zero when a step fails (a child does not start, a sanity check fails), not when a target is
  * missed. Env: BENCH_SECONDS (measured seconds per cell, default 3), BENCH_ROUNDS (3),
- * BENCH_WARMUP_SECONDS (per round, 0.5), BENCH_MAX_REQUESTS (per cell, 200000), BENCH_CONCURRENCY
+ * BENCH_WARMUP_SECONDS (per round, 0.5), BENCH_TARGET_WARMUP_SECONDS (unrecorded load on each target per
+ * mode at c=16 before the matrix, so JIT and pools are warm; 1), BENCH_MAX_REQUESTS (per cell, 200000), BENCH_CONCURRENCY
  * ("1,16,64"), BENCH_MODES ("non-stream,stream"), BENCH_TARGETS (comma list of target names; default
  * all but `gateway-twin`, a second process of the gateway measured only when named), BENCH_GATEWAY_ENTRY (gateway entry relative to the repo root; default the start script's),
  * BENCH_BASELINE_ENTRY (another build's entry, measured as the variant "baseline" in the same rounds, with a
@@ -84,8 +85,6 @@ const gatewayVariants = (postgres: boolean): ReadonlyArray<GatewayVariant> => {
 const BUDGET_SECONDS = 270
 /** Allowance per gateway variant for start-up, provisioning and shutdown. */
 const GATEWAY_OVERHEAD_SECONDS = 20
-/** Unrecorded load on each target before the matrix (per mode, at c=16), so JIT and pools are warm. */
-const TARGET_WARMUP_SECONDS = 1
 
 const repoRoot = fileURLToPath(new URL("..", import.meta.url))
 const benchDir = join(repoRoot, "bench")
@@ -112,6 +111,7 @@ const settings = () => {
     seconds: envNumber("BENCH_SECONDS", 3, 0.1),
     rounds: Math.min(10, Math.floor(envNumber("BENCH_ROUNDS", 3, 1))),
     warmupSeconds: envNumber("BENCH_WARMUP_SECONDS", 0.5, 0),
+    targetWarmupSeconds: envNumber("BENCH_TARGET_WARMUP_SECONDS", 1, 0),
     maxRequests: Math.floor(envNumber("BENCH_MAX_REQUESTS", 200_000, 1)),
     concurrency,
     modes: modes.filter((m): m is Mode => m === "non-stream" || m === "stream"),
@@ -156,7 +156,8 @@ const main = async (): Promise<number> => {
   ]
   const targetCount = ["direct", "passthrough", ...messageTargets].filter(config.wanted).length + variants.length
   const windows = targetCount * config.modes.length * config.concurrency.length * config.rounds
-  const fixed = variants.length * GATEWAY_OVERHEAD_SECONDS + targetCount * config.modes.length * TARGET_WARMUP_SECONDS
+  const fixed = variants.length * GATEWAY_OVERHEAD_SECONDS + targetCount * config.modes.length *
+      config.targetWarmupSeconds
   const fit = windows === 0 ? Infinity : (BUDGET_SECONDS - fixed) / windows - config.warmupSeconds - 0.1
   const roundSeconds = Math.round(Math.max(0.2, Math.min(config.seconds / config.rounds, fit)) * 1000) / 1000
   const seconds = Math.round(roundSeconds * config.rounds * 1000) / 1000
@@ -342,7 +343,7 @@ const main = async (): Promise<number> => {
     try {
       await sanityCheck(bench.target)
       for (const mode of config.modes) {
-        await loader.run({ ...spec(bench.target, mode, 16), warmupSeconds: 0, seconds: TARGET_WARMUP_SECONDS })
+        await loader.run({ ...spec(bench.target, mode, 16), warmupSeconds: 0, seconds: config.targetWarmupSeconds })
       }
     } catch (error) {
       const down = bench.down()
@@ -464,6 +465,7 @@ const main = async (): Promise<number> => {
     secondsPerCell: seconds,
     rounds: config.rounds,
     warmupSecondsPerRound: config.warmupSeconds,
+    targetWarmupSeconds: config.targetWarmupSeconds,
     maxRequestsPerCell: config.maxRequests,
     passthroughPeakRssMiB: passthroughRss
   }
