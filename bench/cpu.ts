@@ -10,49 +10,31 @@
  * processes, so the request log's cost on the server is counted too. Prints the median over rounds of
  * µs per request (and of the main thread's share alone), and each entry's ratio to the first. The entry `passthrough` measures the bare
  * pass-through, the floor. `CPU_FORMAT` picks the inbound format (chat completions by default; see
- * `FORMATS`). `CPU_NODE_FLAGS` adds Node flags to every build
+ * `formats.ts`; the pass-through forwards the same path). `CPU_NODE_FLAGS` adds Node flags to every build
  * (`--cpu-prof --cpu-prof-dir=<dir>` writes each one's profile when it stops; with `--trace-gc-nvp` each
  * build's collections in the measured rounds are summed per request at the end, from its log
  * `bench/results/cpu-<n>.log`: what it promoted to the old generation moves far less from run to run
  * than time does, and start-up promotes most of a process's total). The main thread's wakeups per
- * request count the event-loop turns an answer took (at c=1; under load one turn serves several).
+ * request count the event-loop turns an answer took (at c=1; under load one turn serves several), and
+ * the share of the process's CPU spent in the kernel (`/proc/<pid>/stat`'s ticks) which side of the
+ * system calls a difference between builds is on.
  */
 import { readFileSync } from "node:fs"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { benchStore } from "./database.ts"
 import { envInt, extraNodeFlags, parseEntries } from "./entries.ts"
+import { formatFrom, gatewayTarget, needsEveryProvider } from "./formats.ts"
 import { type RunningGateway, startGateway, startNodeFlags } from "./gateway.ts"
 import type { LoadSpec } from "./load.ts"
 import { startLoader } from "./loader.ts"
-import { cpuNs, postgresNs, startServerChild, stopAll } from "./proc.ts"
+import { cpuNs, postgresNs, startServerChild, stopAll, userKernelTicks } from "./proc.ts"
 import type { Mode } from "./report.ts"
 import { requestBody, sanityCheck, streamEnd, type Target } from "./sanity.ts"
 import { median } from "./verdict.ts"
 
 const repoRoot = fileURLToPath(new URL("..", import.meta.url))
 const benchDir = join(repoRoot, "bench")
-
-/**
- * `CPU_FORMAT`: the inbound format measured, as `npm run bench`'s targets of the same names measure it:
- * chat completions (the default), Anthropic Messages to the Anthropic upstream (`messages`) or to the
- * chat-completions one (`messages-x`), the Responses API to OpenAI's adapter (`responses`) or to the
- * chat-completions upstream (`responses-x`). The pass-through forwards the same path.
- */
-const FORMATS = {
-  chat: { path: "/v1/chat/completions", model: "bench/fake-model", format: "chat" },
-  messages: { path: "/v1/messages", model: "benchanthropic/fake-model", format: "messages" },
-  "messages-x": { path: "/v1/messages", model: "bench/fake-model", format: "messages" },
-  responses: { path: "/v1/responses", model: "benchopenai/fake-model", format: "responses" },
-  "responses-x": { path: "/v1/responses", model: "bench/fake-model", format: "responses" }
-} as const
-
-const formatOf = (name: string): (typeof FORMATS)[keyof typeof FORMATS] => {
-  if (!Object.hasOwn(FORMATS, name)) {
-    throw new Error(`CPU_FORMAT=${name} must be one of ${Object.keys(FORMATS).join(", ")}`)
-  }
-  return FORMATS[name as keyof typeof FORMATS]
-}
 
 /**
  * A process's main thread from one read of its schedstat: on-CPU nanoseconds (`ns`; the thread that
@@ -91,7 +73,7 @@ const main = async (): Promise<void> => {
   const requests = envInt("CPU_REQUESTS", 10_000)
   const concurrency = envInt("CPU_CONCURRENCY", 16)
   const modes: ReadonlyArray<Mode> = (process.env["CPU_MODES"] ?? "non-stream,stream").split(",") as Array<Mode>
-  const format = formatOf(process.env["CPU_FORMAT"] ?? "chat")
+  const format = formatFrom("CPU_FORMAT")
   const store = await benchStore()
   const upstream = await startServerChild(join(benchDir, "fake-upstream.ts"), [], repoRoot)
   const loader = startLoader(repoRoot)
@@ -108,13 +90,7 @@ const main = async (): Promise<void> => {
   const asMeasured = (name: string, g: RunningGateway): Measured => ({
     name,
     pid: g.child.pid!,
-    target: {
-      name,
-      url: `${g.baseUrl}${format.path}`,
-      headers: format.format === "messages" ? { "x-api-key": g.apiKey } : { authorization: `Bearer ${g.apiKey}` },
-      model: format.model,
-      format: format.format
-    },
+    target: gatewayTarget(name, g.baseUrl, g.apiKey, format),
     stop: g.stop
   })
   for (const [i, { entry, env, label }] of specs.entries()) {
@@ -145,7 +121,7 @@ const main = async (): Promise<void> => {
           name,
           env: { ...(await store.envFor(name)), ...env },
           entry,
-          everyProvider: format.model !== FORMATS.chat.model,
+          everyProvider: needsEveryProvider(format),
           // CPU_NODE_FLAGS: more Node flags for every build, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof";
           // an entry's own NODE_FLAGS setting (space-separated) for that one
           nodeFlags: [...startNodeFlags(), ...extraNodeFlags(env, process.env["CPU_NODE_FLAGS"])]
@@ -174,7 +150,16 @@ const main = async (): Promise<void> => {
   const samples = new Map<
     string,
     Array<
-      { gateway: number; main: number; waited: number; slices: number; postgres: number; others: number; rps: number }
+      {
+        gateway: number
+        main: number
+        waited: number
+        slices: number
+        kernel: number
+        postgres: number
+        others: number
+        rps: number
+      }
     >
   >()
   for (let round = 0; round < rounds; round++) {
@@ -185,6 +170,7 @@ const main = async (): Promise<void> => {
         const pid = g.pid
         const before = [cpuNs(pid), postgresNs(), cpuNs(upstream.child.pid!), cpuNs(load.pid!)] as const
         const mainBefore = mainThread(pid)
+        const ticksBefore = userKernelTicks(pid)
         const from = Date.now() - startedAt.get(g.name)!
         const run = await runLoad(spec(g, mode, requests))
         const to = Date.now() - startedAt.get(g.name)!
@@ -192,6 +178,7 @@ const main = async (): Promise<void> => {
         await new Promise((done) => setTimeout(done, 300))
         const after = [cpuNs(pid), postgresNs(), cpuNs(upstream.child.pid!), cpuNs(load.pid!)] as const
         const mainAfter = mainThread(pid)
+        const ticksAfter = userKernelTicks(pid)
         const n = run.latencies.length
         if (run.errors > 0) throw new Error(`${g.name} ${mode}: ${run.errors} errors, first: ${run.firstError}`)
         const key = `${g.name} ${mode}`
@@ -202,6 +189,8 @@ const main = async (): Promise<void> => {
           main: (mainAfter.ns - mainBefore.ns) / n / 1e3,
           waited: (mainAfter.waitNs - mainBefore.waitNs) / n / 1e3,
           slices: (mainAfter.slices - mainBefore.slices) / n,
+          kernel: (ticksAfter.kernel - ticksBefore.kernel) /
+            Math.max(1, ticksAfter.kernel + ticksAfter.user - ticksBefore.kernel - ticksBefore.user),
           postgres: (after[1] - before[1]) / n / 1e3,
           // the rest of the machine's work per request: the fake upstream and the load generator
           others: (after[2] - before[2] + after[3] - before[3]) / n / 1e3,
@@ -226,7 +215,8 @@ const main = async (): Promise<void> => {
         `${mode.padEnd(10)} ${gw.toFixed(1).padStart(7)} µs gateway (${(gw / first).toFixed(3)}x)  ` +
           `(main thread ${median(list.map((s) => s.main)).toFixed(1)}, ` +
           `waited ${median(list.map((s) => s.waited)).toFixed(1)} for a CPU, ` +
-          `${median(list.map((s) => s.slices)).toFixed(2)} wakeups)  ` +
+          `${median(list.map((s) => s.slices)).toFixed(2)} wakeups, ` +
+          `${(median(list.map((s) => s.kernel)) * 100).toFixed(0)} % in the kernel)  ` +
           `${median(list.map((s) => s.postgres)).toFixed(1).padStart(6)} µs postgres  ` +
           `${median(list.map((s) => s.others)).toFixed(1).padStart(6)} µs upstream+load  ` +
           `${median(list.map((s) => s.rps)).toFixed(0).padStart(6)} rps  [${spread}]  ${entry}`
