@@ -28,17 +28,21 @@
  * where the real one is shared); `INSTR_CACHE=<size>,<ways>,<line>` (`524288,8,64`, say: an L2 of
  * 512 KiB) simulates that as the last level instead (`--LL`).
  *
+ * `INSTR_KEEP=<dir>` keeps each measured dump there (`<entry's index>-<mode>.callgrind`): node's
+ * binary is not stripped, so `callgrind_annotate` names what ran in it (V8's builtins, the bytecode
+ * handlers of code still interpreted, the collector) and leaves the compiled JavaScript unnamed.
+ *
  * The request log writes a batch every `GATEWAY_LOG_FLUSH_INTERVAL` (200 ms): under callgrind that
  * is a batch of a dozen rows where the real process writes hundreds, and a batch has a fixed cost, so
  * the log would count several times what it costs (main 790-798 k instructions a whole answer so,
  * 665-745 k with 10 s). Every entry runs with 10 seconds instead unless it sets its own, which gives
  * batches of the real size.
  */
-import { mkdtempSync, rmSync } from "node:fs"
+import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
-import { callgrind, type Cost, costPerRequest } from "./callgrind.ts"
+import { callgrind, type Cost, costPerRequest, numberedDumps } from "./callgrind.ts"
 import { benchStore } from "./database.ts"
 import { envInt, extraNodeFlags, parseEntries } from "./entries.ts"
 import { type RunningGateway, startGateway, startNodeFlags } from "./gateway.ts"
@@ -81,6 +85,8 @@ const main = async (): Promise<void> => {
     throw new Error(`INSTR_CACHE: ${cache} is not on, off or <size>,<ways>,<line> (bytes, ways, bytes)`)
   }
   const cacheSim = cache !== "off"
+  const keep = process.env["INSTR_KEEP"]
+  if (keep !== undefined) mkdirSync(keep, { recursive: true })
   const flags = cacheSim ? ["--cache-sim=yes", ...(cache === "on" ? [] : [`--LL=${cache}`])] : []
   for (const mode of modes) {
     if (mode !== "non-stream" && mode !== "stream") throw new Error(`INSTR_MODES: ${mode} is not non-stream or stream`)
@@ -139,6 +145,10 @@ const main = async (): Promise<void> => {
         await sleep(FLUSH_WAIT_MS)
         const cost = costPerRequest(await counters.read(pid), run.latencies.length)
         counted.set(`${index} ${mode}`, cost)
+        if (keep !== undefined) {
+          const dump = numberedDumps(readdirSync(dir), "callgrind.out").at(-1)!
+          copyFileSync(join(dir, dump), join(keep, `${index}-${mode}.callgrind`))
+        }
         console.log(`${label} ${mode}: ${describeCost(cost, cacheSim)} a request`)
       }
     } finally {
