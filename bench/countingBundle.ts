@@ -1,8 +1,8 @@
 /**
  * A copy of a gateway bundle that counts what its process does, for `bench/steps.ts`: the steps of
  * Effect's run loop (each effect a fiber evaluates, and each continuation it applies inline), the
- * fibers made, the times a fiber resumes after waiting, and the calls to `JSON.parse` and
- * `JSON.stringify`. These counts do not move with the machine, as time does, and they are cheap to take,
+ * fibers made, the times a fiber runs (its start, and each resume after a wait), and the calls to
+ * `JSON.parse` and `JSON.stringify`. These counts do not move with the machine, as time does, and they are cheap to take,
  * where callgrind's instructions take minutes a build: they say whether a build runs more of Effect's
  * machinery a request, and how much.
  *
@@ -25,6 +25,9 @@ export interface Counts {
   /** How many times the counts were written, this one included. */
   readonly reads: number
 }
+
+/** The counts a request is measured by, in the order they are printed. */
+export const COUNT_KEYS = ["steps", "continuations", "fibers", "runs", "jsonParse", "jsonStringify"] as const
 
 export const COUNTS_FILE_VARIABLE = "COUNTING_BUNDLE_FILE"
 
@@ -75,7 +78,7 @@ export const countingBundle = (source: string): string => {
 /** The counts between two readings, a request. */
 export const perRequest = (before: Counts, after: Counts, requests: number): Record<string, number> => {
   const out: Record<string, number> = {}
-  for (const key of ["steps", "continuations", "fibers", "runs", "jsonParse", "jsonStringify"] as const) {
+  for (const key of COUNT_KEYS) {
     out[key] = (after[key] - before[key]) / requests
   }
   return out

@@ -16,8 +16,8 @@
  * `bench/results/cpu-<n>.log`: what it promoted to the old generation moves far less from run to run
  * than time does, and start-up promotes most of a process's total). The main thread's wakeups per
  * request count the event-loop turns an answer took (at c=1; under load one turn serves several), and
- * the share of the process's CPU spent in the kernel (`/proc/<pid>/stat`'s ticks) which side of the
- * system calls a difference between builds is on.
+ * the share of the process's CPU spent in the kernel (`/proc/<pid>/stat`'s ticks) says on which side of
+ * the system calls a difference between builds lies.
  */
 import { readFileSync } from "node:fs"
 import { join } from "node:path"

@@ -9,15 +9,16 @@
  * Each entry runs as the bench runs it (`npm start`'s flags, a database of its own on PostgreSQL, or
  * the embedded store with `BENCH_DATABASE_URL=off`), from a counting copy of its bundle written next to
  * it (`main.counting.js`, so its packages outside the bundle resolve as the bundle's do), one at a
- * time. `STEPS_FORMAT` picks the inbound format (`formats.ts`; chat completions by default). Per mode: `STEPS_WARMUP` requests (2,000), a reading, `STEPS_REQUESTS` (2,000) at
- * `STEPS_CONCURRENCY` (1), a reading. What runs on a timer (the request log's flush every 200 ms, the
+ * time. `STEPS_FORMAT` picks the inbound format (`formats.ts`; chat completions by default). Per
+ * mode: `STEPS_WARMUP` requests (2,000), a reading, `STEPS_REQUESTS` (2,000) at `STEPS_CONCURRENCY`
+ * (1), a reading. What runs on a timer (the request log's flush every 200 ms, the
  * key's last-used flush) is counted too, spread over the requests of its interval, as in a real process.
  */
 import { readFileSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
-import { countingBundle, type Counts, COUNTS_FILE_VARIABLE, perRequest } from "./countingBundle.ts"
+import { COUNT_KEYS, countingBundle, type Counts, COUNTS_FILE_VARIABLE, perRequest } from "./countingBundle.ts"
 import { benchStore } from "./database.ts"
 import { envInt, extraNodeFlags, parseEntries } from "./entries.ts"
 import { formatFrom, gatewayTarget, needsEveryProvider } from "./formats.ts"
@@ -48,8 +49,6 @@ const readCounts = async (pid: number, file: string, reads: number): Promise<Cou
   }
   throw new Error(`process ${pid} wrote no counts to ${file} within ${READ_TIMEOUT_MS / 1000} s`)
 }
-
-const KEYS = ["steps", "continuations", "fibers", "runs", "jsonParse", "jsonStringify"] as const
 
 const main = async (): Promise<void> => {
   const entries = parseEntries(process.argv.slice(2))
@@ -114,7 +113,7 @@ const main = async (): Promise<void> => {
         const after = await readCounts(pid, countsFile, ++reads)
         byMode[mode] = perRequest(before, after, answered)
         console.log(
-          `${label} ${mode}: ${KEYS.map((key) => `${key} ${byMode[mode][key]!.toFixed(2)}`).join(", ")} a request`
+          `${label} ${mode}: ${COUNT_KEYS.map((key) => `${key} ${byMode[mode][key]!.toFixed(2)}`).join(", ")} a request`
         )
       }
       counted.push(byMode)
@@ -135,7 +134,7 @@ const main = async (): Promise<void> => {
     const first = counted[0]![mode]
     for (const [index, { label }] of entries.entries()) {
       const counts = counted[index]![mode]
-      const cells = KEYS.map((key) =>
+      const cells = COUNT_KEYS.map((key) =>
         `${key} ${counts[key]!.toFixed(1)} (${(first[key]! === 0 ? 0 : counts[key]! / first[key]!).toFixed(2)})`
       )
       console.log(`${mode.padEnd(10)} ${cells.join("  ")}  ${label}`)
