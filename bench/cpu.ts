@@ -23,7 +23,7 @@ import { readFileSync } from "node:fs"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { benchStore } from "./database.ts"
-import { envInt, extraNodeFlags, parseEntries } from "./entries.ts"
+import { envInt, envModes, extraNodeFlags, parseEntries } from "./entries.ts"
 import { formatFrom, gatewayTarget, needsEveryProvider } from "./formats.ts"
 import { type RunningGateway, startGateway, startNodeFlags } from "./gateway.ts"
 import type { LoadSpec } from "./load.ts"
@@ -72,7 +72,7 @@ const main = async (): Promise<void> => {
   const rounds = envInt("CPU_ROUNDS", 5)
   const requests = envInt("CPU_REQUESTS", 10_000)
   const concurrency = envInt("CPU_CONCURRENCY", 16)
-  const modes: ReadonlyArray<Mode> = (process.env["CPU_MODES"] ?? "non-stream,stream").split(",") as Array<Mode>
+  const modes = envModes("CPU_MODES")
   const format = formatFrom("CPU_FORMAT")
   const store = await benchStore()
   const upstream = await startServerChild(join(benchDir, "fake-upstream.ts"), [], repoRoot)

@@ -4,6 +4,7 @@
  * `<entry>::NAME=value,NAME=value` (that build with those settings); and their counts, from the environment.
  */
 import { resolve } from "node:path"
+import type { Mode } from "./report.ts"
 
 export interface Entry {
   /** The bundle, as an absolute path. */
@@ -39,4 +40,13 @@ export const envInt = (name: string, fallback: number): number => {
   const value = Number(process.env[name] ?? fallback)
   if (!Number.isInteger(value) || value < 1) throw new Error(`${name} must be a positive integer`)
   return value
+}
+
+/** The modes named by the environment variable `name` (comma-separated), both when unset; others refused. */
+export const envModes = (name: string): ReadonlyArray<Mode> => {
+  const modes = (process.env[name] ?? "non-stream,stream").split(",")
+  for (const mode of modes) {
+    if (mode !== "non-stream" && mode !== "stream") throw new Error(`${name}: ${mode} is not non-stream or stream`)
+  }
+  return modes as Array<Mode>
 }

@@ -44,11 +44,10 @@ import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { callgrind, type Cost, costPerRequest, numberedDumps } from "./callgrind.ts"
 import { benchStore } from "./database.ts"
-import { envInt, extraNodeFlags, parseEntries } from "./entries.ts"
+import { envInt, envModes, extraNodeFlags, parseEntries } from "./entries.ts"
 import { type RunningGateway, startGateway, startNodeFlags } from "./gateway.ts"
 import { runLoad } from "./load.ts"
 import { atCleanup, sleep, startServerChild, stopAll } from "./proc.ts"
-import type { Mode } from "./report.ts"
 import { requestBody, sanityCheck, streamEnd, type Target } from "./sanity.ts"
 
 const repoRoot = fileURLToPath(new URL("..", import.meta.url))
@@ -79,7 +78,7 @@ const main = async (): Promise<void> => {
   const warmup = envInt("INSTR_WARMUP", 12_000)
   const requests = envInt("INSTR_REQUESTS", 4_000)
   const concurrency = envInt("INSTR_CONCURRENCY", 1)
-  const modes = (process.env["INSTR_MODES"] ?? "non-stream,stream").split(",") as Array<Mode>
+  const modes = envModes("INSTR_MODES")
   const cache = process.env["INSTR_CACHE"] ?? "off"
   if (cache !== "on" && cache !== "off" && !/^\d+,\d+,\d+$/.test(cache)) {
     throw new Error(`INSTR_CACHE: ${cache} is not on, off or <size>,<ways>,<line> (bytes, ways, bytes)`)
@@ -88,9 +87,6 @@ const main = async (): Promise<void> => {
   const keep = process.env["INSTR_KEEP"]
   if (keep !== undefined) mkdirSync(keep, { recursive: true })
   const flags = cacheSim ? ["--cache-sim=yes", ...(cache === "on" ? [] : [`--LL=${cache}`])] : []
-  for (const mode of modes) {
-    if (mode !== "non-stream" && mode !== "stream") throw new Error(`INSTR_MODES: ${mode} is not non-stream or stream`)
-  }
   // the fake upstream stops itself after 15 minutes by default (`child.ts`); a run here takes longer
   process.env["BENCH_CHILD_MAX_SECONDS"] ??= String(4 * 3_600)
   const store = await benchStore()

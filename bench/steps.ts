@@ -20,7 +20,7 @@ import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { COUNT_KEYS, countingBundle, type Counts, COUNTS_FILE_VARIABLE, perRequest } from "./countingBundle.ts"
 import { benchStore } from "./database.ts"
-import { envInt, extraNodeFlags, parseEntries } from "./entries.ts"
+import { envInt, envModes, extraNodeFlags, parseEntries } from "./entries.ts"
 import { formatFrom, gatewayTarget, needsEveryProvider } from "./formats.ts"
 import { startGateway, startNodeFlags } from "./gateway.ts"
 import { runLoad } from "./load.ts"
@@ -58,10 +58,7 @@ const main = async (): Promise<void> => {
   const warmup = envInt("STEPS_WARMUP", 2_000)
   const requests = envInt("STEPS_REQUESTS", 2_000)
   const concurrency = envInt("STEPS_CONCURRENCY", 1)
-  const modes = (process.env["STEPS_MODES"] ?? "non-stream,stream").split(",") as Array<Mode>
-  for (const mode of modes) {
-    if (mode !== "non-stream" && mode !== "stream") throw new Error(`STEPS_MODES: ${mode} is not non-stream or stream`)
-  }
+  const modes = envModes("STEPS_MODES")
   const format = formatFrom("STEPS_FORMAT")
   const store = await benchStore()
   const upstream = await startServerChild(join(benchDir, "fake-upstream.ts"), [], repoRoot)

@@ -5,7 +5,7 @@
 import { resolve } from "node:path"
 import { afterEach, assert, describe, it } from "vitest"
 import { costPerRequest, dumpEvents, numberedDumps } from "../../../bench/callgrind.ts"
-import { envInt, extraNodeFlags, parseEntries } from "../../../bench/entries.ts"
+import { envInt, envModes, extraNodeFlags, parseEntries } from "../../../bench/entries.ts"
 
 const dump = (summary: string) =>
   `# callgrind format\nversion: 1\ncreator: callgrind-3.19.0\npid: 9189\n\ndesc: Trigger: dump\n\npositions: line\nevents: Ir\n${summary}\n\nfl=(1) ???\nfn=(1) 0x0000000000108090\n0 3\n\ntotals: 1\n`
@@ -114,5 +114,23 @@ describe("a count from the environment", () => {
       process.env[NAME] = bad
       assert.throws(() => envInt(NAME, 4_000), /SVC_GATEWAY_TEST_COUNT must be a positive integer/)
     }
+  })
+})
+
+describe("the modes from the environment", () => {
+  const NAME = "SVC_GATEWAY_TEST_MODES"
+  afterEach(() => {
+    delete process.env[NAME]
+  })
+
+  it("are both when unset, else those named", () => {
+    assert.deepStrictEqual(envModes(NAME), ["non-stream", "stream"])
+    process.env[NAME] = "stream"
+    assert.deepStrictEqual(envModes(NAME), ["stream"])
+  })
+
+  it("refuses a mode that is not one, naming the variable", () => {
+    process.env[NAME] = "non-stream,streamed"
+    assert.throws(() => envModes(NAME), /SVC_GATEWAY_TEST_MODES: streamed is not non-stream or stream/)
   })
 })
