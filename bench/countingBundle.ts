@@ -24,6 +24,8 @@ export interface Counts {
   readonly jsonStringify: number
   /** How many times the counts were written, this one included. */
   readonly reads: number
+  /** With `tally`: the steps so far by what each evaluated (`TALLY`'s `__stepKind`). */
+  readonly tally?: Readonly<Record<string, number>>
 }
 
 /** The counts a request is measured by, in the order they are printed. */
@@ -33,6 +35,7 @@ export const COUNTS_FILE_VARIABLE = "COUNTING_BUNDLE_FILE"
 
 const PRELUDE = `import { writeFileSync as __countsWrite } from "node:fs";
 const __counts = { steps: 0, continuations: 0, fibers: 0, runs: 0, jsonParse: 0, jsonStringify: 0, reads: 0 };
+const __tally = new Map();
 {
   const parse = JSON.parse;
   const stringify = JSON.stringify;
@@ -40,7 +43,7 @@ const __counts = { steps: 0, continuations: 0, fibers: 0, runs: 0, jsonParse: 0,
   JSON.stringify = function(value, replacer, space) { __counts.jsonStringify++; return stringify(value, replacer, space); };
   process.on("SIGUSR2", () => {
     __counts.reads++;
-    __countsWrite(process.env.${COUNTS_FILE_VARIABLE}, stringify(__counts));
+    __countsWrite(process.env.${COUNTS_FILE_VARIABLE}, stringify(__tally.size === 0 ? __counts : { ...__counts, tally: Object.fromEntries(__tally) }));
   });
 }
 `
@@ -57,13 +60,41 @@ const PATCHES: ReadonlyArray<readonly [string, string]> = [
   ["if ((++this.currentOpCount & maxInlineSteps - 1) === 0) return exitSucceed(value);", "__counts.continuations++;"]
 ]
 
+/**
+ * What a step evaluated, in a few words: a service or reference looked up (its key), an exit handed
+ * back to the loop (after the step that made it: a `yield*` of a service is two steps, the lookup
+ * and its exit), a generator resumed, or Effect's primitive with the start of its function's source
+ * (the continuation of a `flatMap`, the thunk of a `suspend`). Enough to find the code a step
+ * belongs to in the bundle.
+ */
+const TALLY = `let __previousKind = "";
+const __source = (f) => typeof f === "function" ? f.toString().replace(/\\s+/g, " ").slice(0, 100) : "";
+const __stepKind = (effect) => {
+  if (typeof effect.key === "string") return "service " + effect.key;
+  if ("~effect/Exit" in effect) return "exit, after: " + __previousKind.slice(0, 100);
+  if (effect.iterator !== undefined) return "generator";
+  const payload = typeof effect.payload === "function" ? effect.payload : effect["~effect/Effect/args"];
+  return effect["~effect/Effect/identifier"] + " " + __source(payload);
+};
+`
+
+/** Counts the step about to run by its kind. */
+const TALLY_STEP =
+  "{ const kind = __stepKind(current); __previousKind = kind; __tally.set(kind, (__tally.get(kind) ?? 0) + 1); }"
+
 const pattern = (piece: string): RegExp =>
   new RegExp(piece.split(" ").map((word) => word.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")).join("\\s+"), "g")
 
-/** The bundle's text with the counting added; throws when a piece to patch is missing or repeated. */
-export const countingBundle = (source: string): string => {
+/**
+ * The bundle's text with the counting added; throws when a piece to patch is missing or repeated. With
+ * `tally`, every step is also counted by its kind (slower: for finding steps, not for counting them).
+ */
+export const countingBundle = (source: string, options: { readonly tally?: boolean } = {}): string => {
   let patched = source
-  for (const [piece, before] of PATCHES) {
+  const patches = options.tally === true
+    ? PATCHES.map(([piece, before]) => [piece, before === "__counts.steps++;" ? `${before} ${TALLY_STEP}` : before])
+    : PATCHES
+  for (const [piece, before] of patches) {
     const found = patched.match(pattern(piece))?.length ?? 0
     if (found !== 1) {
       throw new Error(
@@ -72,7 +103,7 @@ export const countingBundle = (source: string): string => {
     }
     patched = patched.replace(pattern(piece), (text) => `${before} ${text}`)
   }
-  return PRELUDE + patched
+  return PRELUDE + (options.tally === true ? TALLY : "") + patched
 }
 
 /** The counts between two readings, a request. */
@@ -83,3 +114,16 @@ export const perRequest = (before: Counts, after: Counts, requests: number): Rec
   }
   return out
 }
+
+/** The `top` kinds of step a request ran most between two readings, with how many of each a request. */
+export const tallyPerRequest = (
+  before: Counts,
+  after: Counts,
+  requests: number,
+  top: number
+): ReadonlyArray<readonly [string, number]> =>
+  Object.entries(after.tally ?? {})
+    .map(([kind, count]) => [kind, (count - (before.tally?.[kind] ?? 0)) / requests] as const)
+    .filter(([, perRequest]) => perRequest > 0)
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, top)

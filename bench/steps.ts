@@ -13,12 +13,23 @@
  * mode: `STEPS_WARMUP` requests (2,000), a reading, `STEPS_REQUESTS` (2,000) at `STEPS_CONCURRENCY`
  * (1), a reading. What runs on a timer (the request log's flush every 200 ms, the
  * key's last-used flush) is counted too, spread over the requests of its interval, as in a real process.
+ *
+ * `STEPS_TALLY=<n>` also counts each step by what it evaluated (a service looked up, an exit handed
+ * back, a generator resumed, a continuation by the start of its source) and prints the `n` most
+ * frequent a request, per build and mode: where a build's steps go, and which code to look at.
  */
 import { readFileSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
-import { COUNT_KEYS, countingBundle, type Counts, COUNTS_FILE_VARIABLE, perRequest } from "./countingBundle.ts"
+import {
+  COUNT_KEYS,
+  countingBundle,
+  type Counts,
+  COUNTS_FILE_VARIABLE,
+  perRequest,
+  tallyPerRequest
+} from "./countingBundle.ts"
 import { benchStore } from "./database.ts"
 import { envInt, envModes, extraNodeFlags, parseEntries } from "./entries.ts"
 import { formatFrom, gatewayTarget, needsEveryProvider } from "./formats.ts"
@@ -60,13 +71,15 @@ const main = async (): Promise<void> => {
   const concurrency = envInt("STEPS_CONCURRENCY", 1)
   const modes = envModes("STEPS_MODES")
   const format = formatFrom("STEPS_FORMAT")
+  // unset: no tally (and steps as fast as the plain count's)
+  const tally = process.env["STEPS_TALLY"] === undefined ? 0 : envInt("STEPS_TALLY", 1)
   const store = await benchStore()
   const upstream = await startServerChild(join(benchDir, "fake-upstream.ts"), [], repoRoot)
   const counted: Array<Record<Mode, Record<string, number>>> = []
 
   for (const [index, { entry, env, label }] of entries.entries()) {
     const counting = join(dirname(entry), "main.counting.js")
-    writeFileSync(counting, countingBundle(readFileSync(entry, "utf8")))
+    writeFileSync(counting, countingBundle(readFileSync(entry, "utf8"), { tally: tally > 0 }))
     atCleanup(() => rmSync(counting, { force: true }))
     const countsFile = join(tmpdir(), `svc-gateway-steps-${process.pid}-${index}.json`)
     atCleanup(() => rmSync(countsFile, { force: true }))
@@ -112,6 +125,9 @@ const main = async (): Promise<void> => {
         console.log(
           `${label} ${mode}: ${COUNT_KEYS.map((key) => `${key} ${byMode[mode][key]!.toFixed(2)}`).join(", ")} a request`
         )
+        for (const [kind, count] of tallyPerRequest(before, after, answered, tally)) {
+          console.log(`  ${count.toFixed(2).padStart(6)}  ${kind}`)
+        }
       }
       counted.push(byMode)
     } finally {

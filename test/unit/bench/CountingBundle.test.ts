@@ -9,7 +9,13 @@ import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { build } from "rolldown"
 import { afterEach, assert, describe, it } from "vitest"
-import { countingBundle, type Counts, COUNTS_FILE_VARIABLE, perRequest } from "../../../bench/countingBundle.ts"
+import {
+  countingBundle,
+  type Counts,
+  COUNTS_FILE_VARIABLE,
+  perRequest,
+  tallyPerRequest
+} from "../../../bench/countingBundle.ts"
 
 const repoRoot = fileURLToPath(new URL("../../..", import.meta.url))
 
@@ -38,7 +44,8 @@ describe("countingBundle", () => {
     for (const cleanup of cleanups.splice(0)) cleanup()
   })
 
-  it("counts the fibers, runs, steps and JSON calls of a bundled Effect program", { timeout: 60_000 }, async () => {
+  /** The program bundled, its counting copy run until it printed, and its counts read once. */
+  const countProgram = async (options: { readonly tally?: boolean }): Promise<Counts> => {
     // under node_modules, so the program's `effect` resolves to the project's own
     const cache = join(repoRoot, "node_modules", ".cache")
     mkdirSync(cache, { recursive: true })
@@ -53,7 +60,7 @@ describe("countingBundle", () => {
       logLevel: "silent"
     })
     const counting = join(dir, "program.counting.js")
-    writeFileSync(counting, countingBundle(readFileSync(bundle, "utf8")))
+    writeFileSync(counting, countingBundle(readFileSync(bundle, "utf8"), options))
     const countsFile = join(dir, "counts.json")
     let output = ""
     const child: ChildProcess = spawn(process.execPath, [counting], {
@@ -66,20 +73,56 @@ describe("countingBundle", () => {
     await waitFor(() => output.includes("\n") ? output : undefined, "the program's output")
     assert.strictEqual(output, "[2,4,6]\n")
     child.kill("SIGUSR2")
-    const counts = await waitFor((): Counts | undefined => {
+    return waitFor((): Counts | undefined => {
       try {
         return JSON.parse(readFileSync(countsFile, "utf8")) as Counts
       } catch {
         return undefined
       }
     }, "the counts")
+  }
+
+  it("counts the fibers, runs, steps and JSON calls of a bundled Effect program", { timeout: 60_000 }, async () => {
+    const counts = await countProgram({})
     assert.strictEqual(counts.reads, 1)
+    assert.isUndefined(counts.tally)
     // the root fiber and one a element
     assert.isAtLeast(counts.fibers, 4)
     // each fiber runs once to start and again after its delay
     assert.isAtLeast(counts.runs, 7)
     assert.isAbove(counts.steps, counts.fibers)
     assert.isAtLeast(counts.jsonStringify, 1)
+  })
+
+  it("with tally, counts every step by what it evaluated", { timeout: 60_000 }, async () => {
+    const counts = await countProgram({ tally: true })
+    const tally = Object.entries(counts.tally ?? {})
+    assert.strictEqual(tally.reduce((sum, [, count]) => sum + count, 0), counts.steps)
+    // `Effect.succeed(n * 2)` hands the loop an exit, counted after the step that made it
+    assert.isTrue(tally.some(([kind]) => kind.startsWith("exit, after: ")), JSON.stringify(tally))
+    // a primitive is named, with the start of its function's source
+    assert.isTrue(tally.some(([kind]) => /^[A-Z]\w+ /.test(kind)), JSON.stringify(tally))
+    assert.isFalse(tally.some(([kind]) => kind.startsWith("undefined")), JSON.stringify(tally))
+  })
+
+  it("gives the kinds of step a request ran most between two readings", () => {
+    const counts = (reads: number, tally: Record<string, number>): Counts => ({
+      steps: 0,
+      continuations: 0,
+      fibers: 0,
+      runs: 0,
+      jsonParse: 0,
+      jsonStringify: 0,
+      reads,
+      tally
+    })
+    const before = counts(1, { "service a": 10, generator: 4 })
+    const after = counts(2, { "service a": 30, generator: 44, "Sync () => 1": 2, "exit, after: x": 4 })
+    assert.deepStrictEqual(tallyPerRequest(before, after, 2, 3), [
+      ["generator", 20],
+      ["service a", 10],
+      ["exit, after: x", 2]
+    ])
   })
 
   it("refuses a bundle without Effect's fiber, naming the line it did not find", () => {
