@@ -10,7 +10,7 @@
  * counted, 0 when the gateway did).
  */
 import { Effect } from "effect"
-import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
+import { HttpRouter, HttpServerResponse } from "effect/http"
 import { Auth } from "../auth/Auth.ts"
 import { toProviderCall } from "../core/GatewayCore.ts"
 import { countConversation } from "../core/TokenCount.ts"
@@ -19,20 +19,19 @@ import { emptyUsage } from "../kernel/Canonical.ts"
 import { isRecord } from "../kernel/Json.ts"
 import { quotaHeaders, RateLimits } from "../limits/RateLimits.ts"
 import { Providers } from "../providers/Providers.ts"
-import { readJsonBody } from "./JsonBody.ts"
+import { readJsonBodyOf } from "./JsonBody.ts"
 import { edge, type EdgeContext } from "./Pipeline.ts"
 
 const dialect = AnthropicMessages
 
-const count = Effect.fnUntraced(function*({ done, draft, headers, requestId }: EdgeContext) {
-  const request = yield* HttpServerRequest.HttpServerRequest
+const count = Effect.fnUntraced(function*({ done, draft, headers, request, requestId }: EdgeContext) {
   const caller = yield* (yield* Auth).authenticateKey(dialect.apiKey(request.headers))
   draft.setCaller(caller)
   const limits = yield* RateLimits
   const answerHeaders = caller.limits === undefined
     ? headers
     : { ...headers, ...quotaHeaders(yield* limits.admit(caller)) }
-  const json = yield* readJsonBody
+  const json = yield* readJsonBodyOf(request)
   // counting takes no max_tokens; the Messages decoder wants one
   const body = isRecord(json) && json["max_tokens"] === undefined ? { ...json, max_tokens: 1 } : json
   const call = yield* dialect.decode(body, request.headers)
@@ -53,8 +52,8 @@ const count = Effect.fnUntraced(function*({ done, draft, headers, requestId }: E
   return HttpServerResponse.jsonUnsafe({ input_tokens: inputTokens }, { headers: answerHeaders })
 })
 
-export const CountTokensRoute = HttpRouter.add(
-  "POST",
-  "/v1/messages/count_tokens",
-  edge(dialect, "count_tokens", count)
+export const CountTokensRoute = HttpRouter.addAll(
+  Effect.map(edge(dialect, "count_tokens", count), (handler) => [
+    HttpRouter.route("POST", "/v1/messages/count_tokens", handler)
+  ])
 )

@@ -67,8 +67,8 @@ const tooLarge = Effect.gen(function*() {
   return yield* new RequestError({ reason: new BodyTooLarge({ limitBytes: limit === undefined ? 0 : Number(limit) }) })
 })
 
-export const readJsonBody = Effect.gen(function*() {
-  const request = yield* HttpServerRequest.HttpServerRequest
+/** The body of `request`, parsed (`readJsonBody` reads the request from the context). */
+export const readJsonBodyOf = Effect.fnUntraced(function*(request: HttpServerRequest.HttpServerRequest) {
   // a body declared over the limit is refused before any of it is read
   const limit = yield* HttpIncomingMessage.MaxBodySize
   const declared = request.headers["content-length"]
@@ -92,3 +92,5 @@ export const readJsonBody = Effect.gen(function*() {
   }
   return json
 })
+
+export const readJsonBody = Effect.flatMap(HttpServerRequest.HttpServerRequest, readJsonBodyOf)

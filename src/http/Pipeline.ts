@@ -26,7 +26,7 @@ import { RequestLog } from "../logs/RequestLog.ts"
 import type { RequestKind, RequestRecord } from "../logs/RequestRecord.ts"
 import { Metrics } from "../observability/Metrics.ts"
 import { type Cost, dollars } from "../prices/Cost.ts"
-import { readJsonBody } from "./JsonBody.ts"
+import { readJsonBodyOf } from "./JsonBody.ts"
 import { sseResponse } from "./Sse.ts"
 
 /** The caller's request id when it sent a sane one, so traces line up across services. */
@@ -130,6 +130,7 @@ const countedFacts = (answer: Outcome): Effect.Effect<CompressionFacts> =>
 
 /** What a route's work gets from the edge (`edge`). */
 export interface EdgeContext {
+  readonly request: HttpServerRequest.HttpServerRequest
   readonly config: GatewaySettings
   /** The request's log row in the making; the work fills in what it learns. */
   readonly draft: RequestDraft
@@ -143,28 +144,30 @@ export interface EdgeContext {
 /**
  * The handler of one dialect's route, doing `kind` of work: the request's ids, then `work`, and however
  * it ends (answered, refused, failed, abandoned by the client), one row in the request log of that kind,
- * with refusals written by the dialect in its client's own shape. Its per-request body is a generator
- * function made once per route, not per request: a generator function made per request, closing over
- * its data, kept all it closes over alive until a full collection (likely through the map V8 gives each
- * new generator function, born in old space); the bench's young collections kept about a tenth of
- * everything a request allocated, and promoted it.
+ * with refusals written by the dialect in its client's own shape. The services are looked up once, when
+ * the route is made: each `yield*` of a service is two steps of Effect's run loop, 16 of the 103 a
+ * whole answer took (`bench/steps.ts`). Its per-request body is a generator function made once per route, not
+ * per request: a generator function made per request, closing over its data, kept all it closes over
+ * alive until a full collection (likely through the map V8 gives each new generator function, born in
+ * old space); the bench's young collections kept about a tenth of everything a request allocated, and
+ * promoted it.
  */
-export const edge = <E extends EdgeError, R>(
+export const edge = Effect.fnUntraced(function*<E extends EdgeError, R>(
   dialect: Dialect,
   kind: RequestKind,
   work: (context: EdgeContext) => Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>
-) =>
-  Effect.gen(function*() {
+) {
+  const done = finish(yield* RequestLog, yield* Metrics)
+  const config = yield* GatewayConfig
+  return Effect.gen(function*() {
     const request = yield* HttpServerRequest.HttpServerRequest
-    const done = finish(yield* RequestLog, yield* Metrics)
-    const config = yield* GatewayConfig
     const draft = new RequestDraft(newTimeOrderedId("req"), request.headers["user-agent"], kind)
     draft.sessionId = sessionOf(request.headers)
     const requestId = requestIdOf(request.headers["x-request-id"]) ?? draft.id
     // `x-svc-request-id` finds the request in the log, whatever id the client sent
     const headers = { "x-request-id": requestId, "x-svc-request-id": draft.id }
     yield* Effect.annotateCurrentSpan("svc.request.id", draft.id)
-    return yield* work({ config, draft, requestId, headers, done }).pipe(
+    return yield* work({ request, config, draft, requestId, headers, done }).pipe(
       Effect.catch((error: EdgeError) => {
         // a known key refused (expired, revoked): its org's log has the refusal
         if (error._tag === "AuthError" && "orgId" in error.reason && error.reason.orgId !== undefined) {
@@ -186,25 +189,26 @@ export const edge = <E extends EdgeError, R>(
       Effect.onInterrupt(() => done(draft.finish(499, "client_closed")))
     )
   })
+})
 
-/** A chat dialect's route: a completion, whole or streamed, through the core. */
-export const pipeline = (dialect: Dialect) => {
-  const answer = Effect.fnUntraced(function*({ config, done, draft, headers, requestId }: EdgeContext) {
-    const request = yield* HttpServerRequest.HttpServerRequest
-    const caller = yield* (yield* Auth).authenticateKey(dialect.apiKey(request.headers))
+/** A chat dialect's route: a completion, whole or streamed, through the core; made once per route. */
+export const pipeline = Effect.fnUntraced(function*(dialect: Dialect) {
+  const auth = yield* Auth
+  const limits = yield* RateLimits
+  const chat = yield* GatewayCore
+  const answer = Effect.fnUntraced(function*({ config, done, draft, headers, request, requestId }: EdgeContext) {
+    const caller = yield* auth.authenticateKey(dialect.apiKey(request.headers))
     draft.setCaller(caller)
-    const limits = yield* RateLimits
     if (caller.limits !== undefined) headers = { ...headers, ...quotaHeaders(yield* limits.admit(caller)) }
     const compression = compressionLevel(request.headers[COMPRESSION_HEADER], caller, config.compression)
     if (typeof compression !== "string") return yield* compression
     draft.compressionLevel = compression
-    const call = yield* dialect.decode(yield* readJsonBody, request.headers)
+    const call = yield* dialect.decode(yield* readJsonBodyOf(request), request.headers)
     draft.requestedModel = call.model
     draft.stream = call.stream
     const tags = yield* mergeTags(call.tags, request.headers["x-svc-tags"])
     draft.tags = tags
     if (draft.keepContent) draft.promptText = JSON.stringify(call.messages)
-    const chat = yield* GatewayCore
     const identity = dialect.identity(call)
     const context = {
       call,
@@ -276,5 +280,5 @@ export const pipeline = (dialect: Dialect) => {
     )
   })
 
-  return edge(dialect, "completion", answer)
-}
+  return yield* edge(dialect, "completion", answer)
+})

@@ -28,7 +28,6 @@ import { pipeline } from "./Pipeline.ts"
 import { ResponseChain } from "./ResponseChain.ts"
 
 const dialect = OpenAiResponses
-const respond = pipeline(dialect)
 
 /** Handshake headers that describe the socket, not the request each frame makes. */
 const SOCKET_HEADERS = new Set([
@@ -102,6 +101,7 @@ const warmUp = (body: Readonly<Record<string, unknown>>) => {
 
 /** One `response.create` frame, answered on `writer`. */
 const answerFrame = (
+  respond: Effect.Success<ReturnType<typeof pipeline>>,
   handshake: HttpServerRequest.HttpServerRequest,
   chain: ResponseChain,
   writer: Socket.Writer,
@@ -196,13 +196,15 @@ export const responsesSocket = Effect.gen(function*() {
     const chain = new ResponseChain()
     const decoder = new TextDecoder()
     const idle = (yield* GatewayConfig).socketIdleTimeout
+    // the pipeline made once a connection: its frames are its requests
+    const respond = yield* pipeline(dialect)
     // frames in turn: a request's events all go out before the next request is read; a socket silent
     // for the idle timeout between requests is closed (Codex opens a new one when it needs it)
     for (;;) {
       const frames = yield* Effect.timeoutOption(reader.pull, idle)
       if (Option.isNone(frames)) return
       for (const frame of frames.value) {
-        yield* answerFrame(request, chain, writer, typeof frame === "string" ? frame : decoder.decode(frame))
+        yield* answerFrame(respond, request, chain, writer, typeof frame === "string" ? frame : decoder.decode(frame))
       }
     }
   })).pipe(
