@@ -145,8 +145,8 @@ export interface EdgeContext {
  * The handler of one dialect's route, doing `kind` of work: the request's ids, then `work`, and however
  * it ends (answered, refused, failed, abandoned by the client), one row in the request log of that kind,
  * with refusals written by the dialect in its client's own shape. The services are looked up once, when
- * the route is made: each `yield*` of a service is two steps of Effect's run loop, 16 of the 103 a
- * whole answer took (`bench/steps.ts`). Its per-request body is a generator function made once per route, not
+ * the route is made: each `yield*` of a service is two steps of Effect's run loop, 16 of the 103 a whole
+ * answer took (`bench/steps.ts`). Its per-request body is a generator function made once per route, not
  * per request: a generator function made per request, closing over its data, kept all it closes over
  * alive until a full collection (likely through the map V8 gives each new generator function, born in
  * old space); the bench's young collections kept about a tenth of everything a request allocated, and
