@@ -2,9 +2,9 @@
  * A copy of a gateway bundle that counts what its process does, for `bench/steps.ts`: the steps of
  * Effect's run loop (each effect a fiber evaluates, and each continuation it applies inline), the
  * fibers made, the times a fiber runs (its start, and each resume after a wait), and the calls to
- * `JSON.parse` and `JSON.stringify`. These counts do not move with the machine, as time does, and they are cheap to take,
- * where callgrind's instructions take minutes a build: they say whether a build runs more of Effect's
- * machinery a request, and how much.
+ * `JSON.parse` and `JSON.stringify`. These counts do not move with the machine, as time does, and they
+ * are cheap to take, where callgrind's instructions take minutes a build: they say whether a build runs
+ * more of Effect's machinery a request, and how much.
  *
  * The counts are written as JSON to the file `COUNTING_BUNDLE_FILE` names each time the process gets
  * `SIGUSR2`. The patches are made on the bundle's text, on lines of Effect's fiber that every build of
@@ -53,10 +53,10 @@ const __tally = new Map();
  * statement's end). Spaces between its statements are matched loosely: the bundler indents the fiber
  * by how deep it nests it.
  */
-const PATCHES: ReadonlyArray<readonly [string, string]> = [
+const patches = (tally: boolean): ReadonlyArray<readonly [string, string]> => [
   ["this.id = ++fiberIdStore.id;", "__counts.fibers++;"],
   ["if (this._exit) return; else if (this._asyncContext !== void 0) {", "__counts.runs++;"],
-  ["this.currentOpCount++; const cache = this.cache;", "__counts.steps++;"],
+  ["this.currentOpCount++; const cache = this.cache;", tally ? `__counts.steps++; ${TALLY_STEP}` : "__counts.steps++;"],
   ["if ((++this.currentOpCount & maxInlineSteps - 1) === 0) return exitSucceed(value);", "__counts.continuations++;"]
 ]
 
@@ -91,10 +91,7 @@ const pattern = (piece: string): RegExp =>
  */
 export const countingBundle = (source: string, options: { readonly tally?: boolean } = {}): string => {
   let patched = source
-  const patches = options.tally === true
-    ? PATCHES.map(([piece, before]) => [piece, before === "__counts.steps++;" ? `${before} ${TALLY_STEP}` : before])
-    : PATCHES
-  for (const [piece, before] of patches) {
+  for (const [piece, before] of patches(options.tally === true)) {
     const found = patched.match(pattern(piece))?.length ?? 0
     if (found !== 1) {
       throw new Error(
