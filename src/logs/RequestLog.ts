@@ -9,7 +9,8 @@
  *
  * Settings (environment variable, default):
  * - `GATEWAY_REQUEST_LOG` `on`: `off` makes `record` a no-op; nothing is written, replayed or deleted
- * - `GATEWAY_LOG_BATCH_SIZE` `500`: rows per INSERT
+ * - `GATEWAY_LOG_BATCH_SIZE` `5000` on PostgreSQL, `500` on the embedded store: rows per INSERT
+ *   (`BATCH_SIZES`)
  * - `GATEWAY_LOG_FLUSH_INTERVAL` `200 millis`: longest a row waits for its batch to fill
  * - `GATEWAY_LOG_QUEUE_LIMIT` `50000`: rows kept in memory (queued or retried) before new rows spill
  * - `GATEWAY_LOG_QUEUE_MAX_BYTES` `67108864` (64 MiB): the same bound in approximate bytes; rows on
@@ -45,7 +46,7 @@ export const spillFileName = (slot: Option.Option<number>): string =>
 
 const settingsConfig = Config.all({
   mode: Config.Literals(["on", "off"], "GATEWAY_REQUEST_LOG").pipe(Config.withDefault("on" as const)),
-  batchSize: Config.Int("GATEWAY_LOG_BATCH_SIZE").pipe(Config.withDefault(500)),
+  batchSize: Config.Int("GATEWAY_LOG_BATCH_SIZE").pipe(Config.option),
   flushInterval: Config.Duration("GATEWAY_LOG_FLUSH_INTERVAL").pipe(Config.withDefault(Duration.millis(200))),
   queueLimit: Config.Int("GATEWAY_LOG_QUEUE_LIMIT").pipe(Config.withDefault(50_000)),
   queueMaxBytes: Config.Int("GATEWAY_LOG_QUEUE_MAX_BYTES").pipe(Config.withDefault(64 * 1024 * 1024)),
@@ -63,13 +64,18 @@ const settingsConfig = Config.all({
   retentionBatch: Config.Int("GATEWAY_LOG_RETENTION_BATCH").pipe(Config.withDefault(1000))
 })
 
+/** The settings as the environment gives them: without `GATEWAY_LOG_BATCH_SIZE`, the store's batch size. */
+export interface RequestLogEnvSettings extends Omit<RequestLogSettings, "batchSize"> {
+  readonly batchSize: Option.Option<number>
+}
+
 /** The settings from the environment; the spill file defaults to the gateway's data folder. */
 export const loadSettings = Effect.gen(function*() {
   const { dataDir } = yield* GatewayConfig
   const raw = yield* settingsConfig
-  const settings: RequestLogSettings = {
+  const settings: RequestLogEnvSettings = {
     enabled: raw.mode === "on",
-    batchSize: Math.max(1, raw.batchSize),
+    batchSize: Option.map(raw.batchSize, (size) => Math.max(1, size)),
     flushInterval: raw.flushInterval,
     queueLimit: Math.max(1, raw.queueLimit),
     queueMaxBytes: Math.max(1, raw.queueMaxBytes),
@@ -114,7 +120,9 @@ export class RequestLog extends Context.Service<RequestLog, {
           purgeExpired: Effect.succeed(0)
         })
       }
-      return RequestLog.of(yield* makeWriter(settings, yield* RequestLogStore))
+      const store = yield* RequestLogStore
+      const batchSize = Option.getOrElse(settings.batchSize, () => store.batchSize)
+      return RequestLog.of(yield* makeWriter({ ...settings, batchSize }, store))
     })
   )
 

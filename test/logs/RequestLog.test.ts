@@ -237,6 +237,22 @@ layer(StoreLive, { excludeTestServices: true })("RequestLog", (it) => {
       })
     }))
 
+  it.effect("without GATEWAY_LOG_BATCH_SIZE a batch is the store's size: 5,000 on PostgreSQL, 500 on SQLite", () =>
+    Effect.gen(function*() {
+      const recorded = recorder()
+      const rows = makeRecords(1200)
+      // no flush within the test: only full batches, then the rest as closing the layer drains the queue
+      yield* withRequestLog(logEnv({ GATEWAY_LOG_FLUSH_INTERVAL: "1 hour" }), (log) => recordAll(log, rows), {
+        recorder: recorded
+      })
+      const flushes = recorded.spans.filter((span) => span.name === "RequestLog.flush")
+      assert.deepStrictEqual(
+        flushes.map((span) => span.attributes.get("rows")),
+        usingPostgres ? [1200] : [500, 500, 200]
+      )
+      assert.strictEqual(yield* countOf(rows.map((row) => row.id)), 1200)
+    }))
+
   it.effect("record never waits on the store: a hanging store does not slow it down", () =>
     Effect.gen(function*() {
       const control = storeControl()

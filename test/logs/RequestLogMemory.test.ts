@@ -39,7 +39,8 @@ describe("request log writer memory", () => {
           Effect.sync(() => {
             for (const row of rows) stored.push(new WeakRef(row))
           }),
-        deleteBefore: () => Effect.succeed(0)
+        deleteBefore: () => Effect.succeed(0),
+        batchSize: settings.batchSize
       })
       const writer = yield* makeWriter(settings, store)
       yield* Effect.forEach(makeRecords(50), writer.record, { discard: true })

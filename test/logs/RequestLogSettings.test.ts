@@ -3,7 +3,7 @@
  * in-memory store), overrides, and invalid values refused at startup.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { ConfigProvider, Duration, Effect, Layer } from "effect"
+import { ConfigProvider, Duration, Effect, Layer, Option } from "effect"
 import { join } from "node:path"
 import { GatewayConfig } from "../../src/Config.ts"
 import { loadSettings, SPILL_FILE_NAME } from "../../src/logs/RequestLog.ts"
@@ -33,7 +33,7 @@ describe("RequestLog settings", () => {
         },
         {
           enabled: true,
-          batchSize: 500,
+          batchSize: Option.none(),
           flushInterval: 200,
           queueLimit: 50_000,
           queueMaxBytes: 64 * 1024 * 1024,
@@ -62,7 +62,7 @@ describe("RequestLog settings", () => {
       })
       assert.deepStrictEqual(
         [settings.enabled, settings.spillFile, settings.batchSize, Duration.toMillis(settings.flushInterval)],
-        [false, "/tmp/spill.ndjson", 50, 1000]
+        [false, "/tmp/spill.ndjson", Option.some(50), 1000]
       )
       assert.strictEqual(Duration.toMillis(settings.retention), 7 * 24 * 60 * 60 * 1000)
     }))

@@ -142,6 +142,7 @@ export const flakyStore = (control: StoreControl) =>
       const real = yield* RequestLogStore
       return RequestLogStore.of({
         deleteBefore: real.deleteBefore,
+        batchSize: real.batchSize,
         insert: (rows) =>
           Effect.suspend(() => {
             control.inserts.push(rows.map((row) => row.id))
