@@ -9,7 +9,7 @@
  *
  * Settings (environment variable, default):
  * - `GATEWAY_REQUEST_LOG` `on`: `off` makes `record` a no-op; nothing is written, replayed or deleted
- * - `GATEWAY_LOG_BATCH_SIZE` `5000` on PostgreSQL, `500` on the embedded store: rows per INSERT
+ * - `GATEWAY_LOG_BATCH_SIZE` `5000` on PostgreSQL, `2000` on the embedded store: rows per INSERT
  *   (`BATCH_SIZES`)
  * - `GATEWAY_LOG_FLUSH_INTERVAL` `200 millis`: longest a row waits for its batch to fill
  * - `GATEWAY_LOG_QUEUE_LIMIT` `50000`: rows kept in memory (queued or retried) before new rows spill

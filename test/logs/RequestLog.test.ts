@@ -237,10 +237,10 @@ layer(StoreLive, { excludeTestServices: true })("RequestLog", (it) => {
       })
     }))
 
-  it.effect("without GATEWAY_LOG_BATCH_SIZE a batch is the store's size: 5,000 on PostgreSQL, 500 on SQLite", () =>
+  it.effect("without GATEWAY_LOG_BATCH_SIZE a batch is the store's size: 5,000 on PostgreSQL, 2,000 on SQLite", () =>
     Effect.gen(function*() {
       const recorded = recorder()
-      const rows = makeRecords(1200)
+      const rows = makeRecords(2500)
       // no flush within the test: only full batches, then the rest as closing the layer drains the queue
       yield* withRequestLog(logEnv({ GATEWAY_LOG_FLUSH_INTERVAL: "1 hour" }), (log) => recordAll(log, rows), {
         recorder: recorded
@@ -248,9 +248,9 @@ layer(StoreLive, { excludeTestServices: true })("RequestLog", (it) => {
       const flushes = recorded.spans.filter((span) => span.name === "RequestLog.flush")
       assert.deepStrictEqual(
         flushes.map((span) => span.attributes.get("rows")),
-        usingPostgres ? [1200] : [500, 500, 200]
+        usingPostgres ? [2500] : [2000, 500]
       )
-      assert.strictEqual(yield* countOf(rows.map((row) => row.id)), 1200)
+      assert.strictEqual(yield* countOf(rows.map((row) => row.id)), 2500)
     }))
 
   it.effect("record never waits on the store: a hanging store does not slow it down", () =>
