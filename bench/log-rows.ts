@@ -1,13 +1,14 @@
 /**
  * `node bench/log-rows.ts [variant ...]`: PostgreSQL's CPU per request-log row, through the gateway's own
- * store (`RequestLogStore`, 500-row batches as the writer sends them), in a fresh database per variant.
+ * store (`RequestLogStore`, batches as the writer sends them), in a fresh database per variant.
  * A variant changes the table first, to price each index: `full` (as migrated), `no-time`, `no-org`,
  * `no-pk`, `no-indexes`, `c-collation` (ids and org ids under COLLATE "C"). The CPU is every PostgreSQL
  * process's (/proc), so what the server spends on a row is measured apart from the machine's noise that
  * moves RPS; this process's own CPU a row (encoding, sending, the collector) is printed beside it. With
  * `BENCH_DATABASE_URL=off`, the embedded store (SQLite, in this process, on the thread that serves
- * requests in the gateway): this process's CPU a row, `full` only. Env: LOG_ROWS_BATCHES
- * (200), LOG_ROWS_SIZE (500), BENCH_DATABASE_URL.
+ * requests in the gateway): this process's CPU a row, `full` only. Env: LOG_ROWS_SIZE (the store's
+ * batch size, as the writer sends them: 5,000 on PostgreSQL, 2,000 on SQLite), LOG_ROWS_BATCHES (100,000
+ * rows' worth), BENCH_DATABASE_URL.
  */
 import { Effect, Layer, Redacted } from "effect"
 import { SqlClient } from "effect/sql"
@@ -21,8 +22,12 @@ import { Migrations } from "../src/store/Migrations.ts"
 import { freshDatabase } from "./database.ts"
 import { postgresNs } from "./proc.ts"
 
-const BATCHES = Number(process.env["LOG_ROWS_BATCHES"] ?? 200)
-const SIZE = Number(process.env["LOG_ROWS_SIZE"] ?? 500)
+const optionalNumber = (name: string): number | undefined => {
+  const raw = process.env[name]
+  return raw === undefined || raw === "" ? undefined : Number(raw)
+}
+const SIZE = optionalNumber("LOG_ROWS_SIZE")
+const BATCHES = optionalNumber("LOG_ROWS_BATCHES")
 const url = process.env["BENCH_DATABASE_URL"] ?? "postgres://postgres@127.0.0.1:5432/test"
 
 const CHANGES: Record<string, ReadonlyArray<string>> = {
@@ -87,13 +92,15 @@ const measure = (changes: ReadonlyArray<string>, cpuNs: () => number = ownNs) =>
     const sql = yield* SqlClient.SqlClient
     const store = yield* RequestLogStore
     for (const change of changes) yield* sql.unsafe(change)
+    const size = SIZE ?? store.batchSize
+    const count = BATCHES ?? Math.ceil(100_000 / size)
     // warm: the statement prepared, the first pages of each index in place
-    for (let i = 0; i < 20; i++) yield* store.insert(Array.from({ length: SIZE }, row))
-    const batches = Array.from({ length: BATCHES }, () => Array.from({ length: SIZE }, row))
+    for (let i = 0; i < Math.ceil(10_000 / size); i++) yield* store.insert(Array.from({ length: size }, row))
+    const batches = Array.from({ length: count }, () => Array.from({ length: size }, row))
     const before = cpuNs()
     const ownBefore = ownNs()
     for (const batch of batches) yield* store.insert(batch)
-    const rows = BATCHES * SIZE
+    const rows = count * size
     return { server: (cpuNs() - before) / 1e3 / rows, own: (ownNs() - ownBefore) / 1e3 / rows }
   })
 
