@@ -107,12 +107,13 @@ export class RequestLogStore extends Context.Service<RequestLogStore, {
  * Rows per batch by store. A batch wakes PostgreSQL's backend, which on a machine it shares with the
  * gateway takes a core from the request path while it works; 500-row batches (one every 38 ms at 13,000
  * requests a second) cost 13.6-16.4 % of whole-answer RPS at c=16, batches of up to 5,000 (at that rate
- * one per flush interval) 9.2-10.1 %, in the same runs' paired rounds; per row, the server's CPU fell
- * 5.1 -> 4.5 us and the gateway's 2 us (docs/performance.md). SQLite inserts on the event loop, so there
- * a batch is a pause for every request in flight (about 5 us a row): batches of 2,000 cost 5.2-8.0 %
- * against 10.0 % for 500 (each transaction writes the tails of the table and its indexes once), with p99
- * at c=16 level whole and 2.7 ms higher streamed in one run. The flush interval still bounds how long a
- * row waits, and below a few thousand requests a second it, not the size, closes every batch.
+ * one per flush interval) 9.2-10.1 %, in the same runs' paired rounds; the server's CPU a row fell
+ * 5.1 -> 4.5 us, the gateway's a request 76.6 -> 74.6 us (docs/performance.md). SQLite inserts on the
+ * event loop, so there a batch is a pause for every request in flight (about 5 us a row): batches of
+ * 2,000 cost 5.2-8.0 % against 10.0 % for 500 (each transaction writes the tails of the table and its
+ * indexes once), with p99 at c=16 level whole and 2.7 ms higher streamed in one run. The flush interval
+ * still bounds how long a row waits, and below 10,000 requests a second it, not the size, closes every
+ * batch on either store.
  */
 export const BATCH_SIZES = { postgres: 5000, sqlite: 2000 } as const
 
