@@ -20,14 +20,9 @@ import type { RequestRecord } from "../src/logs/RequestRecord.ts"
 import { postgresLayer, sqliteLayer } from "../src/store/Database.ts"
 import { Migrations } from "../src/store/Migrations.ts"
 import { freshDatabase } from "./database.ts"
+import { envInt } from "./entries.ts"
 import { postgresNs } from "./proc.ts"
 
-const optionalNumber = (name: string): number | undefined => {
-  const raw = process.env[name]
-  return raw === undefined || raw === "" ? undefined : Number(raw)
-}
-const SIZE = optionalNumber("LOG_ROWS_SIZE")
-const BATCHES = optionalNumber("LOG_ROWS_BATCHES")
 const url = process.env["BENCH_DATABASE_URL"] ?? "postgres://postgres@127.0.0.1:5432/test"
 
 const CHANGES: Record<string, ReadonlyArray<string>> = {
@@ -92,8 +87,8 @@ const measure = (changes: ReadonlyArray<string>, cpuNs: () => number = ownNs) =>
     const sql = yield* SqlClient.SqlClient
     const store = yield* RequestLogStore
     for (const change of changes) yield* sql.unsafe(change)
-    const size = SIZE ?? store.batchSize
-    const count = BATCHES ?? Math.ceil(100_000 / size)
+    const size = envInt("LOG_ROWS_SIZE", store.batchSize)
+    const count = envInt("LOG_ROWS_BATCHES", Math.ceil(100_000 / size))
     // warm: the statement prepared, the first pages of each index in place
     for (let i = 0; i < Math.ceil(10_000 / size); i++) yield* store.insert(Array.from({ length: size }, row))
     const batches = Array.from({ length: count }, () => Array.from({ length: size }, row))
