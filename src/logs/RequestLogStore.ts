@@ -115,7 +115,7 @@ export class RequestLogStore extends Context.Service<RequestLogStore, {
  * still bounds how long a row waits, and below 10,000 requests a second it, not the size, closes every
  * batch on either store.
  */
-export const BATCH_SIZES = { postgres: 5000, sqlite: 2000 } as const
+const BATCH_SIZES = { postgres: 5000, sqlite: 2000 } as const
 
 /** Rows per INSERT, largest first; 100 rows bind 3,400 values, well under SQLite's 32,766. */
 const SQLITE_CHUNKS = [100, 10, 1]
