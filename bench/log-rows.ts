@@ -1,8 +1,9 @@
 /**
  * `node bench/log-rows.ts [variant ...]`: PostgreSQL's CPU per request-log row, through the gateway's own
  * store (`RequestLogStore`, batches as the writer sends them), in a fresh database per variant.
- * A variant changes the table first, to price each index: `full` (as migrated), `no-time`, `no-org`,
- * `no-pk`, `no-indexes`, `c-collation` (ids and org ids under COLLATE "C"). The CPU is every PostgreSQL
+ * A variant changes the table first, to price each index: `full` (as migrated), `two-keys` (the key on
+ * id and the index on created_at that migration 0021 made one), `no-org`, `no-key`, `no-indexes`,
+ * `c-collation` (ids and org ids under COLLATE "C"). Rows carry ids as the gateway mints them. The CPU is every PostgreSQL
  * process's (/proc), so what the server spends on a row is measured apart from the machine's noise that
  * moves RPS; this process's own CPU a row (encoding, sending, the collector) is printed beside it. With
  * `BENCH_DATABASE_URL=off`, the embedded store (SQLite, in this process, on the thread that serves
@@ -15,6 +16,7 @@ import { SqlClient } from "effect/sql"
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
+import { newTimeOrderedId } from "../src/Ids.ts"
 import { RequestLogStore } from "../src/logs/RequestLogStore.ts"
 import type { RequestRecord } from "../src/logs/RequestRecord.ts"
 import { postgresLayer, sqliteLayer } from "../src/store/Database.ts"
@@ -27,11 +29,16 @@ const url = process.env["BENCH_DATABASE_URL"] ?? "postgres://postgres@127.0.0.1:
 
 const CHANGES: Record<string, ReadonlyArray<string>> = {
   full: [],
-  "no-time": ["DROP INDEX request_log_time"],
+  // the keys before migration 0021: a key on id and an index on created_at
+  "two-keys": [
+    "ALTER TABLE request_log DROP CONSTRAINT request_log_pkey",
+    "ALTER TABLE request_log ADD PRIMARY KEY (id)",
+    "CREATE INDEX request_log_time ON request_log (created_at)",
+    "DROP INDEX request_log_legacy_id"
+  ],
   "no-org": ["DROP INDEX request_log_org_time"],
-  "no-pk": ["ALTER TABLE request_log DROP CONSTRAINT request_log_pkey"],
+  "no-key": ["ALTER TABLE request_log DROP CONSTRAINT request_log_pkey"],
   "no-indexes": [
-    "DROP INDEX request_log_time",
     "DROP INDEX request_log_org_time",
     "ALTER TABLE request_log DROP CONSTRAINT request_log_pkey"
   ],
@@ -40,10 +47,9 @@ const CHANGES: Record<string, ReadonlyArray<string>> = {
   ]
 }
 
-let serial = 0
 /** A row as the bench's whole answers leave it: no tags, no session, no price, compression at `safe`; its latency its own. */
 const row = (): RequestRecord => ({
-  id: `req_${Date.now().toString(36)}${(serial++).toString(36).padStart(8, "0")}`,
+  id: newTimeOrderedId("req"),
   kind: "completion",
   createdAt: new Date(),
   orgId: "org_01JBENCHLOGROWS0000000000",

@@ -62,6 +62,20 @@ export const newTimeOrderedId = (prefix: string, now: number = Date.now()): stri
   return scratch.toString("latin1", 0, writeRandom(scratch, writeTime(at, now), 14))
 }
 
+/** What follows an ordered id's prefix and `_`: its time, then its random part. */
+const ORDERED_REST = /^[0-9a-z]{9}[0-9A-Za-z]{14}$/
+
+/**
+ * The millisecond `newTimeOrderedId(prefix)` minted `id` in; undefined for an id of another shape (one
+ * of `newId`'s, as request ids were before 2026-11-22, or one a client made up).
+ */
+export const timeOfOrderedId = (id: string, prefix: string): number | undefined => {
+  const start = prefix.length + 1
+  if (id.length !== start + 23 || !id.startsWith(prefix) || id[prefix.length] !== "_") return undefined
+  const rest = id.slice(start)
+  return ORDERED_REST.test(rest) ? Number.parseInt(rest.slice(0, 9), 36) : undefined
+}
+
 const BASE36 = Buffer.from("0123456789abcdefghijklmnopqrstuvwxyz", "latin1")
 
 /**

@@ -1,7 +1,7 @@
 /**
  * The request log: one row per request in `request_log`, recorded by the edge and written off the hot
  * path. `record` only queues the row in memory; background fibers write batches (one multi-row
- * `INSERT ... ON CONFLICT (id) DO NOTHING` each), keep rows through a store outage (in memory up to a
+ * `INSERT` each, which skips a row already stored), keep rows through a store outage (in memory up to a
  * bound, then in an append-only spill file replayed when the store is back), flush at shutdown, and
  * delete rows past the retention period. How it works: `RequestLogWriter.ts`.
  *

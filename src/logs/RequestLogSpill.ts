@@ -3,7 +3,7 @@
  * appended only. A replay first renames the file to `<file>.replaying`, so rows spilled while it runs
  * start a new file and nothing is appended to a file being read; the renamed file is removed once all
  * of it is stored. A replay cut short (outage, crash) leaves `<file>.replaying` to be read again;
- * `ON CONFLICT (id) DO NOTHING` makes the repeat harmless.
+ * the store skips a row it already has (`ON CONFLICT ... DO NOTHING`), so the repeat is harmless.
  */
 import { Data, Effect, Option, Schema, Stream } from "effect"
 import { appendFileSync, createReadStream, existsSync, mkdirSync } from "node:fs"

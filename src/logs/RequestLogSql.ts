@@ -1,10 +1,28 @@
 /**
- * The SQL the request log's reads share: the WHERE clause of a filter, each grouping's key on both
- * engines, and which rows are answered completions of unknown cost.
+ * The SQL the request log's reads share: the WHERE clause of a filter, a request found by its id, each
+ * grouping's key on both engines, and which rows are answered completions of unknown cost.
  */
 import type { SqlClient, Statement } from "effect/sql"
+import { timeOfOrderedId } from "../Ids.ts"
 import type { GroupBy } from "../kernel/GroupBy.ts"
+import { toStoredTime } from "../store/Rows.ts"
 import type { RequestFilter } from "./RequestFilter.ts"
+
+/**
+ * The condition that finds the request `id` through an index. PostgreSQL's key is (created_at, id)
+ * (migration 0021): an id the gateway minted spells the millisecond it was minted in, and the request's
+ * row was created right after, so a second either side bounds the key's range. An id of another shape
+ * (minted before ids were time-ordered, or made up) goes through the index kept for such ids, whose
+ * condition this repeats in the same words so the planner knows it applies. SQLite finds either by
+ * its key on id.
+ */
+export const requestIdCondition = (sql: SqlClient.SqlClient, id: string): Statement.Fragment => {
+  const minted = timeOfOrderedId(id, "req")
+  if (minted === undefined) return sql`id = ${id} AND (length(id) <> 27 OR substr(id, 1, 4) <> 'req_')`
+  const from = toStoredTime(new Date(minted - 1000))
+  const to = toStoredTime(new Date(minted + 1000))
+  return sql`created_at >= ${from} AND created_at < ${to} AND id = ${id}`
+}
 
 /** The WHERE conditions of `filter` for one org (null: every org's requests), as one fragment. */
 export const whereClause = (sql: SqlClient.SqlClient, orgId: string | null, filter: RequestFilter) => {

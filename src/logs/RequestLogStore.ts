@@ -44,7 +44,10 @@ export class RequestLogStore extends Context.Service<RequestLogStore, {
       // repeats a stored id (sent again after a timeout whose first try committed, a replayed spill)
       // fails whole on the unique key and is sent again with the clause, which skips what is stored.
       const insertPg = (batch: ReturnType<typeof columnsOf>, skipStored: boolean) =>
-        sql.unsafe(skipStored ? `${batch.statement} ON CONFLICT (id) DO NOTHING` : batch.statement, batch.parameters)
+        sql.unsafe(
+          skipStored ? `${batch.statement} ON CONFLICT (created_at, id) DO NOTHING` : batch.statement,
+          batch.parameters
+        )
 
       // SQLite takes a batch as multi-row INSERTs of 100, 10 and 1 rows (three statements, each prepared
       // once) in one transaction: node:sqlite binds the values directly, about 5.5 us a row (4.2 of them
@@ -80,8 +83,10 @@ export class RequestLogStore extends Context.Service<RequestLogStore, {
           return Effect.catchIf(statement(false), isStoredId, () => statement(true))
         }).pipe(Effect.asVoid, Effect.catchDefect(asSqlError))
 
-      // Small batches through the created_at index; SKIP LOCKED lets two gateways on one PostgreSQL share
-      // the work instead of waiting on each other (SQLite has one writer and no such clause).
+      // Small batches through the time index (SQLite's) or the key (created_at, id) (PostgreSQL's, whose
+      // DELETE then takes the rows it locked by their physical address, with no second index lookup);
+      // SKIP LOCKED lets two gateways on one PostgreSQL share the work instead of waiting on each other
+      // (SQLite has one writer and no such clause).
       const deleteBefore = (cutoff: Date, limit: number) =>
         sql.onDialectOrElse({
           sqlite: () =>
@@ -91,8 +96,8 @@ export class RequestLogStore extends Context.Service<RequestLogStore, {
             ),
           orElse: () =>
             sql<{ readonly deleted: number }>`WITH doomed AS (
-              DELETE FROM request_log WHERE id IN (
-                SELECT id FROM request_log WHERE created_at < ${cutoff} LIMIT ${limit} FOR UPDATE SKIP LOCKED)
+              DELETE FROM request_log WHERE ctid = ANY(ARRAY(
+                SELECT ctid FROM request_log WHERE created_at < ${cutoff} LIMIT ${limit} FOR UPDATE SKIP LOCKED))
               RETURNING 1)
             SELECT count(*)::int AS deleted FROM doomed`.pipe(Effect.map((rows) => rows[0]?.deleted ?? 0))
         })

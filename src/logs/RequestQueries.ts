@@ -14,7 +14,7 @@ import type { GroupBy } from "../kernel/GroupBy.ts"
 import { fromJson, toBool, toIso } from "../store/Rows.ts"
 import { type Analytics, analyticsStatement, MAX_GROUPS, toGroup } from "./Analytics.ts"
 import { encodeCursor, MAX_LIMIT, type PageRequest, type RequestFilter } from "./RequestFilter.ts"
-import { usd, whereClause } from "./RequestLogSql.ts"
+import { requestIdCondition, usd, whereClause } from "./RequestLogSql.ts"
 import type { RequestKind } from "./RequestRecord.ts"
 import { sessionsStatement, type SessionSummary, toSession } from "./Sessions.ts"
 import { type SpendReport, spendReport } from "./SpendReport.ts"
@@ -264,7 +264,7 @@ export class RequestQueries extends Context.Service<RequestQueries, {
 
       const get = Effect.fn("RequestQueries.get")(function*(orgId: string, requestId: string) {
         const rows = yield* sql<LogRow>`SELECT ${columns(sql)} FROM request_log
-        WHERE id = ${requestId} AND org_id = ${orgId}`
+        WHERE ${requestIdCondition(sql, requestId)} AND org_id = ${orgId}`
         const row = rows[0]
         // another org's request is answered exactly like a missing one: ids do not leak across orgs
         if (row === undefined) return yield* AdminError.notFound("request", requestId)

@@ -325,5 +325,9 @@ export const SqliteSchema = Migrator.fromRecord({
     yield* sql`DROP INDEX request_log_org_session`
     yield* sql`CREATE INDEX request_log_org_session ON request_log (org_id, session_id, created_at, id)
       WHERE session_id IS NOT NULL`
-  })
+  }),
+  // PostgreSQL's key becomes (created_at, id) here, in place of its key on id and its time index.
+  // SQLite keeps both: its key cannot change without copying the table, and its reads find a request
+  // by id or by time either way (`requestIdCondition`).
+  "0021_request_log_time_key": Effect.void
 })

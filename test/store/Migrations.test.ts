@@ -93,6 +93,24 @@ layer(FreshStore())("Migrations", (it) => {
       )
     }))
 
+  it.effect("request_log's key: (created_at, id) on PostgreSQL, where older ids keep an index of their own", () =>
+    Effect.gen(function*() {
+      assert.deepInclude(yield* appliedMigrations, [21, "request_log_time_key"])
+      const flat = (definition: string | undefined) => definition?.replace(/\s+/g, " ")
+      if (usingPostgres) {
+        assert.match(flat(yield* indexDefinition("request_log_pkey")) ?? "", /UNIQUE INDEX .* \(created_at, id\)$/)
+        assert.match(
+          flat(yield* indexDefinition("request_log_legacy_id")) ?? "",
+          /\(id\) WHERE \(\(length\(id\) <> 27\) OR \(substr\(id, 1, 4\) <> 'req_'::text\)\)$/
+        )
+        assert.isUndefined(yield* indexDefinition("request_log_time"))
+      } else {
+        // SQLite's key on id stays (changing it would copy the table), with its time index
+        assert.match(flat(yield* indexDefinition("request_log_time")) ?? "", /\(created_at\)$/)
+        assert.isUndefined(yield* indexDefinition("request_log_legacy_id"))
+      }
+    }))
+
   it.effect("applying them again changes nothing and keeps the data", () =>
     Effect.gen(function*() {
       const sql = yield* SqlClient.SqlClient

@@ -1,9 +1,9 @@
 /**
  * Ids: the random ones use the whole base62 alphabet, and time-ordered ones sort by the millisecond
- * they were minted in, as text, whatever their random part.
+ * they were minted in, as text, whatever their random part, and tell that millisecond back.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { newId, newTimeOrderedId } from "../../src/Ids.ts"
+import { newId, newTimeOrderedId, timeOfOrderedId } from "../../src/Ids.ts"
 
 describe("newId", () => {
   it("is the prefix and 20 base62 characters, different every time", () => {
@@ -43,5 +43,32 @@ describe("newTimeOrderedId", () => {
   it("is unique within one millisecond", () => {
     const ids = Array.from({ length: 10_000 }, () => newTimeOrderedId("req", 1_700_000_000_000))
     assert.strictEqual(new Set(ids).size, ids.length)
+  })
+})
+
+describe("timeOfOrderedId", () => {
+  it("reads back the millisecond an ordered id was minted in", () => {
+    for (const time of [0, 35, 1_700_000_000_000, 1_800_000_123_456, 36 ** 9 - 1]) {
+      assert.strictEqual(timeOfOrderedId(newTimeOrderedId("req", time), "req"), time)
+    }
+    const now = Date.now()
+    assert.strictEqual(timeOfOrderedId(newTimeOrderedId("req", now), "req"), now)
+  })
+
+  it("is undefined for an id of another shape or prefix", () => {
+    const ordered = newTimeOrderedId("req", 1_700_000_000_000)
+    for (
+      const id of [
+        newId("req"), // random, as request ids were before they were time-ordered
+        newTimeOrderedId("key", 1_700_000_000_000),
+        `${ordered}x`,
+        ordered.slice(0, -1),
+        `reqx${ordered.slice(4)}`,
+        `req_${ordered.slice(4, 12)}A${ordered.slice(13)}`, // a capital letter among the time's digits
+        `req_${ordered.slice(4, 26)}-`, // not base62 in the random part
+        "",
+        "req_"
+      ]
+    ) assert.isUndefined(timeOfOrderedId(id, "req"), id)
   })
 })
