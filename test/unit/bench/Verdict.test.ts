@@ -80,7 +80,7 @@ describe("the guard's verdict", () => {
     assert.deepStrictEqual(verdict.failures, [])
   })
 
-  it("a slowdown is confirmed only in a cell that failed in both measurements", () => {
+  it("a slowdown is confirmed only in a cell that failed in every measurement", () => {
     const verdict = (cell: string, failures: ReadonlyArray<string>): CellVerdict => ({
       cell,
       rps: { current: 1, baseline: 1, ratio: 1 },
@@ -96,6 +96,16 @@ describe("the guard's verdict", () => {
     assert.deepStrictEqual(
       confirmedFailures([first, [verdict("whole c=1", ["whole c=1: second"]), verdict("streamed c=1", [])]]),
       ["whole c=1: first", "whole c=1: second"]
+    )
+    // the same cell twice, then not: a third measurement clears it
+    const second = [verdict("whole c=1", ["whole c=1: second"]), verdict("streamed c=1", [])]
+    assert.deepStrictEqual(
+      confirmedFailures([first, second, [verdict("whole c=1", []), verdict("streamed c=1", [])]]),
+      []
+    )
+    assert.deepStrictEqual(
+      confirmedFailures([first, second, [verdict("whole c=1", ["whole c=1: third"]), verdict("streamed c=1", [])]]),
+      ["whole c=1: first", "whole c=1: second", "whole c=1: third"]
     )
     assert.deepStrictEqual(confirmedFailures([]), [])
   })
