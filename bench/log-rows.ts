@@ -9,7 +9,7 @@
  * `BENCH_DATABASE_URL=off`, the embedded store (SQLite, in this process, on the thread that serves
  * requests in the gateway): this process's CPU a row, `full` only. Env: LOG_ROWS_SIZE (the store's
  * batch size, as the writer sends them: 5,000 on PostgreSQL, 2,000 on SQLite), LOG_ROWS_BATCHES (100,000
- * rows' worth), BENCH_DATABASE_URL.
+ * rows' worth), LOG_ROWS_RATE (5,000 rows a second of the rows' times), BENCH_DATABASE_URL.
  */
 import { Effect, Layer, Redacted } from "effect"
 import { SqlClient } from "effect/sql"
@@ -47,40 +47,52 @@ const CHANGES: Record<string, ReadonlyArray<string>> = {
   ]
 }
 
+/**
+ * Rows come `LOG_ROWS_RATE` (5,000) a second, as a gateway under the bench's load makes them: made all at
+ * once, a batch's rows shared one millisecond, so every comparison in the key and the org index went on
+ * to the ids, which under load tell apart only the handful of rows of one millisecond.
+ */
+let clock = Date.now()
+const rate = envInt("LOG_ROWS_RATE", 5000)
+
 /** A row as the bench's whole answers leave it: no tags, no session, no price, compression at `safe`; its latency its own. */
-const row = (): RequestRecord => ({
-  id: newTimeOrderedId("req"),
-  kind: "completion",
-  createdAt: new Date(),
-  orgId: "org_01JBENCHLOGROWS0000000000",
-  keyId: "key_01JBENCHLOGROWS0000000000",
-  requestedModel: "bench/fake-model",
-  model: "fake-model",
-  provider: "bench",
-  status: 200,
-  errorCode: null,
-  stream: false,
-  tags: [],
-  promptTokens: 12,
-  completionTokens: 34,
-  cachedTokens: 0,
-  reasoningTokens: 0,
-  svcTools: [],
-  attempts: 1,
-  latencyMs: 1 + Math.random(),
-  ttftMs: null,
-  compressionLevel: "safe",
-  promptTokensSaved: 0,
-  promptTokensSavedNet: 0,
-  shadowTokensSavedSafe: null,
-  shadowTokensSavedAggressive: null,
-  compressionSavedMicro: null,
-  userAgent: "bench-load/1.0",
-  cost: null,
-  sessionId: null,
-  promptText: null,
-  completionText: null
-})
+const row = (): RequestRecord => {
+  clock += 1000 / rate
+  const at = Math.floor(clock)
+  return {
+    id: newTimeOrderedId("req", at),
+    kind: "completion",
+    createdAt: new Date(at),
+    orgId: "org_01JBENCHLOGROWS0000000000",
+    keyId: "key_01JBENCHLOGROWS0000000000",
+    requestedModel: "bench/fake-model",
+    model: "fake-model",
+    provider: "bench",
+    status: 200,
+    errorCode: null,
+    stream: false,
+    tags: [],
+    promptTokens: 12,
+    completionTokens: 34,
+    cachedTokens: 0,
+    reasoningTokens: 0,
+    svcTools: [],
+    attempts: 1,
+    latencyMs: 1 + Math.random(),
+    ttftMs: null,
+    compressionLevel: "safe",
+    promptTokensSaved: 0,
+    promptTokensSavedNet: 0,
+    shadowTokensSavedSafe: null,
+    shadowTokensSavedAggressive: null,
+    compressionSavedMicro: null,
+    userAgent: "bench-load/1.0",
+    cost: null,
+    sessionId: null,
+    promptText: null,
+    completionText: null
+  }
+}
 
 /** On-CPU nanoseconds of this process so far (user and system). */
 const ownNs = (): number => {
