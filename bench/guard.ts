@@ -19,7 +19,9 @@
  * the guard fails only when the same cell fails in every one. Two were once not enough: on a machine
  * whose rounds spread by a factor of two, it failed streamed c=16 twice running (0.762, then 0.843) for
  * a change that spends less CPU per request than the baseline (`bench/cpu.ts`: 213 against 218 µs
- * streamed); a build a quarter slower fails every measurement, so a third costs it only time.
+ * streamed). A build a quarter slower fails every measurement, so a third costs it only time; one at
+ * the line (a 30 µs busy wait, 16 % there) failed twice and passed the third: a change that small can
+ * pass alone, and the next that adds to it fails against the same baseline.
  *
  * Env: GUARD_BASELINE (a revision instead of bench/BASELINE's), GUARD_ROUNDS (7), GUARD_SECONDS (1.5 per
  * window), GUARD_WARMUP_SECONDS (0.3 per window), GUARD_RPS_TOLERANCE (0.15), GUARD_P50_TOLERANCE_MS
