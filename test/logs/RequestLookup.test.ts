@@ -22,7 +22,9 @@ const row = (id: string, createdAt: number) => makeRecord({ id, orgId: ORG, crea
 
 /**
  * The plan the engine picks for a lookup of `id`: on PostgreSQL with sequential scans priced out, so
- * it names the index that serves the condition (a scan would mean none can).
+ * it names the index that serves the condition (a scan would mean none can). The org is left out: with
+ * it, the org index (org_id, created_at, id) is the cheapest way to a test org's few rows whenever the
+ * table's statistics say so, whichever the id, and the plan would say nothing of the id's condition.
  */
 const planOf = (id: string) =>
   Effect.gen(function*() {
@@ -31,12 +33,12 @@ const planOf = (id: string) =>
     return yield* sql.onDialectOrElse({
       sqlite: () =>
         sql<{ readonly detail: string }>`EXPLAIN QUERY PLAN SELECT id FROM request_log
-          WHERE ${condition} AND org_id = ${ORG}`.pipe(Effect.map((rows) => rows.map((r) => r.detail).join("\n"))),
+          WHERE ${condition}`.pipe(Effect.map((rows) => rows.map((r) => r.detail).join("\n"))),
       orElse: () =>
         sql.withTransaction(Effect.gen(function*() {
           yield* sql`SET LOCAL enable_seqscan = off`
           const lines = yield* sql<{ readonly "QUERY PLAN": string }>`EXPLAIN SELECT id FROM request_log
-            WHERE ${condition} AND org_id = ${ORG}`
+            WHERE ${condition}`
           return lines.map((line) => line["QUERY PLAN"]).join("\n")
         }))
     })
@@ -87,9 +89,14 @@ layer(Live)("RequestQueries.get by id", (it) => {
     Effect.gen(function*() {
       const [minted, legacy, madeUp] = [newTimeOrderedId("req"), newId("req"), unique("req")]
       if (usingPostgres) {
-        assert.match(yield* planOf(minted), /Index (Only )?Scan using request_log_pkey/)
-        assert.match(yield* planOf(legacy), /Index (Only )?Scan using request_log_legacy_id/)
-        assert.match(yield* planOf(madeUp), /Index (Only )?Scan using request_log_legacy_id/)
+        // an index scan, or a bitmap over the same index when the statistics expect several rows
+        const through = (index: string) => new RegExp(`(Index (Only )?Scan using|Bitmap Index Scan on) ${index} `)
+        const cases = [
+          [minted, "request_log_pkey"],
+          [legacy, "request_log_legacy_id"],
+          [madeUp, "request_log_legacy_id"]
+        ] as const
+        for (const [id, index] of cases) assert.match(yield* planOf(id), through(index))
       } else {
         for (const id of [minted, legacy, madeUp]) {
           const plan = yield* planOf(id)
