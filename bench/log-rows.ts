@@ -2,7 +2,8 @@
  * `node bench/log-rows.ts [variant ...]`: PostgreSQL's CPU per request-log row, through the gateway's own
  * store (`RequestLogStore`, batches as the writer sends them), in a fresh database per variant.
  * A variant changes the table first, to price each index: `full` (as migrated), `two-keys` (the key on
- * id and the index on created_at that migration 0021 made one), `no-org`, `no-key`, `no-indexes`,
+ * id and the index on created_at that migration 0021 made one), `org-with-id` (the org index with the id
+ * that migration 0022 left out), `no-org`, `no-key`, `no-indexes`,
  * `c-collation` (ids and org ids under COLLATE "C"). Rows carry ids as the gateway mints them. The CPU is every PostgreSQL
  * process's (/proc), so what the server spends on a row is measured apart from the machine's noise that
  * moves RPS; this process's own CPU a row (encoding, sending, the collector) is printed beside it. With
@@ -35,6 +36,11 @@ const CHANGES: Record<string, ReadonlyArray<string>> = {
     "ALTER TABLE request_log ADD PRIMARY KEY (id)",
     "CREATE INDEX request_log_time ON request_log (created_at)",
     "DROP INDEX request_log_legacy_id"
+  ],
+  // the org index before migration 0022, with the id
+  "org-with-id": [
+    "DROP INDEX request_log_org_time",
+    "CREATE INDEX request_log_org_time ON request_log (org_id, created_at, id)"
   ],
   "no-org": ["DROP INDEX request_log_org_time"],
   "no-key": ["ALTER TABLE request_log DROP CONSTRAINT request_log_pkey"],

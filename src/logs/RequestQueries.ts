@@ -3,7 +3,8 @@
  * detail, and analytics in total or per tag, model, key, UTC hour or day, or status.
  *
  * Pages are keyset-paginated on `(created_at, id)`, which walks the `request_log_org_time` index
- * (`org_id, created_at DESC, id DESC`) whatever the depth; on PostgreSQL tag filters use `&&` / `@>` so
+ * (`org_id, created_at, id` backwards on SQLite; `org_id, created_at` on PostgreSQL since migration 0022,
+ * which sorts the rows of one instant by id) whatever the depth; on PostgreSQL tag filters use `&&` / `@>` so
  * the GIN index on `tags` can answer rare tags (the embedded SQLite store searches each row's JSON list).
  * The statement builders are exported so the bench can EXPLAIN exactly what the service runs.
  */

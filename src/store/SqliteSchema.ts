@@ -329,5 +329,8 @@ export const SqliteSchema = Migrator.fromRecord({
   // PostgreSQL's key becomes (created_at, id) here, in place of its key on id and its time index.
   // SQLite keeps both: its key cannot change without copying the table, and its reads find a request
   // by id or by time either way (`requestIdCondition`).
-  "0021_request_log_time_key": Effect.void
+  "0021_request_log_time_key": Effect.void,
+  // PostgreSQL's org index drops its id here. SQLite keeps it: it inserts on the event loop either way,
+  // and it has no incremental sort to order a page's ties by id.
+  "0022_request_log_org_time_narrow": Effect.void
 })

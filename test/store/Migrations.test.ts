@@ -104,10 +104,14 @@ layer(FreshStore())("Migrations", (it) => {
           /\(id\) WHERE \(\(length\(id\) <> 27\) OR \(substr\(id, 1, 4\) <> 'req_'::text\)\)$/
         )
         assert.isUndefined(yield* indexDefinition("request_log_time"))
+        // since 0022 without the id: a page sorts one instant's rows by id itself
+        assert.deepInclude(yield* appliedMigrations, [22, "request_log_org_time_narrow"])
+        assert.match(flat(yield* indexDefinition("request_log_org_time")) ?? "", /\(org_id, created_at\)$/)
       } else {
         // SQLite's key on id stays (changing it would copy the table), with its time index
         assert.match(flat(yield* indexDefinition("request_log_time")) ?? "", /\(created_at\)$/)
         assert.isUndefined(yield* indexDefinition("request_log_legacy_id"))
+        assert.match(flat(yield* indexDefinition("request_log_org_time")) ?? "", /\(org_id, created_at, id\)$/)
       }
     }))
 
