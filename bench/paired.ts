@@ -44,18 +44,35 @@ export const pairedFigure = (
   concurrency: number,
   currentRounds: ReadonlyArray<Figures>,
   referenceRounds: ReadonlyArray<Figures>
+): PairedFigure | undefined => pooledFigure(current, reference, mode, concurrency, [[currentRounds, referenceRounds]])
+
+/**
+ * One cell's comparison over several runs: each run's rounds paired by index within that run, and the
+ * median taken over every run's rounds together. Eight rounds of one run on a noisy machine leave its
+ * median several points from the truth; forty from five runs, far fewer (`pool.ts`).
+ */
+export const pooledFigure = (
+  current: string,
+  reference: string,
+  mode: Mode,
+  concurrency: number,
+  runs: ReadonlyArray<readonly [ReadonlyArray<Figures>, ReadonlyArray<Figures>]>
 ): PairedFigure | undefined => {
-  const rounds = Math.min(currentRounds.length, referenceRounds.length)
-  if (rounds === 0) return undefined
   const ratios: Array<number> = []
   const differences: Array<number> = []
-  for (let i = 0; i < rounds; i++) {
-    const c = currentRounds[i]!
-    const r = referenceRounds[i]!
-    // a round in which the reference answered nothing has no ratio; its p50 difference still counts
-    if (r.rps > 0) ratios.push(c.rps / r.rps)
-    differences.push(c.p50Ms - r.p50Ms)
+  let rounds = 0
+  for (const [currentRounds, referenceRounds] of runs) {
+    const shared = Math.min(currentRounds.length, referenceRounds.length)
+    rounds += shared
+    for (let i = 0; i < shared; i++) {
+      const c = currentRounds[i]!
+      const r = referenceRounds[i]!
+      // a round in which the reference answered nothing has no ratio; its p50 difference still counts
+      if (r.rps > 0) ratios.push(c.rps / r.rps)
+      differences.push(c.p50Ms - r.p50Ms)
+    }
   }
+  if (rounds === 0) return undefined
   return {
     current,
     reference,
