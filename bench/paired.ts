@@ -10,14 +10,16 @@ import { cellName, median } from "./verdict.ts"
 
 /**
  * Which targets are compared, when a run measured both: the gateway against the baseline, what the
- * log and compression at `safe` (on the bench's requests, which have nothing to compress) cost, and
- * against its twin, the same build in a second process: how far apart two identical gateways land.
+ * log and compression at `safe` (on the bench's requests, which have nothing to compress) cost, against
+ * its twin, the same build in a second process: how far apart two identical gateways land, and against
+ * the bare pass-through: its share of the floor's RPS and the p50 it adds.
  */
 export const COMPARISONS: ReadonlyArray<{ readonly current: string; readonly reference: string }> = [
   { current: "gateway", reference: "baseline" },
   { current: "gateway", reference: "gateway-log-off" },
   { current: "gateway", reference: "gateway-compression-off" },
-  { current: "gateway", reference: "gateway-twin" }
+  { current: "gateway", reference: "gateway-twin" },
+  { current: "gateway", reference: "passthrough" }
 ]
 
 export interface PairedFigure {
