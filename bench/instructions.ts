@@ -4,7 +4,7 @@
  * it moves time here (rounds of one `bench/cpu.ts` run spread by a third); what does move it is the
  * process's own state, what V8 compiled and what the collector keeps: processes of one build counted
  * 684-745 k instructions a whole answer after 4,000 requests of warm-up, 565-582 k after 12,000
- * (docs/performance.md). Give each build two or three times and
+ * (docs/performance-history.md). Give each build two or three times and
  * compare the spread. It answers "does this build do more work a request than that one" on a noisy
  * machine; what the work costs in time (the kernel's share, PostgreSQL's process, real caches) stays
  * `bench/cpu.ts`'s and `npm run bench`'s to measure, simulated caches aside (below). Needs valgrind

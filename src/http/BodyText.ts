@@ -3,7 +3,7 @@
  * runs the read through `Effect.cached` under `Effect.runSync`, so that a body read twice is read once:
  * two fibers and a scheduler more on every request, where the gateway reads each body once. Leaving
  * them out took 6 % off the gateway's CPU a whole answer at c=16 and 9 % off a streamed one
- * (`bench/cpu.ts`, two processes of each build; docs/performance.md).
+ * (`bench/cpu.ts`, two processes of each build; docs/performance-history.md).
  *
  * The read itself is the platform's (`NodeStream.toArrayBuffer` with the server's settings: a body over
  * the limit fails and the rest is drained for the connection's sake, not destroyed; `TextDecoder`, which

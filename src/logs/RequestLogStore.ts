@@ -56,7 +56,7 @@ export class RequestLogStore extends Context.Service<RequestLogStore, {
       // (the client's work per statement), all of it on the event loop. A writer thread with a second
       // connection took it off the loop and lost 6-10 % of whole-answer RPS at c=16 in four paired runs:
       // on two cores, a thread competing with the request path costs more than the pause it saves
-      // (docs/performance.md). A stored id is skipped by the statement itself; SQLite checks the key either way.
+      // (docs/performance-history.md). A stored id is skipped by the statement itself; SQLite checks the key either way.
       const insertSqlite = (statements: ReadonlyArray<SqliteStatement>) =>
         sql.withTransaction(
           Effect.all(statements.map((statement) => sql.unsafe(statement.sql, statement.params)), { discard: true })
@@ -113,7 +113,7 @@ export class RequestLogStore extends Context.Service<RequestLogStore, {
  * gateway takes a core from the request path while it works; 500-row batches (one every 38 ms at 13,000
  * requests a second) cost 13.6-16.4 % of whole-answer RPS at c=16, batches of up to 5,000 (at that rate
  * one per flush interval) 9.2-10.1 %, in the same runs' paired rounds; the server's CPU a row fell
- * 5.1 -> 4.5 us, the gateway's a request 76.6 -> 74.6 us (docs/performance.md). SQLite inserts on the
+ * 5.1 -> 4.5 us, the gateway's a request 76.6 -> 74.6 us (docs/performance-history.md). SQLite inserts on the
  * event loop, so there a batch is a pause for every request in flight (about 5 us a row): batches of
  * 2,000 cost 5.2-8.0 % against 10.0 % for 500 (each transaction writes the tails of the table and its
  * indexes once), with p99 at c=16 level whole and 2.7 ms higher streamed in one run. The flush interval

@@ -160,7 +160,7 @@ class Exchange {
    * timeout: it makes a timer object per request that stays in undici's list until its next sweep (every
    * half second), long enough to be promoted to the old generation; with it a whole answer promoted
    * nearly twice as much, and streamed answers mixed with whole ones ten times as much (see
-   * docs/performance.md).
+   * docs/performance-history.md).
    */
   private idleTimer: ReturnType<typeof setTimeout> | undefined
   /** Infinity when there is none, or when the total limit always comes first. */
