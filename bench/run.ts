@@ -450,7 +450,7 @@ const main = async (): Promise<number> => {
   console.log(`\ntargets:\n${derivedText(derived)}`)
   if (paired.length > 0) {
     console.log(
-      `\npaired over rounds (median of each round's comparison; against a variant that leaves a part out, 1 - RPS ratio is what the part costs):`
+      `\npaired over rounds (median of each round's comparison; against a variant that leaves a part out, 1 - RPS ratio is what the part costs; against the pass-through, the RPS ratio is the gateway's share of it):`
     )
     console.log(pairedText(paired))
   }
