@@ -10,14 +10,10 @@
 import { readFileSync } from "node:fs"
 import { pathToFileURL } from "node:url"
 import { COMPARISONS, type PairedFigure, pairedText, pooledFigure } from "./paired.ts"
-import type { Figures, Mode } from "./report.ts"
+import type { Cell, Figures, Mode } from "./report.ts"
 
-interface ResultCell {
-  readonly target: string
-  readonly mode: Mode
-  readonly concurrency: number
-  readonly rounds: ReadonlyArray<Figures>
-}
+/** What a run's `latest.json` keeps of a cell that pooling reads (its pooled `result` is not). */
+type ResultCell = Pick<Cell, "target" | "mode" | "concurrency" | "rounds">
 
 const isFigures = (value: unknown): value is Figures =>
   typeof value === "object" && value !== null && typeof (value as Figures).rps === "number" &&

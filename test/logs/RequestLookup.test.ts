@@ -23,7 +23,7 @@ const row = (id: string, createdAt: number) => makeRecord({ id, orgId: ORG, crea
 /**
  * The plan the engine picks for a lookup of `id`: on PostgreSQL with sequential scans priced out, so
  * it names the index that serves the condition (a scan would mean none can). The org is left out: with
- * it, the org index (org_id, created_at, id) is the cheapest way to a test org's few rows whenever the
+ * it, the org index (org_id, created_at) is the cheapest way to a test org's few rows whenever the
  * table's statistics say so, whichever the id, and the plan would say nothing of the id's condition.
  */
 const planOf = (id: string) =>
